@@ -1,0 +1,458 @@
+//! Which directories are searched, and which of their files are hooks.
+//!
+//! The rules are pure functions over a directory listing, so the Windows rules are tested on
+//! Linux too; `scan_dir` is the only part that touches the file system.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::hooks::launch::{self, Interpreters, LaunchKind};
+use crate::hooks::name;
+
+/// Where a hooks directory came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A directory the caller named (`extraHooksDirs`, the CLI's `--hooks-dir`).
+    Extra,
+    /// The user's global hooks folder.
+    Global,
+    /// `<root>/.clinerules/hooks` of a workspace root.
+    Workspace,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Extra => "extra",
+            Source::Global => "global",
+            Source::Workspace => "workspace",
+        }
+    }
+}
+
+/// One directory to search, in the order hooks run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookDir {
+    pub path: PathBuf,
+    pub source: Source,
+    pub workspace_root: Option<PathBuf>,
+}
+
+/// Where the global hooks folder is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum GlobalDir {
+    /// `<Documents>/Cline/Hooks`, with Documents found the OS's way.
+    #[default]
+    Default,
+    /// Global hooks are off.
+    Off,
+    At(PathBuf),
+}
+
+/// What to search. Paths are absolute (the binding makes relative ones absolute).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Layout {
+    pub workspace_roots: Vec<PathBuf>,
+    pub global_hooks_dir: GlobalDir,
+    pub extra_hooks_dirs: Vec<PathBuf>,
+}
+
+/// The directories to search, in order: extra, global, then each workspace root's
+/// `.clinerules/hooks`. A directory named twice is searched once, at its first place.
+pub fn hook_dirs(layout: &Layout, default_global: Option<&Path>) -> Vec<HookDir> {
+    let extra = layout.extra_hooks_dirs.iter().map(|p| HookDir { path: p.clone(), source: Source::Extra, workspace_root: None });
+    let global_path = match &layout.global_hooks_dir {
+        GlobalDir::Default => default_global.map(Path::to_path_buf),
+        GlobalDir::Off => None,
+        GlobalDir::At(p) => Some(p.clone()),
+    };
+    let global = global_path.map(|path| HookDir { path, source: Source::Global, workspace_root: None });
+    let workspace = layout.workspace_roots.iter().map(|root| HookDir {
+        path: root.join(".clinerules").join("hooks"),
+        source: Source::Workspace,
+        workspace_root: Some(root.clone()),
+    });
+    let mut dirs: Vec<HookDir> = Vec::new();
+    for dir in extra.chain(global).chain(workspace) {
+        if !dirs.iter().any(|d| d.path == dir.path) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// `<Documents>/Cline/Hooks`: the Documents known folder on Windows (OneDrive redirection
+/// included), `XDG_DOCUMENTS_DIR` on Linux, `~/Documents` otherwise.
+pub fn default_global_dir() -> Option<PathBuf> {
+    let documents = dirs::document_dir().or_else(|| dirs::home_dir().map(|h| h.join("Documents")))?;
+    Some(documents.join("Cline").join("Hooks"))
+}
+
+/// The file-naming rules to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Platform {
+    /// macOS and Linux: the extensionless, executable file named like the hook.
+    Unix,
+    /// Windows: `Name.ps1`, then `Name<ext>` for each PATHEXT extension, in that order.
+    Windows { pathext: Vec<String> },
+}
+
+const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
+
+impl Platform {
+    pub fn current() -> Platform {
+        if cfg!(windows) {
+            let raw = std::env::var("PATHEXT").unwrap_or_default();
+            Platform::windows(&raw)
+        } else {
+            Platform::Unix
+        }
+    }
+
+    /// Windows rules for a PATHEXT value; an empty one means Windows' default.
+    pub fn windows(pathext: &str) -> Platform {
+        let raw = if pathext.trim().is_empty() { DEFAULT_PATHEXT } else { pathext };
+        let mut exts: Vec<String> = Vec::new();
+        for ext in raw.split(';').map(str::trim).filter(|e| e.starts_with('.') && e.len() > 1) {
+            let ext = ext.to_ascii_lowercase();
+            if ext != ".ps1" && !exts.contains(&ext) {
+                exts.push(ext);
+            }
+        }
+        Platform::Windows { pathext: exts }
+    }
+}
+
+/// What a directory entry turned out to be (symlinks followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryKind {
+    File { executable: bool },
+    Directory,
+    BrokenSymlink,
+    SymlinkLoop,
+    Special,
+    Uninspectable(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub kind: EntryKind,
+}
+
+/// A directory's contents, as far as hook discovery cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    Missing,
+    Unreadable(String),
+    Entries(Vec<Entry>),
+}
+
+/// A file that is a hook, or would be if it were runnable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pick {
+    pub file_name: String,
+    pub kind: LaunchKind,
+    /// Why it will not run; `None` means it runs.
+    pub disabled: Option<String>,
+}
+
+/// Which entry of one directory is the hook `hook_name` (at most one per directory).
+pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<Pick> {
+    match platform {
+        Platform::Unix => {
+            let entry = entries.iter().find(|e| e.name == hook_name)?;
+            let disabled = match &entry.kind {
+                EntryKind::File { executable: true } => None,
+                EntryKind::File { executable: false } => {
+                    Some("it is not executable; run chmod +x on it to enable it".to_owned())
+                }
+                other => Some(kind_problem(other)),
+            };
+            Some(Pick { file_name: entry.name.clone(), kind: LaunchKind::Direct, disabled })
+        }
+        Platform::Windows { pathext } => {
+            let exts = std::iter::once(".ps1").chain(pathext.iter().map(String::as_str));
+            for ext in exts {
+                let wanted = format!("{hook_name}{ext}");
+                let Some(entry) = entries.iter().find(|e| e.name.eq_ignore_ascii_case(&wanted)) else {
+                    continue;
+                };
+                let kind = match ext {
+                    ".ps1" => LaunchKind::PowerShell,
+                    ".exe" | ".com" => LaunchKind::Direct,
+                    ".bat" | ".cmd" => LaunchKind::Cmd,
+                    _ => LaunchKind::Unsupported,
+                };
+                let disabled = match (&entry.kind, kind) {
+                    (EntryKind::File { .. }, LaunchKind::Unsupported) => Some(format!(
+                        "{ext} files are in PATHEXT but are not started as hooks; use .ps1, .exe, .com, .bat or .cmd"
+                    )),
+                    (EntryKind::File { .. }, _) => None,
+                    (other, _) => Some(kind_problem(other)),
+                };
+                return Some(Pick { file_name: entry.name.clone(), kind, disabled });
+            }
+            None
+        }
+    }
+}
+
+fn kind_problem(kind: &EntryKind) -> String {
+    match kind {
+        EntryKind::File { .. } => "it is a file".to_owned(),
+        EntryKind::Directory => "it is a directory, not a file".to_owned(),
+        EntryKind::BrokenSymlink => "it is a symbolic link to a file that does not exist".to_owned(),
+        EntryKind::SymlinkLoop => "it is a symbolic link that loops back on itself".to_owned(),
+        EntryKind::Special => "it is not a regular file (a pipe, socket or device)".to_owned(),
+        EntryKind::Uninspectable(err) => format!("it cannot be inspected: {err}"),
+    }
+}
+
+/// A hook found by discovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveredHook {
+    pub hook_name: String,
+    pub path: PathBuf,
+    pub source: Source,
+    pub workspace_root: Option<PathBuf>,
+    pub kind: LaunchKind,
+    /// Why it will not run; `None` means enabled.
+    pub disabled: Option<String>,
+    pub command: Vec<OsString>,
+}
+
+impl DiscoveredHook {
+    pub fn enabled(&self) -> bool {
+        self.disabled.is_none()
+    }
+}
+
+/// Every hook named `hook_name` across `dirs`, in run order. `listings[i]` belongs to `dirs[i]`.
+pub fn discover(
+    hook_name: &str,
+    dirs: &[HookDir],
+    listings: &[Listing],
+    platform: &Platform,
+    interpreters: &Interpreters,
+) -> Vec<DiscoveredHook> {
+    let mut found = Vec::new();
+    for (dir, listing) in dirs.iter().zip(listings) {
+        let entries = match listing {
+            Listing::Missing => continue,
+            Listing::Unreadable(err) => {
+                // Say so for every hook name: the author must learn why their hook is not seen.
+                found.push(DiscoveredHook {
+                    hook_name: hook_name.to_owned(),
+                    path: dir.path.join(hook_name),
+                    source: dir.source,
+                    workspace_root: dir.workspace_root.clone(),
+                    kind: LaunchKind::Direct,
+                    disabled: Some(format!("its hooks directory cannot be read ({err}); fix the directory's permissions")),
+                    command: Vec::new(),
+                });
+                continue;
+            }
+            Listing::Entries(entries) => entries,
+        };
+        let Some(picked) = pick(hook_name, entries, platform) else { continue };
+        let path = dir.path.join(&picked.file_name);
+        let mut disabled = picked.disabled;
+        if picked.kind == LaunchKind::Cmd && disabled.is_none() {
+            disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
+        }
+        let command = launch::command(&path, picked.kind, interpreters);
+        found.push(DiscoveredHook {
+            hook_name: hook_name.to_owned(),
+            path,
+            source: dir.source,
+            workspace_root: dir.workspace_root.clone(),
+            kind: picked.kind,
+            disabled,
+            command,
+        });
+    }
+    found
+}
+
+/// Lists one hooks directory. Only entries that could be hooks (a valid hook name, with or
+/// without an extension) are inspected, so a crowded directory costs one `stat` per hook.
+pub fn scan_dir(dir: &Path) -> Listing {
+    let read = match std::fs::read_dir(dir) {
+        Ok(read) => read,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Listing::Missing,
+        Err(err) if err.raw_os_error() == Some(not_a_directory()) => return Listing::Missing,
+        Err(err) => return Listing::Unreadable(err.to_string()),
+    };
+    let mut entries = Vec::new();
+    for item in read {
+        let Ok(item) = item else { continue };
+        let Ok(name) = item.file_name().into_string() else { continue };
+        let stem = name.split('.').next().unwrap_or_default();
+        if name::validate(stem).is_err() {
+            continue;
+        }
+        entries.push(Entry { kind: inspect(&item.path()), name });
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Listing::Entries(entries)
+}
+
+fn inspect(path: &Path) -> EntryKind {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => EntryKind::File { executable: is_executable(&meta) },
+        Ok(meta) if meta.is_dir() => EntryKind::Directory,
+        Ok(_) => EntryKind::Special,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => EntryKind::BrokenSymlink,
+        Err(err) if err.raw_os_error() == Some(symlink_loop()) => EntryKind::SymlinkLoop,
+        Err(err) => EntryKind::Uninspectable(err.to_string()),
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    true
+}
+
+#[cfg(unix)]
+fn symlink_loop() -> i32 {
+    libc::ELOOP
+}
+
+#[cfg(not(unix))]
+fn symlink_loop() -> i32 {
+    // ERROR_CANT_RESOLVE_FILENAME
+    1921
+}
+
+#[cfg(unix)]
+fn not_a_directory() -> i32 {
+    libc::ENOTDIR
+}
+
+#[cfg(not(unix))]
+fn not_a_directory() -> i32 {
+    // ERROR_DIRECTORY
+    267
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, executable: bool) -> Entry {
+        Entry { name: name.to_owned(), kind: EntryKind::File { executable } }
+    }
+
+    fn entry(name: &str, kind: EntryKind) -> Entry {
+        Entry { name: name.to_owned(), kind }
+    }
+
+    fn interp() -> Interpreters {
+        Interpreters { powershell: PathBuf::from("pwsh.exe"), cmd: PathBuf::from("cmd.exe") }
+    }
+
+    #[test]
+    fn directory_order_is_extra_global_then_workspaces_without_duplicates() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into(), "/w1".into()],
+            global_hooks_dir: GlobalDir::Default,
+            extra_hooks_dirs: vec!["/x".into(), "/w2/.clinerules/hooks".into()],
+        };
+        let dirs = hook_dirs(&layout, Some(Path::new("/docs/Cline/Hooks")));
+        let got: Vec<_> = dirs.iter().map(|d| (d.path.to_str().unwrap(), d.source)).collect();
+        assert_eq!(
+            got,
+            [
+                ("/x", Source::Extra),
+                ("/w2/.clinerules/hooks", Source::Extra),
+                ("/docs/Cline/Hooks", Source::Global),
+                ("/w1/.clinerules/hooks", Source::Workspace),
+            ]
+        );
+    }
+
+    #[test]
+    fn global_dir_can_be_moved_or_turned_off() {
+        let mut layout = Layout { global_hooks_dir: GlobalDir::Off, ..Layout::default() };
+        assert!(hook_dirs(&layout, Some(Path::new("/d"))).is_empty());
+        layout.global_hooks_dir = GlobalDir::At("/g".into());
+        assert_eq!(hook_dirs(&layout, Some(Path::new("/d")))[0].path, Path::new("/g"));
+        layout.global_hooks_dir = GlobalDir::Default;
+        assert!(hook_dirs(&layout, None).is_empty());
+    }
+
+    #[test]
+    fn unix_takes_the_exact_extensionless_executable() {
+        let entries = [file("PreToolUse.sh", true), file("PreToolUse.ps1", true), file("pretooluse", true)];
+        assert_eq!(pick("PreToolUse", &entries, &Platform::Unix), None);
+        let entries = [file("PreToolUse", true), file("PreToolUse.sh", true)];
+        let picked = pick("PreToolUse", &entries, &Platform::Unix).unwrap();
+        assert_eq!((picked.file_name.as_str(), picked.disabled), ("PreToolUse", None));
+    }
+
+    #[test]
+    fn unix_lists_unrunnable_entries_with_a_reason() {
+        for (kind, needle) in [
+            (EntryKind::File { executable: false }, "chmod +x"),
+            (EntryKind::Directory, "directory"),
+            (EntryKind::BrokenSymlink, "does not exist"),
+            (EntryKind::SymlinkLoop, "loops"),
+            (EntryKind::Special, "not a regular file"),
+        ] {
+            let picked = pick("TaskStart", &[entry("TaskStart", kind)], &Platform::Unix).unwrap();
+            assert!(picked.disabled.unwrap().contains(needle), "{needle}");
+        }
+    }
+
+    #[test]
+    fn windows_prefers_ps1_then_pathext_order_and_ignores_extensionless() {
+        let win = Platform::windows(".EXE;.BAT;.CMD");
+        let entries = [file("PreToolUse", true), file("PreToolUse.cmd", true), file("PreToolUse.bat", true)];
+        assert_eq!(pick("PreToolUse", &entries, &win).unwrap().file_name, "PreToolUse.bat");
+        let entries = [file("PreToolUse.exe", true), file("pretooluse.PS1", true)];
+        let picked = pick("PreToolUse", &entries, &win).unwrap();
+        assert_eq!((picked.file_name.as_str(), picked.kind), ("pretooluse.PS1", LaunchKind::PowerShell));
+        assert_eq!(pick("PreToolUse", &[file("PreToolUse", true)], &win), None);
+    }
+
+    #[test]
+    fn windows_custom_pathext_decides_what_counts() {
+        let win = Platform::windows(".CMD;.EXE");
+        let entries = [file("TaskStart.bat", true), file("TaskStart.exe", true), file("TaskStart.cmd", true)];
+        let picked = pick("TaskStart", &entries, &win).unwrap();
+        assert_eq!((picked.file_name.as_str(), picked.kind), ("TaskStart.cmd", LaunchKind::Cmd));
+        assert_eq!(pick("TaskStart", &[file("TaskStart.bat", true)], &win), None);
+        let vbs = pick("TaskStart", &[file("TaskStart.vbs", true)], &Platform::windows("")).unwrap();
+        assert!(vbs.disabled.unwrap().contains(".vbs"));
+    }
+
+    #[test]
+    fn windows_default_pathext_applies_when_unset() {
+        let Platform::Windows { pathext } = Platform::windows("") else { panic!() };
+        assert_eq!(&pathext[..4], [".com", ".exe", ".bat", ".cmd"]);
+    }
+
+    #[test]
+    fn discover_builds_paths_commands_and_reports_unreadable_dirs() {
+        let dirs = hook_dirs(
+            &Layout { workspace_roots: vec!["/w".into()], global_hooks_dir: GlobalDir::At("/g".into()), ..Layout::default() },
+            None,
+        );
+        let listings = [Listing::Unreadable("permission denied".into()), Listing::Entries(vec![file("TaskStart", true)])];
+        let found = discover("TaskStart", &dirs, &listings, &Platform::Unix, &interp());
+        assert_eq!(found.len(), 2);
+        assert!(found[0].disabled.as_ref().unwrap().contains("cannot be read"));
+        assert_eq!(found[1].path, Path::new("/w/.clinerules/hooks/TaskStart"));
+        assert_eq!(found[1].command, vec![OsString::from("/w/.clinerules/hooks/TaskStart")]);
+        assert_eq!(found[1].workspace_root.as_deref(), Some(Path::new("/w")));
+        assert!(discover("TaskStart", &dirs, &[Listing::Missing, Listing::Missing], &Platform::Unix, &interp()).is_empty());
+    }
+}

@@ -1,0 +1,107 @@
+//! Cached discovery: hands out runners without scanning directories on every call.
+//!
+//! Revalidation is by age: a snapshot of the hooks directories is reused for
+//! [`CACHE_TTL`], then rescanned (one `readdir` per directory plus one `stat` per candidate).
+//! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
+//! threads or inotify limits, and a warm call makes no system call at all.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::hooks::discover::{self, DiscoveredHook, HookDir, Layout, Listing, Platform};
+use crate::hooks::error::HookError;
+use crate::hooks::launch::Interpreters;
+use crate::hooks::name;
+use crate::hooks::runner::Runner;
+
+/// How long a discovery snapshot is trusted.
+pub const CACHE_TTL: Duration = Duration::from_millis(250);
+
+/// Default limit on hook processes running at once per limiter: 8 per core, at least 8.
+pub fn default_process_limit() -> usize {
+    std::thread::available_parallelism().map(|n| n.get() * 8).unwrap_or(8).max(8)
+}
+
+/// The limiter shared by every call that sets no limit of its own.
+pub fn shared_limiter() -> Arc<Semaphore> {
+    static SHARED: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
+    SHARED.get_or_init(|| Arc::new(Semaphore::new(default_process_limit()))).clone()
+}
+
+struct Snapshot {
+    taken: Instant,
+    listings: Arc<Vec<Listing>>,
+}
+
+pub struct Factory {
+    dirs: Vec<HookDir>,
+    workspace_roots: Vec<PathBuf>,
+    platform: Platform,
+    interpreters: Interpreters,
+    limiter: Arc<Semaphore>,
+    snapshot: Mutex<Option<Snapshot>>,
+}
+
+impl Factory {
+    pub fn new(layout: &Layout, max_processes: Option<usize>) -> Factory {
+        let platform = Platform::current();
+        let interpreters = if matches!(platform, Platform::Windows { .. }) {
+            Interpreters::find().clone()
+        } else {
+            Interpreters { powershell: PathBuf::from("pwsh"), cmd: PathBuf::from("cmd.exe") }
+        };
+        Factory {
+            dirs: discover::hook_dirs(layout, discover::default_global_dir().as_deref()),
+            workspace_roots: layout.workspace_roots.clone(),
+            platform,
+            interpreters,
+            limiter: max_processes.map(|n| Arc::new(Semaphore::new(n))).unwrap_or_else(shared_limiter),
+            snapshot: Mutex::new(None),
+        }
+    }
+
+    /// The directories searched, in order.
+    pub fn dirs(&self) -> &[HookDir] {
+        &self.dirs
+    }
+
+    /// The listings if the snapshot is still fresh; no I/O.
+    fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
+        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().filter(|s| s.taken.elapsed() < CACHE_TTL).map(|s| s.listings.clone())
+    }
+
+    /// Rescans every directory (blocking I/O) and stores the snapshot.
+    fn rescan(&self) -> Arc<Vec<Listing>> {
+        let taken = Instant::now();
+        let listings = Arc::new(self.dirs.iter().map(|d| discover::scan_dir(&d.path)).collect::<Vec<_>>());
+        let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        *guard = Some(Snapshot { taken, listings: listings.clone() });
+        listings
+    }
+
+    /// The hooks named `hook_name`, enabled or not, in run order. Scans only when the snapshot
+    /// is stale, and then on a blocking thread, never on the caller's.
+    pub async fn discover(self: &Arc<Self>, hook_name: &str) -> Result<Vec<DiscoveredHook>, HookError> {
+        name::validate(hook_name)?;
+        let listings = match self.fresh_listings() {
+            Some(listings) => listings,
+            None => {
+                let this = self.clone();
+                tokio::task::spawn_blocking(move || this.rescan())
+                    .await
+                    .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))?
+            }
+        };
+        Ok(discover::discover(hook_name, &self.dirs, &listings, &self.platform, &self.interpreters))
+    }
+
+    pub async fn runner(self: &Arc<Self>, hook_name: &str) -> Result<Runner, HookError> {
+        let hooks = self.discover(hook_name).await?;
+        Ok(Runner::new(hook_name.to_owned(), hooks, self.workspace_roots.clone(), self.limiter.clone()))
+    }
+}

@@ -1,0 +1,170 @@
+//! Runs the hooks of one name for one event and combines their verdicts.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::hooks::combine::{combine, Combined};
+use crate::hooks::discover::DiscoveredHook;
+use crate::hooks::error::HookError;
+use crate::hooks::input;
+use crate::hooks::run::{run_hook, Execution, RunContext, Status};
+
+/// The default per-hook timeout (the contract's 30 s).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How one run is carried out.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub timeout: Duration,
+    /// Added to the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// One hook after another instead of all at once.
+    pub sequential: bool,
+    /// Cancelled when the caller aborts.
+    pub abort: CancellationToken,
+    /// A limit on this call's processes, replacing the factory's limiter.
+    pub max_processes: Option<usize>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            timeout: DEFAULT_TIMEOUT,
+            env: Vec::new(),
+            sequential: false,
+            abort: CancellationToken::new(),
+            max_processes: None,
+        }
+    }
+}
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    pub combined: Combined,
+    pub executions: Vec<Execution>,
+    pub duration: Duration,
+}
+
+/// The hooks of one name, ready to run. With no enabled hook, a run does nothing at all.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    pub hook_name: String,
+    /// Every hook found, enabled or not, in run order.
+    pub hooks: Vec<DiscoveredHook>,
+    workspace_roots: Vec<PathBuf>,
+    limiter: Arc<Semaphore>,
+}
+
+impl Runner {
+    pub fn new(hook_name: String, hooks: Vec<DiscoveredHook>, workspace_roots: Vec<PathBuf>, limiter: Arc<Semaphore>) -> Runner {
+        Runner { hook_name, hooks, workspace_roots, limiter }
+    }
+
+    /// Completes the input and serializes it once for every hook.
+    pub fn prepare_input(&self, input: Value) -> Result<Map<String, Value>, HookError> {
+        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+        input::complete(input, &self.hook_name, &self.workspace_roots, now_ms)
+    }
+
+    pub async fn run(&self, input: Value, settings: RunSettings) -> Result<RunReport, HookError> {
+        let started = Instant::now();
+        if settings.abort.is_cancelled() {
+            return Err(HookError::Aborted);
+        }
+        let input = self.prepare_input(input)?;
+        let enabled: Vec<DiscoveredHook> = self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        let mut skipped: Vec<String> = self
+            .hooks
+            .iter()
+            .filter_map(|h| h.disabled.as_ref().map(|why| format!("skipped {}: {why}", h.path.display())))
+            .collect();
+        if enabled.is_empty() {
+            let mut combined = Combined::default();
+            combined.warnings.append(&mut skipped);
+            return Ok(RunReport { combined, executions: Vec::new(), duration: started.elapsed() });
+        }
+
+        let ctx = Arc::new(RunContext {
+            input: input::serialize(&input).into(),
+            env: settings.env.clone(),
+            timeout: settings.timeout,
+            default_cwd: self.workspace_roots.first().cloned().or_else(dirs::home_dir).unwrap_or_else(|| PathBuf::from("/")),
+            abort: settings.abort.clone(),
+            limiter: settings.max_processes.map(|n| Arc::new(Semaphore::new(n.max(1)))).unwrap_or_else(|| self.limiter.clone()),
+        });
+
+        let executions = if settings.sequential {
+            let mut executions = Vec::with_capacity(enabled.len());
+            for hook in &enabled {
+                if settings.abort.is_cancelled() {
+                    break;
+                }
+                let deadline = Instant::now() + settings.timeout;
+                executions.push(guarded(hook.clone(), ctx.clone(), deadline).await);
+            }
+            executions
+        } else {
+            let deadline = started + settings.timeout;
+            let mut set = JoinSet::new();
+            for (index, hook) in enabled.iter().cloned().enumerate() {
+                let ctx = ctx.clone();
+                set.spawn(async move { (index, guarded(hook, ctx, deadline).await) });
+            }
+            let mut slots: Vec<Option<Execution>> = vec![None; enabled.len()];
+            while let Some(joined) = set.join_next().await {
+                if let Ok((index, exec)) = joined {
+                    slots[index] = Some(exec);
+                }
+            }
+            slots.into_iter().zip(&enabled).map(|(slot, hook)| slot.unwrap_or_else(|| internal_failure(hook, "its task ended unexpectedly"))).collect()
+        };
+
+        if settings.abort.is_cancelled() {
+            return Err(HookError::Aborted);
+        }
+        let mut combined = combine(&executions);
+        combined.warnings.append(&mut skipped);
+        Ok(RunReport { combined, executions, duration: started.elapsed() })
+    }
+}
+
+/// Runs one hook on its own task, so a panic in this package becomes that hook's failure
+/// instead of taking the whole run (or the host) down.
+async fn guarded(hook: DiscoveredHook, ctx: Arc<RunContext>, deadline: Instant) -> Execution {
+    let for_task = hook.clone();
+    match tokio::spawn(async move { run_hook(&for_task, &ctx, deadline).await }).await {
+        Ok(exec) => exec,
+        Err(err) => internal_failure(&hook, &err.to_string()),
+    }
+}
+
+fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
+    Execution {
+        hook_name: hook.hook_name.clone(),
+        path: hook.path.clone(),
+        source: hook.source,
+        workspace_root: hook.workspace_root.clone(),
+        status: Status::Failed,
+        cancel: false,
+        context_modification: String::new(),
+        error_message: String::new(),
+        review: false,
+        override_input: None,
+        output: None,
+        exit_code: None,
+        signal: None,
+        duration: Duration::ZERO,
+        stderr: String::new(),
+        failure: Some(format!("internal error in @cline/hooks while running it (please report it): {what}")),
+        warnings: Vec::new(),
+    }
+}

@@ -1,0 +1,176 @@
+//! A hook's process tree: everything the hook started, stoppable as one.
+//!
+//! macOS/Linux: the hook leads its own process group (set through `posix_spawn` attributes,
+//! so no fork of the host is needed), and signals go to the whole group. Windows: the hook is
+//! started without a console window and assigned to a job object that kills the tree.
+
+use tokio::process::Command;
+
+/// Prepares `command` so the started process heads a tree this module can stop.
+pub fn configure(command: &mut Command) {
+    #[cfg(unix)]
+    {
+        command.process_group(0);
+    }
+    #[cfg(windows)]
+    {
+        const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+        const CREATE_SUSPENDED: u32 = 0x0000_0004;
+        command.creation_flags(CREATE_NO_WINDOW | CREATE_SUSPENDED);
+    }
+}
+
+#[cfg(unix)]
+#[derive(Debug, Clone)]
+pub struct ProcessTree {
+    pgid: libc::pid_t,
+}
+
+#[cfg(unix)]
+impl ProcessTree {
+    /// The tree of a process started through [`configure`]: its process group.
+    pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
+        let pid = child.id().ok_or_else(|| std::io::Error::other("the hook process exited before it could be tracked"))?;
+        let pgid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
+        Ok(ProcessTree { pgid })
+    }
+
+    /// Asks the whole tree to stop (SIGTERM).
+    pub fn terminate(&self) {
+        self.signal(libc::SIGTERM);
+    }
+
+    /// Stops the whole tree now (SIGKILL).
+    pub fn kill_now(&self) {
+        self.signal(libc::SIGKILL);
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // Safety: kill(2) with a negative pid signals a process group; it touches no memory.
+        // ESRCH (the group is already gone) is the expected outcome once a tree has ended.
+        unsafe {
+            libc::kill(-self.pgid, signal);
+        }
+    }
+}
+
+#[cfg(windows)]
+pub use windows_tree::ProcessTree;
+
+#[cfg(windows)]
+mod windows_tree {
+    use std::sync::Arc;
+
+    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows_sys::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation, SetInformationJobObject,
+        TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    };
+    use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, THREAD_SUSPEND_RESUME};
+
+    struct Job(HANDLE);
+
+    // Safety: a job handle may be used from any thread.
+    unsafe impl Send for Job {}
+    unsafe impl Sync for Job {}
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            // Closing the last handle does NOT kill the tree: KILL_ON_JOB_CLOSE is cleared once
+            // the hook's own process has exited, so background work survives, as on Unix.
+            unsafe {
+                CloseHandle(self.0);
+            }
+        }
+    }
+
+    #[derive(Clone)]
+    pub struct ProcessTree {
+        job: Arc<Job>,
+    }
+
+    impl ProcessTree {
+        /// Puts the suspended child into a new job object, then lets it run, so no grandchild
+        /// can be started outside the job.
+        pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
+            let process = child.raw_handle().ok_or_else(|| std::io::Error::other("the hook process is gone"))? as HANDLE;
+            let pid = child.id().ok_or_else(|| std::io::Error::other("the hook process is gone"))?;
+            unsafe {
+                let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
+                if job.is_null() {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let job = Job(job);
+                let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
+                info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+                SetInformationJobObject(
+                    job.0,
+                    JobObjectExtendedLimitInformation,
+                    (&info as *const JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
+                    std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+                );
+                if AssignProcessToJobObject(job.0, process) == 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                resume_main_thread(pid)?;
+                Ok(ProcessTree { job: Arc::new(job) })
+            }
+        }
+
+        /// Windows has no polite group-wide stop for console-less processes; stop at once.
+        pub fn terminate(&self) {
+            self.kill_now();
+        }
+
+        pub fn kill_now(&self) {
+            unsafe {
+                TerminateJobObject(self.job.0, 1);
+            }
+        }
+
+        /// Lets background processes outlive the job handle once the hook itself has exited.
+        pub fn release(&self) {
+            unsafe {
+                let info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
+                SetInformationJobObject(
+                    self.job.0,
+                    JobObjectExtendedLimitInformation,
+                    (&info as *const JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
+                    std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+                );
+            }
+        }
+    }
+
+    /// Resumes the first thread of `pid` (a process created suspended has exactly one).
+    unsafe fn resume_main_thread(pid: u32) -> std::io::Result<()> {
+        use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+            CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+        };
+        let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+        if snapshot.is_null() || snapshot == windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut entry: THREADENTRY32 = std::mem::zeroed();
+        entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+        let mut ok = Thread32First(snapshot, &mut entry);
+        let mut resumed = false;
+        while ok != 0 {
+            if entry.th32OwnerProcessID == pid {
+                let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                if !thread.is_null() {
+                    ResumeThread(thread);
+                    CloseHandle(thread);
+                    resumed = true;
+                }
+            }
+            ok = Thread32Next(snapshot, &mut entry);
+        }
+        CloseHandle(snapshot);
+        if resumed {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("could not resume the hook's main thread"))
+        }
+    }
+}
