@@ -56,10 +56,13 @@ pub fn combine(executions: &[Execution]) -> Combined {
     combined.slowest = executions
         .iter()
         .enumerate()
-        .fold(None, |best: Option<(usize, &Execution)>, (i, e)| match best {
-            Some((_, b)) if b.duration >= e.duration => best,
-            _ => Some((i, e)),
-        })
+        .fold(
+            None,
+            |best: Option<(usize, &Execution)>, (i, e)| match best {
+                Some((_, b)) if b.duration >= e.duration => best,
+                _ => Some((i, e)),
+            },
+        )
         .map(|(i, _)| i);
     combined
 }
@@ -163,7 +166,10 @@ mod tests {
 
     #[test]
     fn slowest_prefers_the_first_of_equals() {
-        let combined = combine(&[exec("/a", Status::Completed, 3), exec("/b", Status::Completed, 3)]);
+        let combined = combine(&[
+            exec("/a", Status::Completed, 3),
+            exec("/b", Status::Completed, 3),
+        ]);
         assert_eq!(combined.slowest, Some(0));
     }
 }

@@ -40,7 +40,7 @@ pub struct HookDir {
 }
 
 /// Where the global hooks folder is.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum GlobalDir {
     /// `<Documents>/Cline/Hooks`, with Documents found the OS's way.
     #[default]
@@ -51,7 +51,7 @@ pub enum GlobalDir {
 }
 
 /// What to search. Paths are absolute (the binding makes relative ones absolute).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Layout {
     pub workspace_roots: Vec<PathBuf>,
     pub global_hooks_dir: GlobalDir,
@@ -61,13 +61,21 @@ pub struct Layout {
 /// The directories to search, in order: extra, global, then each workspace root's
 /// `.clinerules/hooks`. A directory named twice is searched once, at its first place.
 pub fn hook_dirs(layout: &Layout, default_global: Option<&Path>) -> Vec<HookDir> {
-    let extra = layout.extra_hooks_dirs.iter().map(|p| HookDir { path: p.clone(), source: Source::Extra, workspace_root: None });
+    let extra = layout.extra_hooks_dirs.iter().map(|p| HookDir {
+        path: p.clone(),
+        source: Source::Extra,
+        workspace_root: None,
+    });
     let global_path = match &layout.global_hooks_dir {
         GlobalDir::Default => default_global.map(Path::to_path_buf),
         GlobalDir::Off => None,
         GlobalDir::At(p) => Some(p.clone()),
     };
-    let global = global_path.map(|path| HookDir { path, source: Source::Global, workspace_root: None });
+    let global = global_path.map(|path| HookDir {
+        path,
+        source: Source::Global,
+        workspace_root: None,
+    });
     let workspace = layout.workspace_roots.iter().map(|root| HookDir {
         path: root.join(".clinerules").join("hooks"),
         source: Source::Workspace,
@@ -85,7 +93,8 @@ pub fn hook_dirs(layout: &Layout, default_global: Option<&Path>) -> Vec<HookDir>
 /// `<Documents>/Cline/Hooks`: the Documents known folder on Windows (OneDrive redirection
 /// included), `XDG_DOCUMENTS_DIR` on Linux, `~/Documents` otherwise.
 pub fn default_global_dir() -> Option<PathBuf> {
-    let documents = dirs::document_dir().or_else(|| dirs::home_dir().map(|h| h.join("Documents")))?;
+    let documents =
+        dirs::document_dir().or_else(|| dirs::home_dir().map(|h| h.join("Documents")))?;
     Some(documents.join("Cline").join("Hooks"))
 }
 
@@ -112,9 +121,17 @@ impl Platform {
 
     /// Windows rules for a PATHEXT value; an empty one means Windows' default.
     pub fn windows(pathext: &str) -> Platform {
-        let raw = if pathext.trim().is_empty() { DEFAULT_PATHEXT } else { pathext };
+        let raw = if pathext.trim().is_empty() {
+            DEFAULT_PATHEXT
+        } else {
+            pathext
+        };
         let mut exts: Vec<String> = Vec::new();
-        for ext in raw.split(';').map(str::trim).filter(|e| e.starts_with('.') && e.len() > 1) {
+        for ext in raw
+            .split(';')
+            .map(str::trim)
+            .filter(|e| e.starts_with('.') && e.len() > 1)
+        {
             let ext = ext.to_ascii_lowercase();
             if ext != ".ps1" && !exts.contains(&ext) {
                 exts.push(ext);
@@ -170,13 +187,20 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
                 }
                 other => Some(kind_problem(other)),
             };
-            Some(Pick { file_name: entry.name.clone(), kind: LaunchKind::Direct, disabled })
+            Some(Pick {
+                file_name: entry.name.clone(),
+                kind: LaunchKind::Direct,
+                disabled,
+            })
         }
         Platform::Windows { pathext } => {
             let exts = std::iter::once(".ps1").chain(pathext.iter().map(String::as_str));
             for ext in exts {
                 let wanted = format!("{hook_name}{ext}");
-                let Some(entry) = entries.iter().find(|e| e.name.eq_ignore_ascii_case(&wanted)) else {
+                let Some(entry) = entries
+                    .iter()
+                    .find(|e| e.name.eq_ignore_ascii_case(&wanted))
+                else {
                     continue;
                 };
                 let kind = match ext {
@@ -192,7 +216,11 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
                     (EntryKind::File { .. }, _) => None,
                     (other, _) => Some(kind_problem(other)),
                 };
-                return Some(Pick { file_name: entry.name.clone(), kind, disabled });
+                return Some(Pick {
+                    file_name: entry.name.clone(),
+                    kind,
+                    disabled,
+                });
             }
             None
         }
@@ -203,7 +231,9 @@ fn kind_problem(kind: &EntryKind) -> String {
     match kind {
         EntryKind::File { .. } => "it is a file".to_owned(),
         EntryKind::Directory => "it is a directory, not a file".to_owned(),
-        EntryKind::BrokenSymlink => "it is a symbolic link to a file that does not exist".to_owned(),
+        EntryKind::BrokenSymlink => {
+            "it is a symbolic link to a file that does not exist".to_owned()
+        }
         EntryKind::SymlinkLoop => "it is a symbolic link that loops back on itself".to_owned(),
         EntryKind::Special => "it is not a regular file (a pipe, socket or device)".to_owned(),
         EntryKind::Uninspectable(err) => format!("it cannot be inspected: {err}"),
@@ -256,7 +286,9 @@ pub fn discover(
             }
             Listing::Entries(entries) => entries,
         };
-        let Some(picked) = pick(hook_name, entries, platform) else { continue };
+        let Some(picked) = pick(hook_name, entries, platform) else {
+            continue;
+        };
         let path = dir.path.join(&picked.file_name);
         let mut disabled = picked.disabled;
         if picked.kind == LaunchKind::Cmd && disabled.is_none() {
@@ -288,12 +320,17 @@ pub fn scan_dir(dir: &Path) -> Listing {
     let mut entries = Vec::new();
     for item in read {
         let Ok(item) = item else { continue };
-        let Ok(name) = item.file_name().into_string() else { continue };
+        let Ok(name) = item.file_name().into_string() else {
+            continue;
+        };
         let stem = name.split('.').next().unwrap_or_default();
         if name::validate(stem).is_err() {
             continue;
         }
-        entries.push(Entry { kind: inspect(&item.path()), name });
+        entries.push(Entry {
+            kind: inspect(&item.path()),
+            name,
+        });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Listing::Entries(entries)
@@ -301,7 +338,9 @@ pub fn scan_dir(dir: &Path) -> Listing {
 
 fn inspect(path: &Path) -> EntryKind {
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => EntryKind::File { executable: is_executable(&meta) },
+        Ok(meta) if meta.is_file() => EntryKind::File {
+            executable: is_executable(&meta),
+        },
         Ok(meta) if meta.is_dir() => EntryKind::Directory,
         Ok(_) => EntryKind::Special,
         Err(err) if err.kind() == io::ErrorKind::NotFound => EntryKind::BrokenSymlink,
@@ -348,15 +387,24 @@ mod tests {
     use super::*;
 
     fn file(name: &str, executable: bool) -> Entry {
-        Entry { name: name.to_owned(), kind: EntryKind::File { executable } }
+        Entry {
+            name: name.to_owned(),
+            kind: EntryKind::File { executable },
+        }
     }
 
     fn entry(name: &str, kind: EntryKind) -> Entry {
-        Entry { name: name.to_owned(), kind }
+        Entry {
+            name: name.to_owned(),
+            kind,
+        }
     }
 
     fn interp() -> Interpreters {
-        Interpreters { powershell: PathBuf::from("pwsh.exe"), cmd: PathBuf::from("cmd.exe") }
+        Interpreters {
+            powershell: PathBuf::from("pwsh.exe"),
+            cmd: PathBuf::from("cmd.exe"),
+        }
     }
 
     #[test]
@@ -367,7 +415,10 @@ mod tests {
             extra_hooks_dirs: vec!["/x".into(), "/w2/.clinerules/hooks".into()],
         };
         let dirs = hook_dirs(&layout, Some(Path::new("/docs/Cline/Hooks")));
-        let got: Vec<_> = dirs.iter().map(|d| (d.path.to_str().unwrap(), d.source)).collect();
+        let got: Vec<_> = dirs
+            .iter()
+            .map(|d| (d.path.to_str().unwrap(), d.source))
+            .collect();
         assert_eq!(
             got,
             [
@@ -381,21 +432,34 @@ mod tests {
 
     #[test]
     fn global_dir_can_be_moved_or_turned_off() {
-        let mut layout = Layout { global_hooks_dir: GlobalDir::Off, ..Layout::default() };
+        let mut layout = Layout {
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
         assert!(hook_dirs(&layout, Some(Path::new("/d"))).is_empty());
         layout.global_hooks_dir = GlobalDir::At("/g".into());
-        assert_eq!(hook_dirs(&layout, Some(Path::new("/d")))[0].path, Path::new("/g"));
+        assert_eq!(
+            hook_dirs(&layout, Some(Path::new("/d")))[0].path,
+            Path::new("/g")
+        );
         layout.global_hooks_dir = GlobalDir::Default;
         assert!(hook_dirs(&layout, None).is_empty());
     }
 
     #[test]
     fn unix_takes_the_exact_extensionless_executable() {
-        let entries = [file("PreToolUse.sh", true), file("PreToolUse.ps1", true), file("pretooluse", true)];
+        let entries = [
+            file("PreToolUse.sh", true),
+            file("PreToolUse.ps1", true),
+            file("pretooluse", true),
+        ];
         assert_eq!(pick("PreToolUse", &entries, &Platform::Unix), None);
         let entries = [file("PreToolUse", true), file("PreToolUse.sh", true)];
         let picked = pick("PreToolUse", &entries, &Platform::Unix).unwrap();
-        assert_eq!((picked.file_name.as_str(), picked.disabled), ("PreToolUse", None));
+        assert_eq!(
+            (picked.file_name.as_str(), picked.disabled),
+            ("PreToolUse", None)
+        );
     }
 
     #[test]
@@ -415,44 +479,92 @@ mod tests {
     #[test]
     fn windows_prefers_ps1_then_pathext_order_and_ignores_extensionless() {
         let win = Platform::windows(".EXE;.BAT;.CMD");
-        let entries = [file("PreToolUse", true), file("PreToolUse.cmd", true), file("PreToolUse.bat", true)];
-        assert_eq!(pick("PreToolUse", &entries, &win).unwrap().file_name, "PreToolUse.bat");
+        let entries = [
+            file("PreToolUse", true),
+            file("PreToolUse.cmd", true),
+            file("PreToolUse.bat", true),
+        ];
+        assert_eq!(
+            pick("PreToolUse", &entries, &win).unwrap().file_name,
+            "PreToolUse.bat"
+        );
         let entries = [file("PreToolUse.exe", true), file("pretooluse.PS1", true)];
         let picked = pick("PreToolUse", &entries, &win).unwrap();
-        assert_eq!((picked.file_name.as_str(), picked.kind), ("pretooluse.PS1", LaunchKind::PowerShell));
+        assert_eq!(
+            (picked.file_name.as_str(), picked.kind),
+            ("pretooluse.PS1", LaunchKind::PowerShell)
+        );
         assert_eq!(pick("PreToolUse", &[file("PreToolUse", true)], &win), None);
     }
 
     #[test]
     fn windows_custom_pathext_decides_what_counts() {
         let win = Platform::windows(".CMD;.EXE");
-        let entries = [file("TaskStart.bat", true), file("TaskStart.exe", true), file("TaskStart.cmd", true)];
+        let entries = [
+            file("TaskStart.bat", true),
+            file("TaskStart.exe", true),
+            file("TaskStart.cmd", true),
+        ];
         let picked = pick("TaskStart", &entries, &win).unwrap();
-        assert_eq!((picked.file_name.as_str(), picked.kind), ("TaskStart.cmd", LaunchKind::Cmd));
-        assert_eq!(pick("TaskStart", &[file("TaskStart.bat", true)], &win), None);
-        let vbs = pick("TaskStart", &[file("TaskStart.vbs", true)], &Platform::windows("")).unwrap();
+        assert_eq!(
+            (picked.file_name.as_str(), picked.kind),
+            ("TaskStart.cmd", LaunchKind::Cmd)
+        );
+        assert_eq!(
+            pick("TaskStart", &[file("TaskStart.bat", true)], &win),
+            None
+        );
+        let vbs = pick(
+            "TaskStart",
+            &[file("TaskStart.vbs", true)],
+            &Platform::windows(""),
+        )
+        .unwrap();
         assert!(vbs.disabled.unwrap().contains(".vbs"));
     }
 
     #[test]
     fn windows_default_pathext_applies_when_unset() {
-        let Platform::Windows { pathext } = Platform::windows("") else { panic!() };
+        let Platform::Windows { pathext } = Platform::windows("") else {
+            panic!()
+        };
         assert_eq!(&pathext[..4], [".com", ".exe", ".bat", ".cmd"]);
     }
 
     #[test]
     fn discover_builds_paths_commands_and_reports_unreadable_dirs() {
         let dirs = hook_dirs(
-            &Layout { workspace_roots: vec!["/w".into()], global_hooks_dir: GlobalDir::At("/g".into()), ..Layout::default() },
+            &Layout {
+                workspace_roots: vec!["/w".into()],
+                global_hooks_dir: GlobalDir::At("/g".into()),
+                ..Layout::default()
+            },
             None,
         );
-        let listings = [Listing::Unreadable("permission denied".into()), Listing::Entries(vec![file("TaskStart", true)])];
+        let listings = [
+            Listing::Unreadable("permission denied".into()),
+            Listing::Entries(vec![file("TaskStart", true)]),
+        ];
         let found = discover("TaskStart", &dirs, &listings, &Platform::Unix, &interp());
         assert_eq!(found.len(), 2);
-        assert!(found[0].disabled.as_ref().unwrap().contains("cannot be read"));
+        assert!(found[0]
+            .disabled
+            .as_ref()
+            .unwrap()
+            .contains("cannot be read"));
         assert_eq!(found[1].path, Path::new("/w/.clinerules/hooks/TaskStart"));
-        assert_eq!(found[1].command, vec![OsString::from("/w/.clinerules/hooks/TaskStart")]);
+        assert_eq!(
+            found[1].command,
+            vec![OsString::from("/w/.clinerules/hooks/TaskStart")]
+        );
         assert_eq!(found[1].workspace_root.as_deref(), Some(Path::new("/w")));
-        assert!(discover("TaskStart", &dirs, &[Listing::Missing, Listing::Missing], &Platform::Unix, &interp()).is_empty());
+        assert!(discover(
+            "TaskStart",
+            &dirs,
+            &[Listing::Missing, Listing::Missing],
+            &Platform::Unix,
+            &interp()
+        )
+        .is_empty());
     }
 }

@@ -12,7 +12,10 @@ pub enum HookError {
     InvalidInput(String),
 
     #[error("invalid option {option}: {reason}")]
-    InvalidOption { option: &'static str, reason: String },
+    InvalidOption {
+        option: &'static str,
+        reason: String,
+    },
 
     #[error("the hook run was aborted")]
     Aborted,

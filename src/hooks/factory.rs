@@ -23,13 +23,41 @@ pub const CACHE_TTL: Duration = Duration::from_millis(250);
 
 /// Default limit on hook processes running at once per limiter: 8 per core, at least 8.
 pub fn default_process_limit() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() * 8).unwrap_or(8).max(8)
+    std::thread::available_parallelism()
+        .map(|n| n.get() * 8)
+        .unwrap_or(8)
+        .max(8)
 }
 
 /// The limiter shared by every call that sets no limit of its own.
 pub fn shared_limiter() -> Arc<Semaphore> {
     static SHARED: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
-    SHARED.get_or_init(|| Arc::new(Semaphore::new(default_process_limit()))).clone()
+    SHARED
+        .get_or_init(|| Arc::new(Semaphore::new(default_process_limit())))
+        .clone()
+}
+
+/// The factory for `layout`, shared by every call that names the same directories, so that
+/// one-shot calls (`runHook`) get the same cached discovery as a long-lived factory.
+pub fn shared(layout: &Layout, max_processes: Option<usize>) -> Arc<Factory> {
+    type Key = (Layout, Option<usize>);
+    static SHARED: std::sync::OnceLock<Mutex<std::collections::HashMap<Key, Arc<Factory>>>> =
+        std::sync::OnceLock::new();
+    let mut map = SHARED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let key = (layout.clone(), max_processes);
+    if let Some(factory) = map.get(&key) {
+        return factory.clone();
+    }
+    // A host that keeps inventing layouts must not grow this without bound.
+    if map.len() >= 64 {
+        map.clear();
+    }
+    let factory = Arc::new(Factory::new(layout, max_processes));
+    map.insert(key, factory.clone());
+    factory
 }
 
 struct Snapshot {
@@ -52,14 +80,19 @@ impl Factory {
         let interpreters = if matches!(platform, Platform::Windows { .. }) {
             Interpreters::find().clone()
         } else {
-            Interpreters { powershell: PathBuf::from("pwsh"), cmd: PathBuf::from("cmd.exe") }
+            Interpreters {
+                powershell: PathBuf::from("pwsh"),
+                cmd: PathBuf::from("cmd.exe"),
+            }
         };
         Factory {
             dirs: discover::hook_dirs(layout, discover::default_global_dir().as_deref()),
             workspace_roots: layout.workspace_roots.clone(),
             platform,
             interpreters,
-            limiter: max_processes.map(|n| Arc::new(Semaphore::new(n))).unwrap_or_else(shared_limiter),
+            limiter: max_processes
+                .map(|n| Arc::new(Semaphore::new(n)))
+                .unwrap_or_else(shared_limiter),
             snapshot: Mutex::new(None),
         }
     }
@@ -72,21 +105,35 @@ impl Factory {
     /// The listings if the snapshot is still fresh; no I/O.
     fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
         let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        guard.as_ref().filter(|s| s.taken.elapsed() < CACHE_TTL).map(|s| s.listings.clone())
+        guard
+            .as_ref()
+            .filter(|s| s.taken.elapsed() < CACHE_TTL)
+            .map(|s| s.listings.clone())
     }
 
     /// Rescans every directory (blocking I/O) and stores the snapshot.
     fn rescan(&self) -> Arc<Vec<Listing>> {
         let taken = Instant::now();
-        let listings = Arc::new(self.dirs.iter().map(|d| discover::scan_dir(&d.path)).collect::<Vec<_>>());
+        let listings = Arc::new(
+            self.dirs
+                .iter()
+                .map(|d| discover::scan_dir(&d.path))
+                .collect::<Vec<_>>(),
+        );
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        *guard = Some(Snapshot { taken, listings: listings.clone() });
+        *guard = Some(Snapshot {
+            taken,
+            listings: listings.clone(),
+        });
         listings
     }
 
     /// The hooks named `hook_name`, enabled or not, in run order. Scans only when the snapshot
     /// is stale, and then on a blocking thread, never on the caller's.
-    pub async fn discover(self: &Arc<Self>, hook_name: &str) -> Result<Vec<DiscoveredHook>, HookError> {
+    pub async fn discover(
+        self: &Arc<Self>,
+        hook_name: &str,
+    ) -> Result<Vec<DiscoveredHook>, HookError> {
         name::validate(hook_name)?;
         let listings = match self.fresh_listings() {
             Some(listings) => listings,
@@ -97,11 +144,22 @@ impl Factory {
                     .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))?
             }
         };
-        Ok(discover::discover(hook_name, &self.dirs, &listings, &self.platform, &self.interpreters))
+        Ok(discover::discover(
+            hook_name,
+            &self.dirs,
+            &listings,
+            &self.platform,
+            &self.interpreters,
+        ))
     }
 
     pub async fn runner(self: &Arc<Self>, hook_name: &str) -> Result<Runner, HookError> {
         let hooks = self.discover(hook_name).await?;
-        Ok(Runner::new(hook_name.to_owned(), hooks, self.workspace_roots.clone(), self.limiter.clone()))
+        Ok(Runner::new(
+            hook_name.to_owned(),
+            hooks,
+            self.workspace_roots.clone(),
+            self.limiter.clone(),
+        ))
     }
 }

@@ -8,19 +8,32 @@ use crate::hooks::error::HookError;
 
 /// Fills `hookName`, `timestamp` (milliseconds since the epoch, as a string), `workspaceRoots`
 /// and `model` where the caller did not set them; a field the caller set is never touched.
-pub fn complete(input: Value, hook_name: &str, workspace_roots: &[PathBuf], now_ms: u128) -> Result<Map<String, Value>, HookError> {
+pub fn complete(
+    input: Value,
+    hook_name: &str,
+    workspace_roots: &[PathBuf],
+    now_ms: u128,
+) -> Result<Map<String, Value>, HookError> {
     let Value::Object(mut map) = input else {
         return Err(HookError::InvalidInput(format!(
             "the hook input must be a JSON object, not {}",
             kind(&input)
         )));
     };
-    map.entry("hookName").or_insert_with(|| Value::from(hook_name));
-    map.entry("timestamp").or_insert_with(|| Value::from(now_ms.to_string()));
+    map.entry("hookName")
+        .or_insert_with(|| Value::from(hook_name));
+    map.entry("timestamp")
+        .or_insert_with(|| Value::from(now_ms.to_string()));
     map.entry("workspaceRoots").or_insert_with(|| {
-        Value::Array(workspace_roots.iter().map(|r| Value::from(r.to_string_lossy().into_owned())).collect())
+        Value::Array(
+            workspace_roots
+                .iter()
+                .map(|r| Value::from(r.to_string_lossy().into_owned()))
+                .collect(),
+        )
     });
-    map.entry("model").or_insert_with(|| serde_json::json!({ "provider": "unknown", "slug": "unknown" }));
+    map.entry("model")
+        .or_insert_with(|| serde_json::json!({ "provider": "unknown", "slug": "unknown" }));
     Ok(map)
 }
 
@@ -49,11 +62,20 @@ mod tests {
 
     #[test]
     fn fills_missing_common_fields() {
-        let map = complete(json!({"preToolUse": {"tool": "x"}}), "PreToolUse", &["/w".into()], 1736654400000).unwrap();
+        let map = complete(
+            json!({"preToolUse": {"tool": "x"}}),
+            "PreToolUse",
+            &["/w".into()],
+            1736654400000,
+        )
+        .unwrap();
         assert_eq!(map["hookName"], "PreToolUse");
         assert_eq!(map["timestamp"], "1736654400000");
         assert_eq!(map["workspaceRoots"], json!(["/w"]));
-        assert_eq!(map["model"], json!({"provider": "unknown", "slug": "unknown"}));
+        assert_eq!(
+            map["model"],
+            json!({"provider": "unknown", "slug": "unknown"})
+        );
         assert_eq!(map["preToolUse"]["tool"], "x");
     }
 
@@ -67,7 +89,10 @@ mod tests {
     #[test]
     fn refuses_non_objects() {
         for bad in [json!([1]), json!("x"), json!(null), json!(3)] {
-            assert!(complete(bad, "TaskStart", &[], 0).unwrap_err().to_string().contains("must be a JSON object"));
+            assert!(complete(bad, "TaskStart", &[], 0)
+                .unwrap_err()
+                .to_string()
+                .contains("must be a JSON object"));
         }
     }
 

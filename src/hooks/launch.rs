@@ -20,8 +20,14 @@ pub enum LaunchKind {
 
 /// Arguments PowerShell gets before the script path: no profile, no prompts, no policy
 /// surprises, and `-File` so the path is never parsed as PowerShell code.
-pub const POWERSHELL_ARGS: [&str; 6] =
-    ["-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File"];
+pub const POWERSHELL_ARGS: [&str; 6] = [
+    "-NoLogo",
+    "-NoProfile",
+    "-NonInteractive",
+    "-ExecutionPolicy",
+    "Bypass",
+    "-File",
+];
 
 /// Windows interpreters, resolved once per process.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +42,9 @@ impl Interpreters {
     pub fn find() -> &'static Interpreters {
         static FOUND: OnceLock<Interpreters> = OnceLock::new();
         FOUND.get_or_init(|| {
-            let system_root = std::env::var_os("SystemRoot").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(r"C:\Windows"));
+            let system_root = std::env::var_os("SystemRoot")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(r"C:\Windows"));
             let powershell = which::which("pwsh").unwrap_or_else(|_| {
                 system_root.join(r"System32\WindowsPowerShell\v1.0\powershell.exe")
             });
@@ -96,36 +104,72 @@ mod tests {
     use super::*;
 
     fn interp() -> Interpreters {
-        Interpreters { powershell: PathBuf::from(r"C:\pwsh\pwsh.exe"), cmd: PathBuf::from(r"C:\Windows\System32\cmd.exe") }
+        Interpreters {
+            powershell: PathBuf::from(r"C:\pwsh\pwsh.exe"),
+            cmd: PathBuf::from(r"C:\Windows\System32\cmd.exe"),
+        }
     }
 
     #[test]
     fn direct_files_are_their_own_argv() {
-        let argv = command(Path::new("/repo/.clinerules/hooks/PreToolUse"), LaunchKind::Direct, &interp());
-        assert_eq!(argv, vec![OsString::from("/repo/.clinerules/hooks/PreToolUse")]);
+        let argv = command(
+            Path::new("/repo/.clinerules/hooks/PreToolUse"),
+            LaunchKind::Direct,
+            &interp(),
+        );
+        assert_eq!(
+            argv,
+            vec![OsString::from("/repo/.clinerules/hooks/PreToolUse")]
+        );
     }
 
     #[test]
     fn powershell_gets_the_documented_flags_and_the_path_as_one_argument() {
-        let argv = command(Path::new(r"C:\my hooks\PreToolUse.ps1"), LaunchKind::PowerShell, &interp());
-        let argv: Vec<_> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let argv = command(
+            Path::new(r"C:\my hooks\PreToolUse.ps1"),
+            LaunchKind::PowerShell,
+            &interp(),
+        );
+        let argv: Vec<_> = argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(
             argv,
-            [r"C:\pwsh\pwsh.exe", "-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", r"C:\my hooks\PreToolUse.ps1"]
+            [
+                r"C:\pwsh\pwsh.exe",
+                "-NoLogo",
+                "-NoProfile",
+                "-NonInteractive",
+                "-ExecutionPolicy",
+                "Bypass",
+                "-File",
+                r"C:\my hooks\PreToolUse.ps1"
+            ]
         );
     }
 
     #[test]
     fn cmd_files_run_through_cmd_with_quoting_that_keeps_metacharacters_literal() {
-        let argv = command(Path::new(r"C:\a & b^(x)!\PreToolUse.bat"), LaunchKind::Cmd, &interp());
-        let argv: Vec<_> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let argv = command(
+            Path::new(r"C:\a & b^(x)!\PreToolUse.bat"),
+            LaunchKind::Cmd,
+            &interp(),
+        );
+        let argv: Vec<_> = argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(&argv[1..5], ["/d", "/v:off", "/s", "/c"]);
         assert_eq!(argv[5], r#"""C:\a & b^(x)!\PreToolUse.bat"""#);
     }
 
     #[test]
     fn percent_signs_cannot_expand_variables() {
-        assert_eq!(cmd_line_tail(r"C:\100%PATH%\H.cmd"), r#"""C:\100%%cd:~,%PATH%%cd:~,%\H.cmd"""#);
+        assert_eq!(
+            cmd_line_tail(r"C:\100%PATH%\H.cmd"),
+            r#"""C:\100%%cd:~,%PATH%%cd:~,%\H.cmd"""#
+        );
     }
 
     #[test]

@@ -62,11 +62,23 @@ mod tests {
     #[test]
     fn rejects_names_that_are_not_plain_identifiers() {
         for bad in [
-            "", "preToolUse", "Pre.ToolUse", "../PreToolUse", "Pre/Tool", "Pre\\Tool", "Pre Tool",
-            "PreToolUse.ps1", "1Hook", "Ünicode", "Pre-Tool",
+            "",
+            "preToolUse",
+            "Pre.ToolUse",
+            "../PreToolUse",
+            "Pre/Tool",
+            "Pre\\Tool",
+            "Pre Tool",
+            "PreToolUse.ps1",
+            "1Hook",
+            "Ünicode",
+            "Pre-Tool",
         ] {
             let err = validate(bad).unwrap_err();
-            assert!(err.to_string().contains("not a valid hook name"), "{bad}: {err}");
+            assert!(
+                err.to_string().contains("not a valid hook name"),
+                "{bad}: {err}"
+            );
         }
         assert!(validate(&format!("A{}", "b".repeat(64))).is_err());
     }

@@ -38,7 +38,11 @@ pub fn parse(stdout: &[u8], cut: bool) -> Verdict {
         Located::Object(map) => read_fields(map),
         Located::ObjectWithTrailingText(map) => {
             let mut verdict = read_fields(map);
-            let applied = if verdict.cancel { " (its cancel was still applied)" } else { "" };
+            let applied = if verdict.cancel {
+                " (its cancel was still applied)"
+            } else {
+                ""
+            };
             verdict.problem.get_or_insert_with(|| {
                 format!(
                     "printed text after its final JSON object{applied}; the JSON object must be the last thing on stdout, so send logs to stderr"
@@ -46,7 +50,10 @@ pub fn parse(stdout: &[u8], cut: bool) -> Verdict {
             });
             verdict
         }
-        Located::Broken(sentence) => Verdict { problem: Some(sentence), ..Verdict::default() },
+        Located::Broken(sentence) => Verdict {
+            problem: Some(sentence),
+            ..Verdict::default()
+        },
     }
 }
 
@@ -65,7 +72,9 @@ fn locate(text: &str, cut: bool) -> Located {
                 "printed a HOOK_CONTROL line holding {}, not a JSON object",
                 describe(&other)
             )),
-            Err(err) => Located::Broken(format!("printed a HOOK_CONTROL line that is not valid JSON: {err}")),
+            Err(err) => Located::Broken(format!(
+                "printed a HOOK_CONTROL line that is not valid JSON: {err}"
+            )),
         };
     }
 
@@ -123,15 +132,20 @@ fn locate(text: &str, cut: bool) -> Located {
     }
     if cut && starts.is_empty() {
         return Located::Broken(
-            "printed a final JSON object larger than the 1 MiB of stdout the runner keeps".to_owned(),
+            "printed a final JSON object larger than the 1 MiB of stdout the runner keeps"
+                .to_owned(),
         );
     }
     match furthest_error {
         Some((_, err)) if err.is_eof() => Located::Broken(format!(
             "printed a JSON object that ends too early (truncated output?): {err}"
         )),
-        Some((_, err)) => Located::Broken(format!("printed output that looks like JSON but is not valid: {err}")),
-        None => Located::Broken("printed output ending in '}' that is not a JSON object".to_owned()),
+        Some((_, err)) => Located::Broken(format!(
+            "printed output that looks like JSON but is not valid: {err}"
+        )),
+        None => {
+            Located::Broken("printed output ending in '}' that is not a JSON object".to_owned())
+        }
     }
 }
 
@@ -164,7 +178,11 @@ fn last_control_line(text: &str) -> Option<&str> {
 
 /// Turns serde's 1-based line/column into a byte offset, to compare how far parses got.
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
     line_start + column
 }
 
@@ -209,12 +227,18 @@ fn read_fields(map: Map<String, Value>) -> Verdict {
                     .to_owned(),
             );
         }
-        Some(other) => problems.push(format!("\"shouldContinue\" must be true or false, not {}", describe(other))),
+        Some(other) => problems.push(format!(
+            "\"shouldContinue\" must be true or false, not {}",
+            describe(other)
+        )),
     }
     match map.get("review") {
         None | Some(Value::Null) => {}
         Some(Value::Bool(b)) => verdict.review = *b,
-        Some(other) => problems.push(format!("\"review\" must be true or false, not {}", describe(other))),
+        Some(other) => problems.push(format!(
+            "\"review\" must be true or false, not {}",
+            describe(other)
+        )),
     }
 
     let context = match string_field(&map, "contextModification", &mut problems) {
@@ -230,11 +254,17 @@ fn read_fields(map: Map<String, Value>) -> Verdict {
     match map.get("overrideInput") {
         None | Some(Value::Null) => {}
         Some(Value::Object(o)) => verdict.override_input = Some(o.clone()),
-        Some(other) => problems.push(format!("\"overrideInput\" must be a JSON object, not {}", describe(other))),
+        Some(other) => problems.push(format!(
+            "\"overrideInput\" must be a JSON object, not {}",
+            describe(other)
+        )),
     }
 
     if !problems.is_empty() {
-        verdict.problem = Some(format!("printed a verdict with a field of the wrong type: {}", problems.join("; ")));
+        verdict.problem = Some(format!(
+            "printed a verdict with a field of the wrong type: {}",
+            problems.join("; ")
+        ));
     }
     verdict.object = Some(map);
     verdict
@@ -245,7 +275,10 @@ fn string_field(map: &Map<String, Value>, key: &str, problems: &mut Vec<String>)
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            problems.push(format!("\"{key}\" must be a string, not {}", describe(other)));
+            problems.push(format!(
+                "\"{key}\" must be a string, not {}",
+                describe(other)
+            ));
             None
         }
     }
@@ -303,7 +336,10 @@ mod tests {
     fn crlf_and_nul_noise_are_tolerated() {
         let v = p("log\0line\r\n\u{0}{\"cancel\":true}\r\n");
         assert!(v.cancel);
-        let v = parse(b"\xff\xfe bad bytes\n{\"contextModification\":\"ok\"}\n", false);
+        let v = parse(
+            b"\xff\xfe bad bytes\n{\"contextModification\":\"ok\"}\n",
+            false,
+        );
         assert_eq!(v.context_modification, "ok");
     }
 
@@ -378,7 +414,9 @@ mod tests {
     fn context_is_cut_at_the_limit_with_a_marker() {
         let long = "é".repeat(MAX_CONTEXT_CHARS + 10);
         let v = p(&serde_json::json!({ "contextModification": long }).to_string());
-        assert!(v.context_modification.starts_with(&"é".repeat(MAX_CONTEXT_CHARS)));
+        assert!(v
+            .context_modification
+            .starts_with(&"é".repeat(MAX_CONTEXT_CHARS)));
         assert!(v.context_modification.contains("10 characters cut"));
         assert_eq!(v.warnings.len(), 1);
     }

@@ -21,7 +21,6 @@ use crate::hooks::output;
 use crate::hooks::running::Registration;
 use crate::hooks::tree::{self, ProcessTree};
 
-
 /// Bytes of stdout kept for finding the final JSON object (the rest streams through).
 pub const STDOUT_KEEP: usize = 1 << 20;
 /// Bytes of stderr kept for the result.
@@ -137,7 +136,10 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         }
     };
 
-    let cwd = hook.workspace_root.clone().unwrap_or_else(|| ctx.default_cwd.clone());
+    let cwd = hook
+        .workspace_root
+        .clone()
+        .unwrap_or_else(|| ctx.default_cwd.clone());
     let (mut child, registration) = match start(hook, &cwd, &ctx.env, &mut exec.warnings) {
         Ok(started) => started,
         Err(err) => {
@@ -157,7 +159,11 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
 
     let (end, pipes_closed) = {
         let io = async {
-            tokio::join!(feed(stdin, &input), drain(stdout, &mut out), drain(stderr, &mut err));
+            tokio::join!(
+                feed(stdin, &input),
+                drain(stdout, &mut out),
+                drain(stderr, &mut err)
+            );
         };
         tokio::pin!(io);
         let mut io_done = false;
@@ -362,7 +368,11 @@ struct Tail {
 
 impl Tail {
     fn new(cap: usize) -> Tail {
-        Tail { buf: VecDeque::new(), cap, total: 0 }
+        Tail {
+            buf: VecDeque::new(),
+            cap,
+            total: 0,
+        }
     }
 
     fn push(&mut self, chunk: &[u8]) {
@@ -391,7 +401,9 @@ fn exit_failure(status: &ExitStatus, stderr: &str) -> Option<String> {
         return None;
     }
     let last_line = stderr.lines().rev().map(str::trim).find(|l| !l.is_empty());
-    let said = last_line.map(|l| format!(" (stderr: {})", l.chars().take(200).collect::<String>())).unwrap_or_default();
+    let said = last_line
+        .map(|l| format!(" (stderr: {})", l.chars().take(200).collect::<String>()))
+        .unwrap_or_default();
     Some(match (status.code(), signal_name(status)) {
         (Some(code), _) => format!("exited with code {code}{said}"),
         (None, Some(signal)) => format!("was killed by signal {signal}{said}"),
@@ -434,10 +446,15 @@ fn signal_name(_status: &ExitStatus) -> Option<String> {
 fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> String {
     let path = hook.path.display();
     if !hook.path.exists() {
-        return format!("could not start: {path} no longer exists (it was deleted or renamed after discovery)");
+        return format!(
+            "could not start: {path} no longer exists (it was deleted or renamed after discovery)"
+        );
     }
     if !cwd.is_dir() {
-        return format!("could not start: its working directory {} does not exist", cwd.display());
+        return format!(
+            "could not start: its working directory {} does not exist",
+            cwd.display()
+        );
     }
     if let Some(interpreter) = shebang_interpreter(&hook.path) {
         if err.kind() == io::ErrorKind::NotFound || !Path::new(&interpreter).exists() {

@@ -65,13 +65,26 @@ pub struct Runner {
 }
 
 impl Runner {
-    pub fn new(hook_name: String, hooks: Vec<DiscoveredHook>, workspace_roots: Vec<PathBuf>, limiter: Arc<Semaphore>) -> Runner {
-        Runner { hook_name, hooks, workspace_roots, limiter }
+    pub fn new(
+        hook_name: String,
+        hooks: Vec<DiscoveredHook>,
+        workspace_roots: Vec<PathBuf>,
+        limiter: Arc<Semaphore>,
+    ) -> Runner {
+        Runner {
+            hook_name,
+            hooks,
+            workspace_roots,
+            limiter,
+        }
     }
 
     /// Completes the input and serializes it once for every hook.
     pub fn prepare_input(&self, input: Value) -> Result<Map<String, Value>, HookError> {
-        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
         input::complete(input, &self.hook_name, &self.workspace_roots, now_ms)
     }
 
@@ -81,25 +94,42 @@ impl Runner {
             return Err(HookError::Aborted);
         }
         let input = self.prepare_input(input)?;
-        let enabled: Vec<DiscoveredHook> = self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        let enabled: Vec<DiscoveredHook> =
+            self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
         let mut skipped: Vec<String> = self
             .hooks
             .iter()
-            .filter_map(|h| h.disabled.as_ref().map(|why| format!("skipped {}: {why}", h.path.display())))
+            .filter_map(|h| {
+                h.disabled
+                    .as_ref()
+                    .map(|why| format!("skipped {}: {why}", h.path.display()))
+            })
             .collect();
         if enabled.is_empty() {
             let mut combined = Combined::default();
             combined.warnings.append(&mut skipped);
-            return Ok(RunReport { combined, executions: Vec::new(), duration: started.elapsed() });
+            return Ok(RunReport {
+                combined,
+                executions: Vec::new(),
+                duration: started.elapsed(),
+            });
         }
 
         let ctx = Arc::new(RunContext {
             input: input::serialize(&input).into(),
             env: settings.env.clone(),
             timeout: settings.timeout,
-            default_cwd: self.workspace_roots.first().cloned().or_else(dirs::home_dir).unwrap_or_else(|| PathBuf::from("/")),
+            default_cwd: self
+                .workspace_roots
+                .first()
+                .cloned()
+                .or_else(dirs::home_dir)
+                .unwrap_or_else(|| PathBuf::from("/")),
             abort: settings.abort.clone(),
-            limiter: settings.max_processes.map(|n| Arc::new(Semaphore::new(n.max(1)))).unwrap_or_else(|| self.limiter.clone()),
+            limiter: settings
+                .max_processes
+                .map(|n| Arc::new(Semaphore::new(n.max(1))))
+                .unwrap_or_else(|| self.limiter.clone()),
         });
 
         let executions = if settings.sequential {
@@ -125,7 +155,13 @@ impl Runner {
                     slots[index] = Some(exec);
                 }
             }
-            slots.into_iter().zip(&enabled).map(|(slot, hook)| slot.unwrap_or_else(|| internal_failure(hook, "its task ended unexpectedly"))).collect()
+            slots
+                .into_iter()
+                .zip(&enabled)
+                .map(|(slot, hook)| {
+                    slot.unwrap_or_else(|| internal_failure(hook, "its task ended unexpectedly"))
+                })
+                .collect()
         };
 
         if settings.abort.is_cancelled() {
@@ -133,7 +169,11 @@ impl Runner {
         }
         let mut combined = combine(&executions);
         combined.warnings.append(&mut skipped);
-        Ok(RunReport { combined, executions, duration: started.elapsed() })
+        Ok(RunReport {
+            combined,
+            executions,
+            duration: started.elapsed(),
+        })
     }
 }
 
@@ -164,7 +204,9 @@ fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
         signal: None,
         duration: Duration::ZERO,
         stderr: String::new(),
-        failure: Some(format!("internal error in @cline/hooks while running it (please report it): {what}")),
+        failure: Some(format!(
+            "internal error in @cline/hooks while running it (please report it): {what}"
+        )),
         warnings: Vec::new(),
     }
 }

@@ -29,7 +29,10 @@ fn registry() -> &'static Registry {
 fn lock() -> MutexGuard<'static, HashMap<u64, Entry>> {
     // A panic while holding this lock cannot leave the map inconsistent (single inserts and
     // removes), so a poisoned lock is still safe to use.
-    registry().entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    registry()
+        .entries
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A running hook tree. While it is alive the tree can be stopped from outside; dropping it
@@ -47,8 +50,19 @@ impl Registration {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let stop = CancellationToken::new();
-        lock().insert(id, Entry { tree: tree.clone(), stop: stop.clone() });
-        Registration { id, tree, armed: true, stop }
+        lock().insert(
+            id,
+            Entry {
+                tree: tree.clone(),
+                stop: stop.clone(),
+            },
+        );
+        Registration {
+            id,
+            tree,
+            armed: true,
+            stop,
+        }
     }
 
     /// The hook's own process has been reaped; whatever it left in the background is its

@@ -30,7 +30,9 @@ pub struct ProcessTree {
 impl ProcessTree {
     /// The tree of a process started through [`configure`]: its process group.
     pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
-        let pid = child.id().ok_or_else(|| std::io::Error::other("the hook process exited before it could be tracked"))?;
+        let pid = child.id().ok_or_else(|| {
+            std::io::Error::other("the hook process exited before it could be tracked")
+        })?;
         let pgid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
         Ok(ProcessTree { pgid })
     }
@@ -63,8 +65,9 @@ mod windows_tree {
 
     use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
     use windows_sys::Win32::System::JobObjects::{
-        AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation, SetInformationJobObject,
-        TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+        AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation,
+        SetInformationJobObject, TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+        JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     };
     use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, THREAD_SUSPEND_RESUME};
 
@@ -93,8 +96,13 @@ mod windows_tree {
         /// Puts the suspended child into a new job object, then lets it run, so no grandchild
         /// can be started outside the job.
         pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
-            let process = child.raw_handle().ok_or_else(|| std::io::Error::other("the hook process is gone"))? as HANDLE;
-            let pid = child.id().ok_or_else(|| std::io::Error::other("the hook process is gone"))?;
+            let process = child
+                .raw_handle()
+                .ok_or_else(|| std::io::Error::other("the hook process is gone"))?
+                as HANDLE;
+            let pid = child
+                .id()
+                .ok_or_else(|| std::io::Error::other("the hook process is gone"))?;
             unsafe {
                 let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
                 if job.is_null() {
@@ -170,7 +178,9 @@ mod windows_tree {
         if resumed {
             Ok(())
         } else {
-            Err(std::io::Error::other("could not resume the hook's main thread"))
+            Err(std::io::Error::other(
+                "could not resume the hook's main thread",
+            ))
         }
     }
 }

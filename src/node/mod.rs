@@ -1,0 +1,6 @@
+//! Conversions between JavaScript and the core. No behaviour lives here.
+
+pub mod errors;
+pub mod options;
+pub mod results;
+pub mod signal;

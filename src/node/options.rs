@@ -1,0 +1,205 @@
+//! JavaScript options -> core settings. Only conversion and validation happen here.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::hooks::discover::{GlobalDir, Layout};
+use crate::hooks::error::HookError;
+use crate::hooks::runner::RunSettings;
+use tokio_util::sync::CancellationToken;
+
+/// Where to look for hooks.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct DiscoveryOptions {
+    /// Workspace roots, in order; each one's `.clinerules/hooks` is searched. Default: none.
+    pub workspace_roots: Option<Vec<String>>,
+    /// The global hooks folder. Default: the user's Documents folder + `/Cline/Hooks`
+    /// (the Documents known folder on Windows, `XDG_DOCUMENTS_DIR` on Linux, `~/Documents`
+    /// otherwise). `null` turns global hooks off.
+    #[napi(ts_type = "string | null")]
+    pub global_hooks_dir: Option<Either<String, Null>>,
+    /// More hooks folders, searched first (for example a CLI `--hooks-dir`).
+    pub extra_hooks_dirs: Option<Vec<String>>,
+    /// Most hook processes this factory runs at once; more wait for a free slot (their
+    /// timeout keeps running while they wait). Default: 8 per CPU core, shared by all callers
+    /// that set no limit.
+    pub max_concurrent_hooks: Option<u32>,
+}
+
+/// How to run.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct RunOptions {
+    /// Per-hook timeout in milliseconds (default 30000). A hook still running then has its
+    /// whole process tree stopped and is reported `timedOut`.
+    pub timeout_ms: Option<u32>,
+    /// Aborting kills every running hook's process tree and rejects with an `AbortError`;
+    /// an already-aborted signal starts nothing.
+    #[napi(ts_type = "AbortSignal")]
+    #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
+    pub signal: Option<SignalField>,
+    /// Variables added to the inherited environment of every hook.
+    pub env: Option<HashMap<String, String>>,
+    /// `false` (default): the hooks of one run start together. `true`: one after another.
+    /// Results are always combined in discovery order.
+    pub sequential: Option<bool>,
+    /// Most hook processes this call runs at once, replacing the factory's limit.
+    pub max_concurrent_hooks: Option<u32>,
+}
+
+/// `DiscoveryOptions & RunOptions`.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct RunHookOptions {
+    /// See `DiscoveryOptions.workspaceRoots`.
+    pub workspace_roots: Option<Vec<String>>,
+    /// See `DiscoveryOptions.globalHooksDir`.
+    #[napi(ts_type = "string | null")]
+    pub global_hooks_dir: Option<Either<String, Null>>,
+    /// See `DiscoveryOptions.extraHooksDirs`.
+    pub extra_hooks_dirs: Option<Vec<String>>,
+    /// See `RunOptions.maxConcurrentHooks`.
+    pub max_concurrent_hooks: Option<u32>,
+    /// See `RunOptions.timeoutMs`.
+    pub timeout_ms: Option<u32>,
+    /// See `RunOptions.signal`.
+    #[napi(ts_type = "AbortSignal")]
+    #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
+    pub signal: Option<SignalField>,
+    /// See `RunOptions.env`.
+    pub env: Option<HashMap<String, String>>,
+    /// See `RunOptions.sequential`.
+    pub sequential: Option<bool>,
+}
+
+/// Stands in for the `signal` field during struct conversion; the signal object itself is
+/// read separately (see `signal.rs`), because it must stay a live JavaScript object.
+pub struct SignalField;
+
+impl TypeName for SignalField {
+    fn type_name() -> &'static str {
+        "AbortSignal"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl FromNapiValue for SignalField {
+    unsafe fn from_napi_value(
+        _env: napi::sys::napi_env,
+        _value: napi::sys::napi_value,
+    ) -> Result<Self> {
+        Ok(SignalField)
+    }
+}
+
+impl ValidateNapiValue for SignalField {}
+
+impl RunHookOptions {
+    pub fn split(self) -> (DiscoveryOptions, RunOptions) {
+        (
+            DiscoveryOptions {
+                workspace_roots: self.workspace_roots,
+                global_hooks_dir: self.global_hooks_dir,
+                extra_hooks_dirs: self.extra_hooks_dirs,
+                max_concurrent_hooks: None,
+            },
+            RunOptions {
+                timeout_ms: self.timeout_ms,
+                signal: None,
+                env: self.env,
+                sequential: self.sequential,
+                max_concurrent_hooks: self.max_concurrent_hooks,
+            },
+        )
+    }
+}
+
+/// `global_null` says the caller passed `globalHooksDir: null` (global hooks off).
+pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookError> {
+    let absolute = |option: &'static str,
+                    paths: &Option<Vec<String>>|
+     -> std::result::Result<Vec<PathBuf>, HookError> {
+        paths
+            .iter()
+            .flatten()
+            .map(|p| absolute_path(option, p))
+            .collect()
+    };
+    let global_hooks_dir = match &options.global_hooks_dir {
+        Some(Either::B(Null)) => GlobalDir::Off,
+        Some(Either::A(dir)) => GlobalDir::At(absolute_path("globalHooksDir", dir)?),
+        None => GlobalDir::Default,
+    };
+    Ok(Layout {
+        workspace_roots: absolute("workspaceRoots", &options.workspace_roots)?,
+        global_hooks_dir,
+        extra_hooks_dirs: absolute("extraHooksDirs", &options.extra_hooks_dirs)?,
+    })
+}
+
+fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBuf, HookError> {
+    if path.is_empty() {
+        return Err(HookError::InvalidOption {
+            option,
+            reason: "an empty string is not a directory path".to_owned(),
+        });
+    }
+    std::path::absolute(path).map_err(|e| HookError::InvalidOption {
+        option,
+        reason: format!("{path:?}: {e}"),
+    })
+}
+
+pub fn process_limit(
+    option: &'static str,
+    value: Option<u32>,
+) -> std::result::Result<Option<usize>, HookError> {
+    match value {
+        Some(0) => Err(HookError::InvalidOption {
+            option,
+            reason: "must be at least 1".to_owned(),
+        }),
+        other => Ok(other.map(|n| n as usize)),
+    }
+}
+
+pub fn run_settings(
+    options: RunOptions,
+    abort: CancellationToken,
+) -> std::result::Result<RunSettings, HookError> {
+    let timeout = match options.timeout_ms {
+        Some(0) => {
+            return Err(HookError::InvalidOption {
+                option: "timeoutMs",
+                reason: "must be at least 1 millisecond".to_owned(),
+            })
+        }
+        Some(ms) => Duration::from_millis(u64::from(ms)),
+        None => crate::hooks::runner::DEFAULT_TIMEOUT,
+    };
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    for (key, value) in options.env.into_iter().flatten() {
+        if key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0') {
+            return Err(HookError::InvalidOption {
+                option: "env",
+                reason: format!("{key:?} is not a valid environment variable (names cannot be empty or contain '=' or NUL)"),
+            });
+        }
+        env.push((key.into(), value.into()));
+    }
+    Ok(RunSettings {
+        timeout,
+        env,
+        sequential: options.sequential.unwrap_or(false),
+        abort,
+        max_processes: process_limit("maxConcurrentHooks", options.max_concurrent_hooks)?,
+    })
+}
