@@ -317,7 +317,7 @@ fn add_args(command: &mut Command, hook: &DiscoveredHook, args: &[OsString]) {
         // cmd.exe parses its own command line; the tail is already quoted for it.
         (LaunchKind::Cmd, Some((tail, flags))) => {
             command.args(flags);
-            command.as_std_mut().raw_arg(tail);
+            command.raw_arg(tail);
         }
         _ => {
             command.args(args);
