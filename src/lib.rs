@@ -47,7 +47,7 @@ pub fn run_hook<'env>(
     let watch = signal::watch(env, options.as_ref())?;
     let prepared = (|| -> std::result::Result<_, HookError> {
         let layout = options::layout(&discovery)?;
-        let factory = factory::shared(&layout, None);
+        let factory = factory::shared(&layout, None, node_path(env));
         Ok((factory, input?))
     })();
     run_with(
@@ -75,7 +75,8 @@ pub fn discover_hooks<'env>(
     options: Option<Object<'env>>,
 ) -> Result<PromiseRaw<'env, Vec<DiscoveredHook>>> {
     let parsed: DiscoveryOptions = read_options(env, options.as_ref())?;
-    let factory = options::layout(&parsed).map(|layout| factory::shared(&layout, None));
+    let factory =
+        options::layout(&parsed).map(|layout| factory::shared(&layout, None, node_path(env)));
     settle(
         env,
         None,
@@ -111,7 +112,7 @@ impl HookFactory {
         let built = (|| -> std::result::Result<_, HookError> {
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
-            Ok(Factory::new(&layout, limit))
+            Ok(Factory::new(&layout, limit, node_path(env)))
         })();
         match built {
             Ok(factory) => Ok(HookFactory {
@@ -296,6 +297,18 @@ fn panic_text(join: tokio::task::JoinError) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_owned())
+}
+
+/// The host's own Node binary (`process.execPath`), for `.js` hooks of the CLI profile.
+fn node_path(env: &Env) -> Option<std::path::PathBuf> {
+    static NODE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    NODE.get_or_init(|| {
+        let global = env.get_global().ok()?;
+        let process: Object = global.get_named_property("process").ok()?;
+        let exec_path: String = process.get_named_property("execPath").ok()?;
+        Some(exec_path.into())
+    })
+    .clone()
 }
 
 fn read_options<T: FromNapiValue + Default>(env: &Env, options: Option<&Object>) -> Result<T> {

@@ -50,36 +50,89 @@ pub enum GlobalDir {
     At(PathBuf),
 }
 
+/// Which conventions decide the directories and the hook files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// The VS Code extension's: `.clinerules/hooks`, one executable per hook per directory.
+    #[default]
+    Extension,
+    /// The Cline CLI's: also `~/.cline/hooks` and `.cline/hooks`, files with extensions run
+    /// by an interpreter, several per hook, no exec bit needed.
+    Cli,
+}
+
 /// What to search. Paths are absolute (the binding makes relative ones absolute).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Layout {
     pub workspace_roots: Vec<PathBuf>,
     pub global_hooks_dir: GlobalDir,
     pub extra_hooks_dirs: Vec<PathBuf>,
+    pub profile: Profile,
+    /// The CLI's data folder (`$CLINE_DIR`, default `~/.cline`); `None` means the default.
+    pub cline_dir: Option<PathBuf>,
+}
+
+/// Folders that depend on the user's machine, found at the edge (see `Defaults::find`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Defaults {
+    /// `<Documents>/Cline/Hooks`.
+    pub global_hooks_dir: Option<PathBuf>,
+    /// `$CLINE_DIR`, else `~/.cline`.
+    pub cline_dir: Option<PathBuf>,
+}
+
+impl Defaults {
+    pub fn find() -> Defaults {
+        Defaults {
+            global_hooks_dir: default_global_dir(),
+            cline_dir: std::env::var_os("CLINE_DIR")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| dirs::home_dir().map(|h| h.join(".cline"))),
+        }
+    }
 }
 
 /// The directories to search, in order: extra, global, then each workspace root's
-/// `.clinerules/hooks`. A directory named twice is searched once, at its first place.
-pub fn hook_dirs(layout: &Layout, default_global: Option<&Path>) -> Vec<HookDir> {
+/// `.clinerules/hooks`. The CLI profile adds `$CLINE_DIR/hooks` after the global folder and
+/// `<root>/.cline/hooks` after each root's `.clinerules/hooks`. A directory named twice is
+/// searched once, at its first place.
+pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
     let extra = layout.extra_hooks_dirs.iter().map(|p| HookDir {
         path: p.clone(),
         source: Source::Extra,
         workspace_root: None,
     });
     let global_path = match &layout.global_hooks_dir {
-        GlobalDir::Default => default_global.map(Path::to_path_buf),
+        GlobalDir::Default => defaults.global_hooks_dir.clone(),
         GlobalDir::Off => None,
         GlobalDir::At(p) => Some(p.clone()),
     };
-    let global = global_path.map(|path| HookDir {
-        path,
-        source: Source::Global,
-        workspace_root: None,
-    });
-    let workspace = layout.workspace_roots.iter().map(|root| HookDir {
-        path: root.join(".clinerules").join("hooks"),
-        source: Source::Workspace,
-        workspace_root: Some(root.clone()),
+    let cli = layout.profile == Profile::Cli;
+    let cline_dir = layout
+        .cline_dir
+        .clone()
+        .or_else(|| defaults.cline_dir.clone())
+        .filter(|_| cli);
+    let global = global_path
+        .into_iter()
+        .chain(cline_dir.map(|d| d.join("hooks")))
+        .map(|path| HookDir {
+            path,
+            source: Source::Global,
+            workspace_root: None,
+        });
+    let subdirs: &[&str] = if cli {
+        &[".clinerules", ".cline"]
+    } else {
+        &[".clinerules"]
+    };
+    let workspace = layout.workspace_roots.iter().flat_map(|root| {
+        subdirs.iter().map(move |sub| HookDir {
+            path: root.join(sub).join("hooks"),
+            source: Source::Workspace,
+            workspace_root: Some(root.clone()),
+        })
     });
     let mut dirs: Vec<HookDir> = Vec::new();
     for dir in extra.chain(global).chain(workspace) {
@@ -156,6 +209,8 @@ pub enum EntryKind {
 pub struct Entry {
     pub name: String,
     pub kind: EntryKind,
+    /// The text after `#!` on a file's first line (read for the CLI profile only).
+    pub shebang: Option<String>,
 }
 
 /// A directory's contents, as far as hook discovery cares.
@@ -227,6 +282,42 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
     }
 }
 
+/// Extensions the CLI profile runs, lower case.
+pub const CLI_EXTENSIONS: [&str; 12] = [
+    ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1", "",
+];
+
+/// The CLI profile's rule: every file whose base name is the hook name (any case), with no
+/// extension or a known one, in path order. Several per directory are allowed.
+pub fn pick_cli(hook_name: &str, entries: &[Entry]) -> Vec<Pick> {
+    let mut picks: Vec<Pick> = entries
+        .iter()
+        .filter(|e| {
+            let (stem, ext) = split_extension(&e.name);
+            stem.eq_ignore_ascii_case(hook_name)
+                && CLI_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+        })
+        .map(|e| Pick {
+            file_name: e.name.clone(),
+            kind: LaunchKind::Interpreted,
+            disabled: match &e.kind {
+                EntryKind::File { .. } => None,
+                other => Some(kind_problem(other)),
+            },
+        })
+        .collect();
+    picks.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    picks
+}
+
+/// `PreToolUse.sh` -> (`PreToolUse`, `.sh`); `PreToolUse` -> (`PreToolUse`, ``).
+fn split_extension(name: &str) -> (&str, &str) {
+    match name.find('.') {
+        Some(dot) => (&name[..dot], &name[dot..]),
+        None => (name, ""),
+    }
+}
+
 fn kind_problem(kind: &EntryKind) -> String {
     match kind {
         EntryKind::File { .. } => "it is a file".to_owned(),
@@ -251,6 +342,9 @@ pub struct DiscoveredHook {
     /// Why it will not run; `None` means enabled.
     pub disabled: Option<String>,
     pub command: Vec<OsString>,
+    /// Why it cannot be started although it is enabled (a missing interpreter): running it
+    /// reports `failed` with this sentence.
+    pub launch_error: Option<String>,
 }
 
 impl DiscoveredHook {
@@ -264,6 +358,7 @@ pub fn discover(
     hook_name: &str,
     dirs: &[HookDir],
     listings: &[Listing],
+    profile: Profile,
     platform: &Platform,
     interpreters: &Interpreters,
 ) -> Vec<DiscoveredHook> {
@@ -281,36 +376,52 @@ pub fn discover(
                     kind: LaunchKind::Direct,
                     disabled: Some(format!("its hooks directory cannot be read ({err}); fix the directory's permissions")),
                     command: Vec::new(),
+                    launch_error: None,
                 });
                 continue;
             }
             Listing::Entries(entries) => entries,
         };
-        let Some(picked) = pick(hook_name, entries, platform) else {
-            continue;
+        let picks = match profile {
+            Profile::Extension => pick(hook_name, entries, platform).into_iter().collect(),
+            Profile::Cli => pick_cli(hook_name, entries),
         };
-        let path = dir.path.join(&picked.file_name);
-        let mut disabled = picked.disabled;
-        if picked.kind == LaunchKind::Cmd && disabled.is_none() {
-            disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
+        for picked in picks {
+            let path = dir.path.join(&picked.file_name);
+            let mut disabled = picked.disabled;
+            if picked.kind == LaunchKind::Cmd && disabled.is_none() {
+                disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
+            }
+            let (command, launch_error) = if picked.kind == LaunchKind::Interpreted {
+                let shebang = entries
+                    .iter()
+                    .find(|e| e.name == picked.file_name)
+                    .and_then(|e| e.shebang.as_deref());
+                match launch::interpreted_command(&path, shebang, interpreters) {
+                    Ok(argv) => (argv, None),
+                    Err(why) => (Vec::new(), Some(why)),
+                }
+            } else {
+                (launch::command(&path, picked.kind, interpreters), None)
+            };
+            found.push(DiscoveredHook {
+                hook_name: hook_name.to_owned(),
+                path,
+                source: dir.source,
+                workspace_root: dir.workspace_root.clone(),
+                kind: picked.kind,
+                disabled,
+                command,
+                launch_error,
+            });
         }
-        let command = launch::command(&path, picked.kind, interpreters);
-        found.push(DiscoveredHook {
-            hook_name: hook_name.to_owned(),
-            path,
-            source: dir.source,
-            workspace_root: dir.workspace_root.clone(),
-            kind: picked.kind,
-            disabled,
-            command,
-        });
     }
     found
 }
 
 /// Lists one hooks directory. Only entries that could be hooks (a valid hook name, with or
 /// without an extension) are inspected, so a crowded directory costs one `stat` per hook.
-pub fn scan_dir(dir: &Path) -> Listing {
+pub fn scan_dir(dir: &Path, read_shebangs: bool) -> Listing {
     let read = match std::fs::read_dir(dir) {
         Ok(read) => read,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Listing::Missing,
@@ -323,17 +434,33 @@ pub fn scan_dir(dir: &Path) -> Listing {
         let Ok(name) = item.file_name().into_string() else {
             continue;
         };
-        let stem = name.split('.').next().unwrap_or_default();
-        if name::validate(stem).is_err() {
+        if !name::could_be_hook(split_extension(&name).0) {
             continue;
         }
+        let path = item.path();
+        let kind = inspect(&path);
+        let shebang = match kind {
+            EntryKind::File { .. } if read_shebangs => read_shebang(&path),
+            _ => None,
+        };
         entries.push(Entry {
-            kind: inspect(&item.path()),
+            kind,
             name,
+            shebang,
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Listing::Entries(entries)
+}
+
+/// The text after `#!` on the first line, if the file starts with one.
+pub fn read_shebang(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let rest = head[..n].strip_prefix(b"#!")?;
+    let line = rest.split(|b| *b == b'\n').next()?;
+    Some(String::from_utf8_lossy(line).trim().to_owned())
 }
 
 fn inspect(path: &Path) -> EntryKind {
@@ -390,6 +517,7 @@ mod tests {
         Entry {
             name: name.to_owned(),
             kind: EntryKind::File { executable },
+            shebang: None,
         }
     }
 
@@ -397,14 +525,84 @@ mod tests {
         Entry {
             name: name.to_owned(),
             kind,
+            shebang: None,
         }
     }
 
-    fn interp() -> Interpreters {
-        Interpreters {
-            powershell: PathBuf::from("pwsh.exe"),
-            cmd: PathBuf::from("cmd.exe"),
+    fn defaults(global: &str) -> Defaults {
+        Defaults {
+            global_hooks_dir: Some(global.into()),
+            cline_dir: Some("/home/u/.cline".into()),
         }
+    }
+
+    #[test]
+    fn cli_profile_adds_cline_dir_and_dot_cline_folders() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into()],
+            extra_hooks_dirs: vec!["/x".into()],
+            profile: Profile::Cli,
+            ..Layout::default()
+        };
+        let got: Vec<_> = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"))
+            .into_iter()
+            .map(|d| (d.path, d.source))
+            .collect();
+        let want: Vec<(PathBuf, Source)> = vec![
+            ("/x".into(), Source::Extra),
+            ("/docs/Cline/Hooks".into(), Source::Global),
+            ("/home/u/.cline/hooks".into(), Source::Global),
+            ("/w1/.clinerules/hooks".into(), Source::Workspace),
+            ("/w1/.cline/hooks".into(), Source::Workspace),
+            ("/w2/.clinerules/hooks".into(), Source::Workspace),
+            ("/w2/.cline/hooks".into(), Source::Workspace),
+        ];
+        assert_eq!(got, want);
+        let moved = Layout {
+            cline_dir: Some("/cd".into()),
+            global_hooks_dir: GlobalDir::Off,
+            ..layout
+        };
+        assert_eq!(
+            hook_dirs(&moved, &defaults("/g"))[1].path,
+            Path::new("/cd/hooks")
+        );
+    }
+
+    #[test]
+    fn cli_profile_takes_every_known_extension_in_any_case_in_path_order() {
+        let entries = [
+            file("PreToolUse.sh", false),
+            file("pretooluse.PY", false),
+            file("PreToolUse", false),
+            file("PreToolUse.example", true),
+            file("PreToolUse.md", true),
+            file("PreToolUse.ts", false),
+            file("PreToolUseX.sh", true),
+            file("PreToolUse.test.sh", true),
+            entry("PreToolUse.js", EntryKind::Directory),
+        ];
+        let picks = pick_cli("PreToolUse", &entries);
+        let names: Vec<_> = picks.iter().map(|p| p.file_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "PreToolUse",
+                "PreToolUse.js",
+                "PreToolUse.sh",
+                "PreToolUse.ts",
+                "pretooluse.PY"
+            ]
+        );
+        assert!(picks
+            .iter()
+            .filter(|p| p.file_name != "PreToolUse.js")
+            .all(|p| p.disabled.is_none()));
+        assert!(picks[1].disabled.as_ref().unwrap().contains("directory"));
+    }
+
+    fn interp() -> Interpreters {
+        Interpreters::fixture()
     }
 
     #[test]
@@ -413,8 +611,9 @@ mod tests {
             workspace_roots: vec!["/w1".into(), "/w2".into(), "/w1".into()],
             global_hooks_dir: GlobalDir::Default,
             extra_hooks_dirs: vec!["/x".into(), "/w2/.clinerules/hooks".into()],
+            ..Layout::default()
         };
-        let dirs = hook_dirs(&layout, Some(Path::new("/docs/Cline/Hooks")));
+        let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
         let got: Vec<_> = dirs
             .iter()
             .map(|d| (d.path.to_str().unwrap(), d.source))
@@ -436,14 +635,11 @@ mod tests {
             global_hooks_dir: GlobalDir::Off,
             ..Layout::default()
         };
-        assert!(hook_dirs(&layout, Some(Path::new("/d"))).is_empty());
+        assert!(hook_dirs(&layout, &defaults("/d")).is_empty());
         layout.global_hooks_dir = GlobalDir::At("/g".into());
-        assert_eq!(
-            hook_dirs(&layout, Some(Path::new("/d")))[0].path,
-            Path::new("/g")
-        );
+        assert_eq!(hook_dirs(&layout, &defaults("/d"))[0].path, Path::new("/g"));
         layout.global_hooks_dir = GlobalDir::Default;
-        assert!(hook_dirs(&layout, None).is_empty());
+        assert!(hook_dirs(&layout, &Defaults::default()).is_empty());
     }
 
     #[test]
@@ -539,13 +735,20 @@ mod tests {
                 global_hooks_dir: GlobalDir::At("/g".into()),
                 ..Layout::default()
             },
-            None,
+            &Defaults::default(),
         );
         let listings = [
             Listing::Unreadable("permission denied".into()),
             Listing::Entries(vec![file("TaskStart", true)]),
         ];
-        let found = discover("TaskStart", &dirs, &listings, &Platform::Unix, &interp());
+        let found = discover(
+            "TaskStart",
+            &dirs,
+            &listings,
+            Profile::Extension,
+            &Platform::Unix,
+            &interp(),
+        );
         assert_eq!(found.len(), 2);
         assert!(found[0]
             .disabled
@@ -562,6 +765,7 @@ mod tests {
             "TaskStart",
             &dirs,
             &[Listing::Missing, Listing::Missing],
+            Profile::Extension,
             &Platform::Unix,
             &interp()
         )

@@ -12,7 +12,9 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::hooks::discover::{self, DiscoveredHook, HookDir, Layout, Listing, Platform};
+use crate::hooks::discover::{
+    self, Defaults, DiscoveredHook, HookDir, Layout, Listing, Platform, Profile,
+};
 use crate::hooks::error::HookError;
 use crate::hooks::launch::Interpreters;
 use crate::hooks::name;
@@ -39,7 +41,11 @@ pub fn shared_limiter() -> Arc<Semaphore> {
 
 /// The factory for `layout`, shared by every call that names the same directories, so that
 /// one-shot calls (`runHook`) get the same cached discovery as a long-lived factory.
-pub fn shared(layout: &Layout, max_processes: Option<usize>) -> Arc<Factory> {
+pub fn shared(
+    layout: &Layout,
+    max_processes: Option<usize>,
+    node: Option<PathBuf>,
+) -> Arc<Factory> {
     type Key = (Layout, Option<usize>);
     static SHARED: std::sync::OnceLock<Mutex<std::collections::HashMap<Key, Arc<Factory>>>> =
         std::sync::OnceLock::new();
@@ -55,7 +61,7 @@ pub fn shared(layout: &Layout, max_processes: Option<usize>) -> Arc<Factory> {
     if map.len() >= 64 {
         map.clear();
     }
-    let factory = Arc::new(Factory::new(layout, max_processes));
+    let factory = Arc::new(Factory::new(layout, max_processes, node));
     map.insert(key, factory.clone());
     factory
 }
@@ -68,6 +74,7 @@ struct Snapshot {
 pub struct Factory {
     dirs: Vec<HookDir>,
     workspace_roots: Vec<PathBuf>,
+    profile: Profile,
     platform: Platform,
     interpreters: Interpreters,
     limiter: Arc<Semaphore>,
@@ -75,20 +82,17 @@ pub struct Factory {
 }
 
 impl Factory {
-    pub fn new(layout: &Layout, max_processes: Option<usize>) -> Factory {
-        let platform = Platform::current();
-        let interpreters = if matches!(platform, Platform::Windows { .. }) {
-            Interpreters::find().clone()
-        } else {
-            Interpreters {
-                powershell: PathBuf::from("pwsh"),
-                cmd: PathBuf::from("cmd.exe"),
-            }
-        };
+    /// `node` is the host's own Node binary, used for `.js` hooks of the CLI profile.
+    pub fn new(layout: &Layout, max_processes: Option<usize>, node: Option<PathBuf>) -> Factory {
+        let mut interpreters = Interpreters::find().clone();
+        if node.is_some() {
+            interpreters.node = node;
+        }
         Factory {
-            dirs: discover::hook_dirs(layout, discover::default_global_dir().as_deref()),
+            dirs: discover::hook_dirs(layout, &Defaults::find()),
             workspace_roots: layout.workspace_roots.clone(),
-            platform,
+            profile: layout.profile,
+            platform: Platform::current(),
             interpreters,
             limiter: max_processes
                 .map(|n| Arc::new(Semaphore::new(n)))
@@ -117,7 +121,7 @@ impl Factory {
         let listings = Arc::new(
             self.dirs
                 .iter()
-                .map(|d| discover::scan_dir(&d.path))
+                .map(|d| discover::scan_dir(&d.path, self.profile == Profile::Cli))
                 .collect::<Vec<_>>(),
         );
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
@@ -134,7 +138,7 @@ impl Factory {
         self: &Arc<Self>,
         hook_name: &str,
     ) -> Result<Vec<DiscoveredHook>, HookError> {
-        name::validate(hook_name)?;
+        let hook_name = name::resolve(hook_name)?;
         let listings = match self.fresh_listings() {
             Some(listings) => listings,
             None => {
@@ -148,6 +152,7 @@ impl Factory {
             hook_name,
             &self.dirs,
             &listings,
+            self.profile,
             &self.platform,
             &self.interpreters,
         ))

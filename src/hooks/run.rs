@@ -38,11 +38,14 @@ pub enum Status {
     Failed,
     TimedOut,
     Aborted,
+    /// Started detached; nothing more is known or awaited.
+    Started,
 }
 
 impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
+            Status::Started => "started",
             Status::Completed => "completed",
             Status::Failed => "failed",
             Status::TimedOut => "timedOut",
@@ -73,6 +76,31 @@ pub struct Execution {
     pub warnings: Vec<String>,
 }
 
+impl Execution {
+    /// A record for `hook` with nothing known yet but its status.
+    pub fn of(hook: &DiscoveredHook, status: Status) -> Execution {
+        Execution {
+            hook_name: hook.hook_name.clone(),
+            path: hook.path.clone(),
+            source: hook.source,
+            workspace_root: hook.workspace_root.clone(),
+            status,
+            cancel: false,
+            context_modification: String::new(),
+            error_message: String::new(),
+            review: false,
+            override_input: None,
+            output: None,
+            exit_code: None,
+            signal: None,
+            duration: Duration::ZERO,
+            stderr: String::new(),
+            failure: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Everything one run shares between its hooks.
 pub struct RunContext {
     /// The input JSON, serialized once, newline-terminated.
@@ -98,25 +126,11 @@ enum End {
 /// outlives it by more than [`KILL_GRACE`] plus [`PIPE_GRACE`].
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
-    let mut exec = Execution {
-        hook_name: hook.hook_name.clone(),
-        path: hook.path.clone(),
-        source: hook.source,
-        workspace_root: hook.workspace_root.clone(),
-        status: Status::Failed,
-        cancel: false,
-        context_modification: String::new(),
-        error_message: String::new(),
-        review: false,
-        override_input: None,
-        output: None,
-        exit_code: None,
-        signal: None,
-        duration: Duration::ZERO,
-        stderr: String::new(),
-        failure: None,
-        warnings: Vec::new(),
-    };
+    let mut exec = Execution::of(hook, Status::Failed);
+    if let Some(why) = &hook.launch_error {
+        exec.failure = Some(format!("could not start: {why}"));
+        return exec;
+    }
 
     let permit = tokio::select! {
         permit = ctx.limiter.clone().acquire_owned() => permit.ok(),
@@ -140,8 +154,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
-    let (mut child, registration) = match start(hook, &cwd, &ctx.env, &mut exec.warnings) {
-        Ok(started) => started,
+    let (mut child, registration) = match start(hook, &cwd, &ctx.env, &mut exec.warnings, false) {
+        Ok((child, tree)) => (child, Registration::new(tree)),
         Err(err) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
             exec.duration = started.elapsed();
@@ -265,13 +279,54 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     exec
 }
 
-/// Starts the hook's process as the head of its own tree, with piped stdio.
+/// Starts a hook and returns as soon as it runs: its input is written by a background task
+/// (given up after the timeout), its output goes nowhere, and it is not tracked, so it never
+/// holds the caller, nor is it stopped when the host exits.
+pub async fn start_detached(hook: &DiscoveredHook, ctx: &RunContext) -> Execution {
+    let started = Instant::now();
+    let mut exec = Execution::of(hook, Status::Failed);
+    if let Some(why) = &hook.launch_error {
+        exec.failure = Some(format!("could not start: {why}"));
+        return exec;
+    }
+    if ctx.abort.is_cancelled() {
+        exec.status = Status::Aborted;
+        exec.failure = Some("the run was aborted before this hook started".to_owned());
+        return exec;
+    }
+    let cwd = hook
+        .workspace_root
+        .clone()
+        .unwrap_or_else(|| ctx.default_cwd.clone());
+    match start(hook, &cwd, &ctx.env, &mut exec.warnings, true) {
+        Ok((mut child, tree)) => {
+            tree.release();
+            exec.status = Status::Started;
+            let stdin = child.stdin.take();
+            let input = ctx.input.clone();
+            let limit = ctx.timeout;
+            tokio::spawn(async move {
+                let _ = timeout(limit, feed(stdin, &input)).await;
+                // Dropping the child without waiting hands it to tokio's orphan reaper.
+                drop(child);
+            });
+        }
+        Err(err) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
+    }
+    exec.duration = started.elapsed();
+    exec
+}
+
+/// Starts the hook's process as the head of its own tree, stdin piped; stdout and stderr
+/// piped too, or discarded for a `detached` start.
 fn start(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
     warnings: &mut Vec<String>,
-) -> io::Result<(Child, Registration)> {
+    detached: bool,
+) -> io::Result<(Child, ProcessTree)> {
+    let output = if detached { Stdio::null } else { Stdio::piped };
     let spawn = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(&argv[0]);
         add_args(&mut command, hook, &argv[1..]);
@@ -279,8 +334,8 @@ fn start(
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(output())
+            .stderr(output())
             .kill_on_drop(false);
         tree::configure(&mut command);
         command.spawn()
@@ -307,7 +362,7 @@ fn start(
             return Err(err);
         }
     };
-    Ok((child, Registration::new(tree)))
+    Ok((child, tree))
 }
 
 #[cfg(windows)]
@@ -456,7 +511,9 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
             cwd.display()
         );
     }
-    if let Some(interpreter) = shebang_interpreter(&hook.path) {
+    let interpreter = crate::hooks::discover::read_shebang(&hook.path)
+        .and_then(|line| line.split_whitespace().next().map(str::to_owned));
+    if let Some(interpreter) = interpreter {
         if err.kind() == io::ErrorKind::NotFound || !Path::new(&interpreter).exists() {
             return format!(
                 "could not start: its #! line names {interpreter}, which does not exist; install it or fix the #! line"
@@ -469,17 +526,6 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
         }
         _ => format!("could not start: {err}"),
     }
-}
-
-/// The program named by a script's `#!` line, if it has one.
-fn shebang_interpreter(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut head = [0u8; 256];
-    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-    let line = head[..n].strip_prefix(b"#!")?;
-    let line = line.split(|b| *b == b'\n').next()?;
-    let line = String::from_utf8_lossy(line);
-    line.split_whitespace().next().map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::hooks::combine::{combine, Combined};
 use crate::hooks::discover::DiscoveredHook;
 use crate::hooks::error::HookError;
 use crate::hooks::input;
-use crate::hooks::run::{run_hook, Execution, RunContext, Status};
+use crate::hooks::run::{run_hook, start_detached, Execution, RunContext, Status};
 
 /// The default per-hook timeout (the contract's 30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,6 +28,8 @@ pub struct RunSettings {
     pub env: Vec<(OsString, OsString)>,
     /// One hook after another instead of all at once.
     pub sequential: bool,
+    /// Start the hooks and return without waiting for them (status `Started`).
+    pub detached: bool,
     /// Cancelled when the caller aborts.
     pub abort: CancellationToken,
     /// A limit on this call's processes, replacing the factory's limiter.
@@ -40,6 +42,7 @@ impl Default for RunSettings {
             timeout: DEFAULT_TIMEOUT,
             env: Vec::new(),
             sequential: false,
+            detached: false,
             abort: CancellationToken::new(),
             max_processes: None,
         }
@@ -132,7 +135,13 @@ impl Runner {
                 .unwrap_or_else(|| self.limiter.clone()),
         });
 
-        let executions = if settings.sequential {
+        let executions = if settings.detached {
+            let mut executions = Vec::with_capacity(enabled.len());
+            for hook in &enabled {
+                executions.push(start_detached(hook, &ctx).await);
+            }
+            executions
+        } else if settings.sequential {
             let mut executions = Vec::with_capacity(enabled.len());
             for hook in &enabled {
                 if settings.abort.is_cancelled() {
@@ -188,25 +197,9 @@ async fn guarded(hook: DiscoveredHook, ctx: Arc<RunContext>, deadline: Instant) 
 }
 
 fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
-    Execution {
-        hook_name: hook.hook_name.clone(),
-        path: hook.path.clone(),
-        source: hook.source,
-        workspace_root: hook.workspace_root.clone(),
-        status: Status::Failed,
-        cancel: false,
-        context_modification: String::new(),
-        error_message: String::new(),
-        review: false,
-        override_input: None,
-        output: None,
-        exit_code: None,
-        signal: None,
-        duration: Duration::ZERO,
-        stderr: String::new(),
-        failure: Some(format!(
-            "internal error in @cline/hooks while running it (please report it): {what}"
-        )),
-        warnings: Vec::new(),
-    }
+    let mut exec = Execution::of(hook, Status::Failed);
+    exec.failure = Some(format!(
+        "internal error in @cline/hooks while running it (please report it): {what}"
+    ));
+    exec
 }

@@ -69,7 +69,6 @@ impl Registration {
     /// business (the documented way to do async work), so dropping must not kill anything.
     pub fn disarm(&mut self) {
         self.armed = false;
-        #[cfg(windows)]
         self.tree.release();
     }
 

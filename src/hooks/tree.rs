@@ -47,6 +47,9 @@ impl ProcessTree {
         self.signal(libc::SIGKILL);
     }
 
+    /// Lets the tree outlive this handle (a no-op here: a process group needs no handle).
+    pub fn release(&self) {}
+
     fn signal(&self, signal: libc::c_int) {
         // Safety: kill(2) with a negative pid signals a process group; it touches no memory.
         // ESRCH (the group is already gone) is the expected outcome once a tree has ended.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::hooks::discover::{GlobalDir, Layout};
+use crate::hooks::discover::{GlobalDir, Layout, Profile};
 use crate::hooks::error::HookError;
 use crate::hooks::runner::RunSettings;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,15 @@ pub struct DiscoveryOptions {
     pub global_hooks_dir: Option<Either<String, Null>>,
     /// More hooks folders, searched first (for example a CLI `--hooks-dir`).
     pub extra_hooks_dirs: Option<Vec<String>>,
+    /// Whose conventions to follow. `"extension"` (default): `.clinerules/hooks`, one
+    /// executable per hook per folder. `"cli"`: the Cline CLI's file hooks: also
+    /// `$CLINE_DIR/hooks` and `<root>/.cline/hooks`, files with extensions (`.sh .bash .zsh
+    /// .js .mjs .cjs .ts .mts .cts .py .ps1`) run by their `#!` line or their extension's
+    /// interpreter, several per hook, no exec bit needed.
+    #[napi(ts_type = "'extension' | 'cli'")]
+    pub profile: Option<String>,
+    /// The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`.
+    pub cline_dir: Option<String>,
     /// Most hook processes this factory runs at once; more wait for a free slot (their
     /// timeout keeps running while they wait). Default: 8 per CPU core, shared by all callers
     /// that set no limit.
@@ -51,6 +60,10 @@ pub struct RunOptions {
     pub sequential: Option<bool>,
     /// Most hook processes this call runs at once, replacing the factory's limit.
     pub max_concurrent_hooks: Option<u32>,
+    /// Fire and forget, for observation-only hooks: start the hooks with their input and
+    /// resolve as soon as they have started (status `"started"`). Their output is not read,
+    /// and they never hold the caller, its event loop or its exit.
+    pub detached: Option<bool>,
 }
 
 /// `DiscoveryOptions & RunOptions`.
@@ -64,6 +77,11 @@ pub struct RunHookOptions {
     pub global_hooks_dir: Option<Either<String, Null>>,
     /// See `DiscoveryOptions.extraHooksDirs`.
     pub extra_hooks_dirs: Option<Vec<String>>,
+    /// See `DiscoveryOptions.profile`.
+    #[napi(ts_type = "'extension' | 'cli'")]
+    pub profile: Option<String>,
+    /// See `DiscoveryOptions.clineDir`.
+    pub cline_dir: Option<String>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<u32>,
     /// See `RunOptions.timeoutMs`.
@@ -76,6 +94,8 @@ pub struct RunHookOptions {
     pub env: Option<HashMap<String, String>>,
     /// See `RunOptions.sequential`.
     pub sequential: Option<bool>,
+    /// See `RunOptions.detached`.
+    pub detached: Option<bool>,
 }
 
 /// Stands in for the `signal` field during struct conversion; the signal object itself is
@@ -109,6 +129,8 @@ impl RunHookOptions {
                 workspace_roots: self.workspace_roots,
                 global_hooks_dir: self.global_hooks_dir,
                 extra_hooks_dirs: self.extra_hooks_dirs,
+                profile: self.profile,
+                cline_dir: self.cline_dir,
                 max_concurrent_hooks: None,
             },
             RunOptions {
@@ -117,6 +139,7 @@ impl RunHookOptions {
                 env: self.env,
                 sequential: self.sequential,
                 max_concurrent_hooks: self.max_concurrent_hooks,
+                detached: self.detached,
             },
         )
     }
@@ -142,6 +165,21 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         workspace_roots: absolute("workspaceRoots", &options.workspace_roots)?,
         global_hooks_dir,
         extra_hooks_dirs: absolute("extraHooksDirs", &options.extra_hooks_dirs)?,
+        profile: match options.profile.as_deref() {
+            None | Some("extension") => Profile::Extension,
+            Some("cli") => Profile::Cli,
+            Some(other) => {
+                return Err(HookError::InvalidOption {
+                    option: "profile",
+                    reason: format!("{other:?} is not a profile; use \"extension\" or \"cli\""),
+                })
+            }
+        },
+        cline_dir: options
+            .cline_dir
+            .as_deref()
+            .map(|d| absolute_path("clineDir", d))
+            .transpose()?,
     })
 }
 
@@ -199,6 +237,7 @@ pub fn run_settings(
         timeout,
         env,
         sequential: options.sequential.unwrap_or(false),
+        detached: options.detached.unwrap_or(false),
         abort,
         max_processes: process_limit("maxConcurrentHooks", options.max_concurrent_hooks)?,
     })
