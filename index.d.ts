@@ -43,7 +43,10 @@ export interface DiscoveredHook {
   workspaceRoot?: string
   /** `false`: found, but it will not run; `reason` says why (for example: not executable). */
   enabled: boolean
-  /** Why it will not run, written for the hook's author. */
+  /**
+   * Why it will not run, or why it will fail to start (a missing interpreter), written
+   * for the hook's author.
+   */
   reason?: string
   /** The exact argv it is started with (no shell is involved). */
   command: Array<string>
@@ -67,6 +70,16 @@ export interface DiscoveryOptions {
   globalHooksDir?: string | null
   /** More hooks folders, searched first (for example a CLI `--hooks-dir`). */
   extraHooksDirs?: Array<string>
+  /**
+   * Whose conventions to follow. `"extension"` (default): `.clinerules/hooks`, one
+   * executable per hook per folder. `"cli"`: the Cline CLI's file hooks: also
+   * `$CLINE_DIR/hooks` and `<root>/.cline/hooks`, files with extensions (`.sh .bash .zsh
+   * .js .mjs .cjs .ts .mts .cts .py .ps1`) run by their `#!` line or their extension's
+   * interpreter, several per hook, no exec bit needed.
+   */
+  profile?: 'extension' | 'cli'
+  /** The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`. */
+  clineDir?: string
   /**
    * Most hook processes this factory runs at once; more wait for a free slot (their
    * timeout keeps running while they wait). Default: 8 per CPU core, shared by all callers
@@ -164,6 +177,10 @@ export interface RunHookOptions {
   globalHooksDir?: string | null
   /** See `DiscoveryOptions.extraHooksDirs`. */
   extraHooksDirs?: Array<string>
+  /** See `DiscoveryOptions.profile`. */
+  profile?: 'extension' | 'cli'
+  /** See `DiscoveryOptions.clineDir`. */
+  clineDir?: string
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */
@@ -174,6 +191,8 @@ export interface RunHookOptions {
   env?: Record<string, string>
   /** See `RunOptions.sequential`. */
   sequential?: boolean
+  /** See `RunOptions.detached`. */
+  detached?: boolean
 }
 
 /** How to run. */
@@ -197,6 +216,12 @@ export interface RunOptions {
   sequential?: boolean
   /** Most hook processes this call runs at once, replacing the factory's limit. */
   maxConcurrentHooks?: number
+  /**
+   * Fire and forget, for observation-only hooks: start the hooks with their input and
+   * resolve as soon as they have started (status `"started"`). Their output is not read,
+   * and they never hold the caller, its event loop or its exit.
+   */
+  detached?: boolean
 }
 
 /**

@@ -23,7 +23,8 @@ pub struct DiscoveredHook {
     pub workspace_root: Option<String>,
     /// `false`: found, but it will not run; `reason` says why (for example: not executable).
     pub enabled: bool,
-    /// Why it will not run, written for the hook's author.
+    /// Why it will not run, or why it will fail to start (a missing interpreter), written
+    /// for the hook's author.
     pub reason: Option<String>,
     /// The exact argv it is started with (no shell is involved).
     pub command: Vec<String>,
@@ -40,7 +41,7 @@ impl From<&CoreHook> for DiscoveredHook {
                 .as_ref()
                 .map(|r| r.to_string_lossy().into_owned()),
             enabled: hook.enabled(),
-            reason: hook.disabled.clone(),
+            reason: hook.disabled.clone().or_else(|| hook.launch_error.clone()),
             command: hook
                 .command
                 .iter()
