@@ -224,7 +224,7 @@ where
     F: FnOnce(P, hooks::runner::RunSettings) -> Fut + Send + 'static,
     Fut: Future<Output = std::result::Result<hooks::runner::RunReport, HookError>> + Send + 'static,
 {
-    ensure_teardown(env);
+    let owner = ensure_teardown(env);
     let (abort, listener) = match watch {
         Ok(Watch::None) => (CancellationToken::new(), None),
         Ok(Watch::AlreadyAborted) => {
@@ -245,7 +245,7 @@ where
             )
         }
     };
-    let ready = prepared.and_then(|p| options::run_settings(run, abort).map(|s| (p, s)));
+    let ready = prepared.and_then(|p| options::run_settings(run, abort, owner).map(|s| (p, s)));
     settle(
         env,
         listener,
@@ -333,27 +333,36 @@ fn read_input(env: &Env, input: Unknown) -> std::result::Result<serde_json::Valu
 }
 
 /// Hooks must not outlive their host: when this Node environment is torn down (an extension
-/// host deactivating, a worker ending) or the process exits, every running hook tree is killed.
-fn ensure_teardown(env: &Env) {
+/// host deactivating, a worker thread ending) its running hook trees are killed, and when the
+/// process exits, all of them are. Returns this environment's owner id.
+fn ensure_teardown(env: &Env) -> hooks::running::Owner {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
     thread_local! {
-        static REGISTERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        // One Node environment per JavaScript thread.
+        static OWNER: std::cell::Cell<hooks::running::Owner> = const { std::cell::Cell::new(0) };
     }
-    if REGISTERED.with(|r| r.replace(true)) {
-        return;
+    let existing = OWNER.with(|o| o.get());
+    if existing != 0 {
+        return existing;
     }
-    let _ = env.add_env_cleanup_hook((), |_| {
-        hooks::running::kill_all_now();
+    let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
+    OWNER.with(|o| o.set(owner));
+    let _ = env.add_env_cleanup_hook(owner, |owner| {
+        hooks::running::kill_now(Some(owner));
     });
     static AT_EXIT: std::sync::Once = std::sync::Once::new();
     AT_EXIT.call_once(|| {
         extern "C" fn kill_at_exit() {
-            hooks::running::kill_all_now();
+            hooks::running::kill_now(None);
         }
         #[cfg(unix)]
+        // Safety: registers a plain function with no captured state.
         unsafe {
             libc::atexit(kill_at_exit);
         }
         #[cfg(not(unix))]
         let _ = kill_at_exit;
     });
+    owner
 }

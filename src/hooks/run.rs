@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::hooks::discover::{DiscoveredHook, Source};
 use crate::hooks::output;
-use crate::hooks::running::Registration;
+use crate::hooks::running::{Owner, Registration};
 use crate::hooks::tree::{self, ProcessTree};
 
 /// Bytes of stdout kept for finding the final JSON object (the rest streams through).
@@ -113,6 +113,8 @@ pub struct RunContext {
     pub abort: CancellationToken,
     /// Slots for hook processes; a hook waits here before it starts.
     pub limiter: Arc<Semaphore>,
+    /// Who to account the hook processes to (see `running::Owner`).
+    pub owner: Owner,
 }
 
 enum End {
@@ -155,7 +157,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
     let (mut child, registration) = match start(hook, &cwd, &ctx.env, &mut exec.warnings, false) {
-        Ok((child, tree)) => (child, Registration::new(tree)),
+        Ok((child, tree)) => (child, Registration::new(tree, ctx.owner)),
         Err(err) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
             exec.duration = started.elapsed();

@@ -34,6 +34,8 @@ pub struct RunSettings {
     pub abort: CancellationToken,
     /// A limit on this call's processes, replacing the factory's limiter.
     pub max_processes: Option<usize>,
+    /// Who the hook processes belong to (see `running::Owner`).
+    pub owner: crate::hooks::running::Owner,
 }
 
 impl Default for RunSettings {
@@ -45,6 +47,7 @@ impl Default for RunSettings {
             detached: false,
             abort: CancellationToken::new(),
             max_processes: None,
+            owner: 0,
         }
     }
 }
@@ -133,6 +136,7 @@ impl Runner {
                 .max_processes
                 .map(|n| Arc::new(Semaphore::new(n.max(1))))
                 .unwrap_or_else(|| self.limiter.clone()),
+            owner: settings.owner,
         });
 
         let executions = if settings.detached {

@@ -13,7 +13,12 @@ use crate::hooks::tree::ProcessTree;
 struct Entry {
     tree: ProcessTree,
     stop: CancellationToken,
+    owner: Owner,
 }
+
+/// Who started a run (for example one Node environment of several in a process), so that
+/// tearing one down stops only its own hooks. `0` is "nobody in particular".
+pub type Owner = u64;
 
 #[derive(Default)]
 struct Registry {
@@ -46,7 +51,7 @@ pub struct Registration {
 }
 
 impl Registration {
-    pub fn new(tree: ProcessTree) -> Registration {
+    pub fn new(tree: ProcessTree, owner: Owner) -> Registration {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let stop = CancellationToken::new();
@@ -55,6 +60,7 @@ impl Registration {
             Entry {
                 tree: tree.clone(),
                 stop: stop.clone(),
+                owner,
             },
         );
         Registration {
@@ -108,14 +114,19 @@ pub async fn terminate_all() -> usize {
     }
 }
 
-/// Kills every running hook tree at once, without waiting: for host teardown, where there is
-/// no event loop left to wait on.
-pub fn kill_all_now() -> usize {
+/// Kills running hook trees at once, without waiting: for host teardown, where there is no
+/// event loop left to wait on. `owner: None` kills all of them.
+pub fn kill_now(owner: Option<Owner>) -> usize {
     let entries = lock();
-    for entry in entries.values() {
+    let mut killed = 0;
+    for entry in entries
+        .values()
+        .filter(|e| owner.is_none_or(|o| e.owner == o))
+    {
         entry.tree.kill_now();
+        killed += 1;
     }
-    entries.len()
+    killed
 }
 
 /// How many hook trees are running.

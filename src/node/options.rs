@@ -11,6 +11,7 @@ use napi_derive::napi;
 use crate::hooks::discover::{GlobalDir, Layout, Profile};
 use crate::hooks::error::HookError;
 use crate::hooks::runner::RunSettings;
+use crate::hooks::running::Owner;
 use tokio_util::sync::CancellationToken;
 
 /// Where to look for hooks.
@@ -212,6 +213,7 @@ pub fn process_limit(
 pub fn run_settings(
     options: RunOptions,
     abort: CancellationToken,
+    owner: Owner,
 ) -> std::result::Result<RunSettings, HookError> {
     let timeout = match options.timeout_ms {
         Some(0) => {
@@ -240,5 +242,6 @@ pub fn run_settings(
         detached: options.detached.unwrap_or(false),
         abort,
         max_processes: process_limit("maxConcurrentHooks", options.max_concurrent_hooks)?,
+        owner,
     })
 }
