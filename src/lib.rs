@@ -7,7 +7,6 @@
 pub mod hooks;
 mod node;
 
-use std::future::Future;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
@@ -19,11 +18,13 @@ use hooks::factory::{self, Factory};
 use hooks::runner::Runner;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
 use node::results::{DiscoveredHook, HookRunResult};
-use node::signal::{self, Listener, Watch};
+use node::signal::{self, SignalState};
+use node::{settle, teardown};
 
 /// The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,
 /// TaskError, PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionShutdown,
-/// Notification. Other names of the same shape are accepted too.
+/// Notification. Other names of the same shape are accepted too, and so are the CLI's event
+/// names (`tool_call`, `agent_start`, ...).
 #[napi]
 pub const KNOWN_HOOKS: [&str; 11] = hooks::name::KNOWN_HOOKS;
 
@@ -41,25 +42,12 @@ pub fn run_hook<'env>(
     input: Unknown<'env>,
     options: Option<Object<'env>>,
 ) -> Result<PromiseRaw<'env, HookRunResult>> {
-    let parsed: RunHookOptions = read_options(env, options.as_ref())?;
-    let input = read_input(env, input);
-    let (discovery, run) = parsed.split();
-    let watch = signal::watch(env, options.as_ref())?;
-    let prepared = (|| -> std::result::Result<_, HookError> {
-        let layout = options::layout(&discovery)?;
-        let factory = factory::shared(&layout, None, node_path(env));
-        Ok((factory, input?))
-    })();
-    run_with(
-        env,
-        watch,
-        run,
-        prepared,
-        move |(factory, input), settings| async move {
-            let runner = factory.runner(&hook_name).await?;
-            runner.run(input, settings).await
-        },
-    )
+    let (discovery, run) = options::read::<RunHookOptions>(env, options.as_ref())?.split();
+    let target = options::layout(&discovery).map(|layout| {
+        let factory = factory::shared(&layout, None, options::node_path(env));
+        Target::Discover(factory, hook_name)
+    });
+    start_run(env, target, input, options.as_ref(), run)
 }
 
 /// Lists every hook file named `hookName` (enabled or not, with the reason) and the argv it
@@ -74,10 +62,10 @@ pub fn discover_hooks<'env>(
     hook_name: String,
     options: Option<Object<'env>>,
 ) -> Result<PromiseRaw<'env, Vec<DiscoveredHook>>> {
-    let parsed: DiscoveryOptions = read_options(env, options.as_ref())?;
-    let factory =
-        options::layout(&parsed).map(|layout| factory::shared(&layout, None, node_path(env)));
-    settle(
+    let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
+    let factory = options::layout(&parsed)
+        .map(|layout| factory::shared(&layout, None, options::node_path(env)));
+    settle::spawn(
         env,
         None,
         async move { factory?.discover(&hook_name).await },
@@ -89,7 +77,7 @@ pub fn discover_hooks<'env>(
 /// many there were, once all of them are gone. Their runs report `aborted`.
 #[napi(catch_unwind, ts_return_type = "Promise<number>")]
 pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
-    settle(
+    settle::spawn(
         env,
         None,
         async { Ok(hooks::running::terminate_all().await) },
@@ -108,11 +96,11 @@ pub struct HookFactory {
 impl HookFactory {
     #[napi(constructor, catch_unwind, ts_args_type = "options?: DiscoveryOptions")]
     pub fn new(env: &Env, options: Option<Object>) -> Result<Self> {
-        let parsed: DiscoveryOptions = read_options(env, options.as_ref())?;
+        let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
         let built = (|| -> std::result::Result<_, HookError> {
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
-            Ok(Factory::new(&layout, limit, node_path(env)))
+            Ok(Factory::new(&layout, limit, options::node_path(env)))
         })();
         match built {
             Ok(factory) => Ok(HookFactory {
@@ -129,12 +117,17 @@ impl HookFactory {
         env: &'env Env,
         hook_name: String,
     ) -> Result<PromiseRaw<'env, bool>> {
+        let any_enabled =
+            |hooks: Vec<hooks::discover::DiscoveredHook>| hooks.iter().any(|h| h.enabled());
+        if let Some(found) = self.inner.discover_cached(&hook_name) {
+            return settle::now(env, found.map(any_enabled));
+        }
         let factory = self.inner.clone();
-        settle(
+        settle::spawn(
             env,
             None,
             async move { factory.discover(&hook_name).await },
-            |hooks| hooks.iter().any(|h| h.enabled()),
+            any_enabled,
         )
     }
 
@@ -145,8 +138,11 @@ impl HookFactory {
         env: &'env Env,
         hook_name: String,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
+        if let Some(runner) = self.inner.runner_cached(&hook_name) {
+            return settle::now(env, runner.map(HookRunner::new));
+        }
         let factory = self.inner.clone();
-        settle(
+        settle::spawn(
             env,
             None,
             async move { factory.runner(&hook_name).await },
@@ -198,171 +194,80 @@ impl HookRunner {
         input: Unknown<'env>,
         options: Option<Object<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunResult>> {
-        let run: RunOptions = read_options(env, options.as_ref())?;
-        let watch = signal::watch(env, options.as_ref())?;
-        let prepared = read_input(env, input).map(|input| (self.runner.clone(), input));
-        run_with(
+        let run: RunOptions = options::read(env, options.as_ref())?;
+        start_run(
             env,
-            watch,
+            Ok(Target::Ready(self.runner.clone())),
+            input,
+            options.as_ref(),
             run,
-            prepared,
-            |(runner, input), settings| async move { runner.run(input, settings).await },
         )
     }
 }
 
-/// Shared path of every run: honour the signal, build settings, run, convert.
-fn run_with<'env, P, F, Fut>(
+/// What a run runs: a runner in hand, or the hooks of a name still to be discovered.
+enum Target {
+    Ready(Arc<Runner>),
+    Discover(Arc<Factory>, String),
+}
+
+/// The one path of every run: check the call, settle at once when there is nothing to run
+/// (no thread hop, no system call), otherwise listen to the signal and run on the runtime.
+fn start_run<'env>(
     env: &'env Env,
-    watch: std::result::Result<Watch, HookError>,
+    target: std::result::Result<Target, HookError>,
+    input: Unknown<'env>,
+    options: Option<&Object<'env>>,
     run: RunOptions,
-    prepared: std::result::Result<P, HookError>,
-    work: F,
-) -> Result<PromiseRaw<'env, HookRunResult>>
-where
-    P: Send + 'static,
-    F: FnOnce(P, hooks::runner::RunSettings) -> Fut + Send + 'static,
-    Fut: Future<Output = std::result::Result<hooks::runner::RunReport, HookError>> + Send + 'static,
-{
-    let owner = ensure_teardown(env);
-    let (abort, listener) = match watch {
-        Ok(Watch::None) => (CancellationToken::new(), None),
-        Ok(Watch::AlreadyAborted) => {
-            return settle::<hooks::runner::RunReport, _, _>(
-                env,
-                None,
-                async { Err(HookError::Aborted) },
-                HookRunResult::from,
-            );
+) -> Result<PromiseRaw<'env, HookRunResult>> {
+    let owner = teardown::ensure(env);
+    let checked = (|| -> std::result::Result<_, HookError> {
+        let target = target?;
+        let signal = signal::read(options).map_err(|e| HookError::InvalidOption {
+            option: "signal",
+            reason: e.reason,
+        })??;
+        if matches!(signal, SignalState::Aborted) {
+            return Err(HookError::Aborted);
         }
-        Ok(Watch::Watching(token, listener)) => (token, Some(listener)),
-        Err(err) => {
-            return settle::<hooks::runner::RunReport, _, _>(
-                env,
-                None,
-                async move { Err(err) },
-                HookRunResult::from,
-            )
-        }
-    };
-    let ready = prepared.and_then(|p| options::run_settings(run, abort, owner).map(|s| (p, s)));
-    settle(
-        env,
-        listener,
-        async move {
-            let (prepared, settings) = ready?;
-            work(prepared, settings).await
-        },
-        HookRunResult::from,
-    )
-}
-
-/// Runs `work` on the runtime (as its own task, so a panic becomes a rejection) and settles
-/// the promise on the JavaScript thread, removing the abort listener first.
-fn settle<'env, T, R, W>(
-    env: &'env Env,
-    listener: Option<Listener>,
-    work: W,
-    convert: fn(T) -> R,
-) -> Result<PromiseRaw<'env, R>>
-where
-    T: Send + 'static,
-    R: ToNapiValue + 'static,
-    W: Future<Output = std::result::Result<T, HookError>> + Send + 'static,
-{
-    let guarded = async move {
-        let outcome = match tokio::spawn(work).await {
-            Ok(outcome) => outcome,
-            Err(join) => Err(HookError::Internal(panic_text(join))),
+        let settings = options::run_settings(run, CancellationToken::new(), owner)?;
+        options::check_input(&input)?;
+        let target = match target {
+            Target::Discover(factory, name) => match factory.runner_cached(&name) {
+                Some(runner) => Target::Ready(Arc::new(runner?)),
+                None => Target::Discover(factory, name),
+            },
+            ready => ready,
         };
-        Ok::<_, Error>(outcome)
+        Ok((target, signal, settings))
+    })();
+    let (target, signal, mut settings) = match checked {
+        Ok(checked) => checked,
+        Err(err) => return settle::now(env, Err(err)),
     };
-    env.spawn_future_with_callback(guarded, move |env, outcome| {
-        if let Some(listener) = listener {
-            let _ = listener.remove(env);
+    if let Target::Ready(runner) = &target {
+        if let Some(report) = runner.nothing_to_run() {
+            return settle::now(env, Ok(HookRunResult::from(report)));
         }
-        outcome
-            .map(convert)
-            .map_err(|err| node::errors::to_js(env, &err))
-    })
-}
-
-fn panic_text(join: tokio::task::JoinError) -> String {
-    if !join.is_panic() {
-        return "the task was cancelled".to_owned();
     }
-    let payload = join.into_panic();
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_owned())
-}
-
-/// The host's own Node binary (`process.execPath`), for `.js` hooks of the CLI profile.
-fn node_path(env: &Env) -> Option<std::path::PathBuf> {
-    static NODE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    NODE.get_or_init(|| {
-        let global = env.get_global().ok()?;
-        let process: Object = global.get_named_property("process").ok()?;
-        let exec_path: String = process.get_named_property("execPath").ok()?;
-        Some(exec_path.into())
-    })
-    .clone()
-}
-
-fn read_options<T: FromNapiValue + Default>(env: &Env, options: Option<&Object>) -> Result<T> {
-    match options {
-        None => Ok(T::default()),
-        Some(obj) => unsafe { T::from_napi_value(env.raw(), obj.raw()) },
-    }
-}
-
-fn read_input(env: &Env, input: Unknown) -> std::result::Result<serde_json::Value, HookError> {
-    match input.get_type() {
-        Ok(ValueType::Object) => env
-            .from_js_value::<serde_json::Value, _>(input)
-            .map_err(|e| {
-                HookError::InvalidInput(format!("it cannot be turned into JSON: {}", e.reason))
-            }),
-        Ok(other) => Err(HookError::InvalidInput(format!(
-            "the hook input must be a JSON object, not {other}"
-        ))),
-        Err(e) => Err(HookError::InvalidInput(e.reason.clone())),
-    }
-}
-
-/// Hooks must not outlive their host: when this Node environment is torn down (an extension
-/// host deactivating, a worker thread ending) its running hook trees are killed, and when the
-/// process exits, all of them are. Returns this environment's owner id.
-fn ensure_teardown(env: &Env) -> hooks::running::Owner {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
-    thread_local! {
-        // One Node environment per JavaScript thread.
-        static OWNER: std::cell::Cell<hooks::running::Owner> = const { std::cell::Cell::new(0) };
-    }
-    let existing = OWNER.with(|o| o.get());
-    if existing != 0 {
-        return existing;
-    }
-    let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
-    OWNER.with(|o| o.set(owner));
-    let _ = env.add_env_cleanup_hook(owner, |owner| {
-        hooks::running::kill_now(Some(owner));
-    });
-    static AT_EXIT: std::sync::Once = std::sync::Once::new();
-    AT_EXIT.call_once(|| {
-        extern "C" fn kill_at_exit() {
-            hooks::running::kill_now(None);
+    let input = match options::read_input(env, input) {
+        Ok(input) => input,
+        Err(err) => return settle::now(env, Err(err)),
+    };
+    let listener = match signal {
+        SignalState::Live(signal) => {
+            let (token, listener) = signal::listen(env, signal)?;
+            settings.abort = token;
+            Some(listener)
         }
-        #[cfg(unix)]
-        // Safety: registers a plain function with no captured state.
-        unsafe {
-            libc::atexit(kill_at_exit);
-        }
-        #[cfg(not(unix))]
-        let _ = kill_at_exit;
-    });
-    owner
+        _ => None,
+    };
+    let work = async move {
+        let runner = match target {
+            Target::Ready(runner) => runner,
+            Target::Discover(factory, name) => Arc::new(factory.runner(&name).await?),
+        };
+        runner.run(input, settings).await
+    };
+    settle::spawn(env, listener, work, HookRunResult::from)
 }

@@ -148,23 +148,53 @@ impl Factory {
                     .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))?
             }
         };
-        Ok(discover::discover(
+        Ok(self.pick(hook_name, &listings))
+    }
+
+    /// Discovery from the cached snapshot alone, when it is fresh: no I/O, no system call.
+    /// `None` means the snapshot is stale and `discover` must be awaited.
+    pub fn discover_cached(
+        &self,
+        hook_name: &str,
+    ) -> Option<Result<Vec<DiscoveredHook>, HookError>> {
+        let hook_name = match name::resolve(hook_name) {
+            Ok(name) => name,
+            Err(err) => return Some(Err(err)),
+        };
+        let listings = self.fresh_listings()?;
+        Some(Ok(self.pick(hook_name, &listings)))
+    }
+
+    fn pick(&self, hook_name: &str, listings: &[Listing]) -> Vec<DiscoveredHook> {
+        discover::discover(
             hook_name,
             &self.dirs,
-            &listings,
+            listings,
             self.profile,
             &self.platform,
             &self.interpreters,
-        ))
+        )
     }
 
     pub async fn runner(self: &Arc<Self>, hook_name: &str) -> Result<Runner, HookError> {
         let hooks = self.discover(hook_name).await?;
-        Ok(Runner::new(
+        Ok(self.runner_for(hook_name, hooks))
+    }
+
+    /// `runner` from the cached snapshot alone (see `discover_cached`).
+    pub fn runner_cached(&self, hook_name: &str) -> Option<Result<Runner, HookError>> {
+        Some(
+            self.discover_cached(hook_name)?
+                .map(|hooks| self.runner_for(hook_name, hooks)),
+        )
+    }
+
+    fn runner_for(&self, hook_name: &str, hooks: Vec<DiscoveredHook>) -> Runner {
+        Runner::new(
             hook_name.to_owned(),
             hooks,
             self.workspace_roots.clone(),
             self.limiter.clone(),
-        ))
+        )
     }
 }

@@ -94,32 +94,44 @@ impl Runner {
         input::complete(input, &self.hook_name, &self.workspace_roots, now_ms)
     }
 
-    pub async fn run(&self, input: Value, settings: RunSettings) -> Result<RunReport, HookError> {
-        let started = Instant::now();
-        if settings.abort.is_cancelled() {
-            return Err(HookError::Aborted);
+    /// The report of a run when no hook is enabled: nothing starts, nothing is awaited.
+    pub fn nothing_to_run(&self) -> Option<RunReport> {
+        if self.hooks.iter().any(DiscoveredHook::enabled) {
+            return None;
         }
-        let input = self.prepare_input(input)?;
-        let enabled: Vec<DiscoveredHook> =
-            self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
-        let mut skipped: Vec<String> = self
-            .hooks
+        let combined = Combined {
+            warnings: self.skipped(),
+            ..Combined::default()
+        };
+        Some(RunReport {
+            combined,
+            executions: Vec::new(),
+            duration: Duration::ZERO,
+        })
+    }
+
+    fn skipped(&self) -> Vec<String> {
+        self.hooks
             .iter()
             .filter_map(|h| {
                 h.disabled
                     .as_ref()
                     .map(|why| format!("skipped {}: {why}", h.path.display()))
             })
-            .collect();
-        if enabled.is_empty() {
-            let mut combined = Combined::default();
-            combined.warnings.append(&mut skipped);
-            return Ok(RunReport {
-                combined,
-                executions: Vec::new(),
-                duration: started.elapsed(),
-            });
+            .collect()
+    }
+
+    pub async fn run(&self, input: Value, settings: RunSettings) -> Result<RunReport, HookError> {
+        let started = Instant::now();
+        if settings.abort.is_cancelled() {
+            return Err(HookError::Aborted);
         }
+        let input = self.prepare_input(input)?;
+        if let Some(report) = self.nothing_to_run() {
+            return Ok(report);
+        }
+        let enabled: Vec<DiscoveredHook> =
+            self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
 
         let ctx = Arc::new(RunContext {
             input: input::serialize(&input).into(),
@@ -181,7 +193,7 @@ impl Runner {
             return Err(HookError::Aborted);
         }
         let mut combined = combine(&executions);
-        combined.warnings.append(&mut skipped);
+        combined.warnings.extend(self.skipped());
         Ok(RunReport {
             combined,
             executions,

@@ -3,4 +3,6 @@
 pub mod errors;
 pub mod options;
 pub mod results;
+pub mod settle;
 pub mod signal;
+pub mod teardown;

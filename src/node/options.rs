@@ -245,3 +245,44 @@ pub fn run_settings(
         owner,
     })
 }
+
+/// Converts an options object into `T`; no object means the defaults.
+pub fn read<T: FromNapiValue + Default>(env: &Env, options: Option<&Object>) -> Result<T> {
+    match options {
+        None => Ok(T::default()),
+        Some(obj) => unsafe { T::from_napi_value(env.raw(), obj.raw()) },
+    }
+}
+
+/// The hook input must be a plain object; checked without converting it.
+pub fn check_input(input: &Unknown) -> std::result::Result<(), HookError> {
+    match input.get_type() {
+        Ok(ValueType::Object) => Ok(()),
+        Ok(other) => Err(HookError::InvalidInput(format!(
+            "the hook input must be a JSON object, not {}",
+            format!("{other}").to_lowercase()
+        ))),
+        Err(e) => Err(HookError::InvalidInput(e.reason.clone())),
+    }
+}
+
+/// Converts the hook input to JSON.
+pub fn read_input(env: &Env, input: Unknown) -> std::result::Result<serde_json::Value, HookError> {
+    check_input(&input)?;
+    env.from_js_value::<serde_json::Value, _>(input)
+        .map_err(|e| {
+            HookError::InvalidInput(format!("it cannot be turned into JSON: {}", e.reason))
+        })
+}
+
+/// The host's own Node binary (`process.execPath`), for `.js` hooks of the CLI profile.
+pub fn node_path(env: &Env) -> Option<PathBuf> {
+    static NODE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    NODE.get_or_init(|| {
+        let global = env.get_global().ok()?;
+        let process: Object = global.get_named_property("process").ok()?;
+        let exec_path: String = process.get_named_property("execPath").ok()?;
+        Some(exec_path.into())
+    })
+    .clone()
+}

@@ -11,59 +11,62 @@ type Handler<'env> = Function<'env, (), ()>;
 type ListenerMethod<'env> =
     Function<'env, FnArgs<(&'static str, Handler<'env>, Object<'env>)>, Unknown<'env>>;
 
+pub enum SignalState<'env> {
+    Absent,
+    /// Already aborted: start nothing.
+    Aborted,
+    Live(Object<'env>),
+}
+
+/// Reads `options.signal` without touching it.
+pub fn read<'env>(
+    options: Option<&Object<'env>>,
+) -> Result<std::result::Result<SignalState<'env>, HookError>> {
+    let Some(options) = options else {
+        return Ok(Ok(SignalState::Absent));
+    };
+    let value: Option<Unknown> = options.get("signal")?;
+    let Some(value) = value else {
+        return Ok(Ok(SignalState::Absent));
+    };
+    match value.get_type()? {
+        ValueType::Undefined | ValueType::Null => return Ok(Ok(SignalState::Absent)),
+        ValueType::Object => {}
+        _ => return Ok(Err(not_a_signal())),
+    }
+    let signal: Object = unsafe { value.cast()? };
+    let aborted: Option<bool> = signal.get("aborted")?;
+    let add: Option<Unknown> = signal.get("addEventListener")?;
+    match (aborted, add) {
+        (Some(true), Some(_)) => Ok(Ok(SignalState::Aborted)),
+        (Some(false), Some(_)) => Ok(Ok(SignalState::Live(signal))),
+        _ => Ok(Err(not_a_signal())),
+    }
+}
+
 /// The listener installed on a caller's signal.
 pub struct Listener {
     signal: ObjectRef,
     handler: FunctionRef<(), ()>,
 }
 
-pub enum Watch {
-    /// No signal given.
-    None,
-    /// The signal was already aborted: start nothing.
-    AlreadyAborted,
-    Watching(CancellationToken, Listener),
-}
-
-/// Reads `options.signal` and, unless it is absent or already aborted, listens for `abort`.
-pub fn watch(env: &Env, options: Option<&Object>) -> Result<std::result::Result<Watch, HookError>> {
-    let Some(options) = options else {
-        return Ok(Ok(Watch::None));
-    };
-    let value: Option<Unknown> = options.get("signal")?;
-    let Some(value) = value else {
-        return Ok(Ok(Watch::None));
-    };
-    match value.get_type()? {
-        ValueType::Undefined | ValueType::Null => return Ok(Ok(Watch::None)),
-        ValueType::Object => {}
-        _ => return Ok(Err(not_a_signal())),
-    }
-    let signal: Object = unsafe { value.cast()? };
-    let aborted: Option<bool> = signal.get("aborted")?;
-    let add: Option<ListenerMethod> = signal.get("addEventListener")?;
-    let (Some(aborted), Some(add)) = (aborted, add) else {
-        return Ok(Err(not_a_signal()));
-    };
-    if aborted {
-        return Ok(Ok(Watch::AlreadyAborted));
-    }
+/// Listens for `abort` on a live signal; the token is cancelled when it fires.
+pub fn listen(env: &Env, signal: Object) -> Result<(CancellationToken, Listener)> {
     let token = CancellationToken::new();
     let on_abort = token.clone();
     let handler: Handler = env.create_function_from_closure("onHookRunAbort", move |_| {
         on_abort.cancel();
         Ok(())
     })?;
+    let add: ListenerMethod = signal.get_named_property("addEventListener")?;
     let mut once = Object::new(env)?;
     once.set("once", true)?;
     add.apply(signal, FnArgs::from(("abort", handler, once)))?;
-    Ok(Ok(Watch::Watching(
-        token,
-        Listener {
-            signal: signal.create_ref()?,
-            handler: handler.create_ref()?,
-        },
-    )))
+    let listener = Listener {
+        signal: signal.create_ref()?,
+        handler: handler.create_ref()?,
+    };
+    Ok((token, listener))
 }
 
 impl Listener {
