@@ -158,7 +158,8 @@ export interface HookRunResult {
 /**
  * The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,
  * TaskError, PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionShutdown,
- * Notification. Other names of the same shape are accepted too.
+ * Notification. Other names of the same shape are accepted too, and so are the CLI's event
+ * names (`tool_call`, `agent_start`, ...).
  */
 export declare const KNOWN_HOOKS: string[]
 
