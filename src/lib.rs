@@ -42,7 +42,10 @@ pub fn run_hook<'env>(
     input: Unknown<'env>,
     options: Option<Object<'env>>,
 ) -> Result<PromiseRaw<'env, HookRunResult>> {
-    let (discovery, run) = options::read::<RunHookOptions>(env, options.as_ref())?.split();
+    let (discovery, run) = match options::read::<RunHookOptions>(env, options.as_ref()) {
+        Ok(parsed) => parsed.split(),
+        Err(err) => return settle::now(env, Err(err)),
+    };
     let target = options::layout(&discovery).map(|layout| {
         let factory = factory::shared(&layout, None, options::node_path(env));
         Target::Discover(factory, hook_name)
@@ -62,8 +65,8 @@ pub fn discover_hooks<'env>(
     hook_name: String,
     options: Option<Object<'env>>,
 ) -> Result<PromiseRaw<'env, Vec<DiscoveredHook>>> {
-    let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
-    let factory = options::layout(&parsed)
+    let factory = options::read::<DiscoveryOptions>(env, options.as_ref())
+        .and_then(|parsed| options::layout(&parsed))
         .map(|layout| factory::shared(&layout, None, options::node_path(env)));
     settle::spawn(
         env,
@@ -96,8 +99,8 @@ pub struct HookFactory {
 impl HookFactory {
     #[napi(constructor, catch_unwind, ts_args_type = "options?: DiscoveryOptions")]
     pub fn new(env: &Env, options: Option<Object>) -> Result<Self> {
-        let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
         let built = (|| -> std::result::Result<_, HookError> {
+            let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
             Ok(Factory::new(&layout, limit, options::node_path(env)))
@@ -194,7 +197,10 @@ impl HookRunner {
         input: Unknown<'env>,
         options: Option<Object<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunResult>> {
-        let run: RunOptions = options::read(env, options.as_ref())?;
+        let run: RunOptions = match options::read(env, options.as_ref()) {
+            Ok(run) => run,
+            Err(err) => return settle::now(env, Err(err)),
+        };
         start_run(
             env,
             Ok(Target::Ready(self.runner.clone())),

@@ -209,8 +209,10 @@ pub enum EntryKind {
 pub struct Entry {
     pub name: String,
     pub kind: EntryKind,
-    /// The text after `#!` on a file's first line (read for the CLI profile only).
+    /// The text after `#!` on a file's first line.
     pub shebang: Option<String>,
+    /// The absolute interpreter its `#!` line names, when that file does not exist.
+    pub missing_interpreter: Option<String>,
 }
 
 /// A directory's contents, as far as hook discovery cares.
@@ -392,17 +394,18 @@ pub fn discover(
             if picked.kind == LaunchKind::Cmd && disabled.is_none() {
                 disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
             }
+            let entry = entries.iter().find(|e| e.name == picked.file_name);
             let (command, launch_error) = if picked.kind == LaunchKind::Interpreted {
-                let shebang = entries
-                    .iter()
-                    .find(|e| e.name == picked.file_name)
-                    .and_then(|e| e.shebang.as_deref());
+                let shebang = entry.and_then(|e| e.shebang.as_deref());
                 match launch::interpreted_command(&path, shebang, interpreters) {
                     Ok(argv) => (argv, None),
                     Err(why) => (Vec::new(), Some(why)),
                 }
             } else {
-                (launch::command(&path, picked.kind, interpreters), None)
+                let missing = entry.and_then(|e| e.missing_interpreter.as_deref()).map(|program| {
+                    format!("its #! line names {program}, which does not exist; install it or fix the #! line")
+                });
+                (launch::command(&path, picked.kind, interpreters), missing)
             };
             found.push(DiscoveredHook {
                 hook_name: hook_name.to_owned(),
@@ -421,7 +424,7 @@ pub fn discover(
 
 /// Lists one hooks directory. Only entries that could be hooks (a valid hook name, with or
 /// without an extension) are inspected, so a crowded directory costs one `stat` per hook.
-pub fn scan_dir(dir: &Path, read_shebangs: bool) -> Listing {
+pub fn scan_dir(dir: &Path) -> Listing {
     let read = match std::fs::read_dir(dir) {
         Ok(read) => read,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Listing::Missing,
@@ -440,10 +443,18 @@ pub fn scan_dir(dir: &Path, read_shebangs: bool) -> Listing {
         let path = item.path();
         let kind = inspect(&path);
         let shebang = match kind {
-            EntryKind::File { .. } if read_shebangs => read_shebang(&path),
+            EntryKind::File { .. } => read_shebang(&path),
             _ => None,
         };
+        let missing_interpreter = shebang
+            .as_deref()
+            .and_then(|line| line.split_whitespace().next())
+            .filter(|program| {
+                cfg!(unix) && program.starts_with('/') && !Path::new(program).exists()
+            })
+            .map(str::to_owned);
         entries.push(Entry {
+            missing_interpreter,
             kind,
             name,
             shebang,
@@ -518,6 +529,7 @@ mod tests {
             name: name.to_owned(),
             kind: EntryKind::File { executable },
             shebang: None,
+            missing_interpreter: None,
         }
     }
 
@@ -526,6 +538,7 @@ mod tests {
             name: name.to_owned(),
             kind,
             shebang: None,
+            missing_interpreter: None,
         }
     }
 
@@ -534,6 +547,30 @@ mod tests {
             global_hooks_dir: Some(global.into()),
             cline_dir: Some("/home/u/.cline".into()),
         }
+    }
+
+    #[test]
+    fn a_missing_interpreter_is_reported_at_discovery() {
+        let dirs = hook_dirs(
+            &Layout {
+                global_hooks_dir: GlobalDir::At("/g".into()),
+                ..Layout::default()
+            },
+            &Defaults::default(),
+        );
+        let mut hook = file("TaskStart", true);
+        hook.missing_interpreter = Some("/nonexistent".into());
+        let found = discover(
+            "TaskStart",
+            &dirs,
+            &[Listing::Entries(vec![hook])],
+            Profile::Extension,
+            &Platform::Unix,
+            &interp(),
+        );
+        assert!(found[0].enabled());
+        let why = found[0].launch_error.as_deref().unwrap();
+        assert!(why.contains("/nonexistent, which does not exist"), "{why}");
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl Factory {
         let listings = Arc::new(
             self.dirs
                 .iter()
-                .map(|d| discover::scan_dir(&d.path, self.profile == Profile::Cli))
+                .map(|d| discover::scan_dir(&d.path))
                 .collect::<Vec<_>>(),
         );
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());

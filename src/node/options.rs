@@ -48,7 +48,7 @@ pub struct DiscoveryOptions {
 pub struct RunOptions {
     /// Per-hook timeout in milliseconds (default 30000). A hook still running then has its
     /// whole process tree stopped and is reported `timedOut`.
-    pub timeout_ms: Option<u32>,
+    pub timeout_ms: Option<f64>,
     /// Aborting kills every running hook's process tree and rejects with an `AbortError`;
     /// an already-aborted signal starts nothing.
     #[napi(ts_type = "AbortSignal")]
@@ -86,7 +86,7 @@ pub struct RunHookOptions {
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<u32>,
     /// See `RunOptions.timeoutMs`.
-    pub timeout_ms: Option<u32>,
+    pub timeout_ms: Option<f64>,
     /// See `RunOptions.signal`.
     #[napi(ts_type = "AbortSignal")]
     #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
@@ -191,10 +191,30 @@ fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBu
             reason: "an empty string is not a directory path".to_owned(),
         });
     }
-    std::path::absolute(path).map_err(|e| HookError::InvalidOption {
+    let absolute = std::path::absolute(path).map_err(|e| HookError::InvalidOption {
         option,
         reason: format!("{path:?}: {e}"),
-    })
+    })?;
+    Ok(normalize(&absolute))
+}
+
+/// Removes `.` and resolves `..` lexically (without following links), so one directory
+/// spelled two ways is searched once.
+fn normalize(path: &std::path::Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 pub fn process_limit(
@@ -210,19 +230,24 @@ pub fn process_limit(
     }
 }
 
+/// Longest accepted `timeoutMs`: a day. Longer is almost surely a unit mistake.
+const MAX_TIMEOUT_MS: f64 = 86_400_000.0;
+
 pub fn run_settings(
     options: RunOptions,
     abort: CancellationToken,
     owner: Owner,
 ) -> std::result::Result<RunSettings, HookError> {
     let timeout = match options.timeout_ms {
-        Some(0) => {
+        Some(ms) if ms.is_finite() && (1.0..=MAX_TIMEOUT_MS).contains(&ms) => {
+            Duration::from_millis(ms.ceil() as u64)
+        }
+        Some(ms) => {
             return Err(HookError::InvalidOption {
                 option: "timeoutMs",
-                reason: "must be at least 1 millisecond".to_owned(),
+                reason: format!("{ms} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)"),
             })
         }
-        Some(ms) => Duration::from_millis(u64::from(ms)),
         None => crate::hooks::runner::DEFAULT_TIMEOUT,
     };
     let mut env: Vec<(OsString, OsString)> = Vec::new();
@@ -246,12 +271,22 @@ pub fn run_settings(
     })
 }
 
-/// Converts an options object into `T`; no object means the defaults.
-pub fn read<T: FromNapiValue + Default>(env: &Env, options: Option<&Object>) -> Result<T> {
-    match options {
-        None => Ok(T::default()),
-        Some(obj) => unsafe { T::from_napi_value(env.raw(), obj.raw()) },
-    }
+/// Converts an options object into `T`; no object means the defaults. A field of the wrong
+/// type is an `InvalidOption` error (a rejection, never a synchronous throw).
+pub fn read<T: FromNapiValue + Default>(
+    env: &Env,
+    options: Option<&Object>,
+) -> std::result::Result<T, HookError> {
+    let Some(obj) = options else {
+        return Ok(T::default());
+    };
+    unsafe { T::from_napi_value(env.raw(), obj.raw()) }.map_err(|e| HookError::InvalidOption {
+        option: "options",
+        reason: e
+            .reason
+            .replace("Failed to convert JavaScript value", "got")
+            .replace(" into rust type ", " where the API expects "),
+    })
 }
 
 /// The hook input must be a plain object; checked without converting it.
