@@ -39,8 +39,13 @@ class UsageError extends Error {
 function parseTimeout(value, flag) {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} wants a whole number of milliseconds, not '${value}'`)
   const n = Number(value)
-  if (n < 1 || n > 0xffffffff) throw new UsageError(`${flag} must be between 1 and 4294967295 milliseconds, not ${value}`)
+  if (n < 1 || n > 86400000) throw new UsageError(`${flag} must be between 1 and 86400000 milliseconds (a day), not ${value}`)
   return n
+}
+
+function parseProfile(value, flag) {
+  if (value !== 'extension' && value !== 'cli') throw new UsageError(`${flag} is 'extension' or 'cli', not '${value}'`)
+  return value
 }
 
 function nonEmpty(value, flag) {
@@ -81,6 +86,12 @@ const OPTIONS = {
     parse: nonEmpty,
     help: 'another hooks folder, searched first (repeatable)',
   },
+  profile: {
+    flag: '--profile',
+    arg: 'extension|cli',
+    parse: parseProfile,
+    help: "whose conventions: extension (default) or cli (the Cline CLI's: also ~/.cline/hooks and .cline/hooks, files with extensions run by their interpreter, event names such as tool_call)",
+  },
   input: {
     flag: '--input',
     arg: 'FILE|-',
@@ -108,7 +119,7 @@ const OPTIONS = {
   },
 }
 
-const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir']
+const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile']
 
 const COMMANDS = {
   list: {
@@ -273,6 +284,7 @@ function discoveryOptions(opts) {
   if (opts['no-global']) out.globalHooksDir = null
   else if (opts['global-dir'] !== undefined) out.globalHooksDir = path.resolve(opts['global-dir'])
   if (opts['hooks-dir']) out.extraHooksDirs = opts['hooks-dir'].map((d) => path.resolve(d))
+  if (opts.profile) out.profile = opts.profile
   return out
 }
 
@@ -419,7 +431,11 @@ function describeSearch(options) {
   for (const d of options.extraHooksDirs || []) parts.push(`${displayPath(d)} (extra)`)
   if (options.globalHooksDir === undefined) parts.push('Documents/Cline/Hooks (global)')
   else if (options.globalHooksDir !== null) parts.push(`${displayPath(options.globalHooksDir)} (global)`)
-  for (const w of options.workspaceRoots) parts.push(`${displayPath(path.join(w, '.clinerules', 'hooks'))} (workspace)`)
+  if (options.profile === 'cli') parts.push(`${process.env.CLINE_DIR ? displayPath(path.join(process.env.CLINE_DIR, 'hooks')) : '~/.cline/hooks'} (global)`)
+  const subdirs = options.profile === 'cli' ? ['.clinerules', '.cline'] : ['.clinerules']
+  for (const w of options.workspaceRoots) {
+    for (const sub of subdirs) parts.push(`${displayPath(path.join(w, sub, 'hooks'))} (workspace)`)
+  }
   return parts.join(', ') || 'nothing'
 }
 
@@ -504,6 +520,8 @@ function summaryLine(result, hookName, st) {
   else if (failed > 0) verdict = st.yellow(`✔ allowed (${failed} of ${plural(n, 'hook')} did not complete; failures never block)`)
   else verdict = st.green(st.bold('✔ allowed'))
   const parts = n === 0 ? [verdict] : [verdict, plural(n, 'hook')]
+  if (result.review) parts.push(st.yellow('review requested'))
+  if (result.overrideInput) parts.push(st.yellow('input overridden'))
   if (result.slowest) parts.push(`slowest ${displayPath(result.slowest.path)} ${formatMs(result.slowest.durationMs)}`)
   parts.push(`total ${formatMs(result.durationMs)}`)
   return parts.join(st.dim(' · '))
