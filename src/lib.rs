@@ -7,12 +7,15 @@
 pub mod hooks;
 mod node;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
+use hooks::discover::Listing;
 use hooks::error::HookError;
 use hooks::factory::{self, Factory};
 use hooks::runner::Runner;
@@ -93,7 +96,16 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
 #[napi]
 pub struct HookFactory {
     inner: Arc<Factory>,
+    /// The runner handed out per name, while discovery is unchanged (weak: a runner nobody
+    /// holds is collected as usual). Saves building a new object on every tool call.
+    runners: RefCell<HashMap<String, CachedRunner>>,
 }
+
+/// A runner and the discovery snapshot it was built from.
+type CachedRunner = (Arc<Vec<Listing>>, WeakReference<HookRunner>);
+
+/// Names remembered per factory before the runner cache starts over.
+const RUNNER_CACHE_LIMIT: usize = 64;
 
 #[napi]
 impl HookFactory {
@@ -108,6 +120,7 @@ impl HookFactory {
         match built {
             Ok(factory) => Ok(HookFactory {
                 inner: Arc::new(factory),
+                runners: RefCell::new(HashMap::new()),
             }),
             Err(err) => Err(node::errors::to_js(env, &err)),
         }
@@ -141,8 +154,8 @@ impl HookFactory {
         env: &'env Env,
         hook_name: String,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
-        if let Some(runner) = self.inner.runner_cached(&hook_name) {
-            return settle::now(env, runner.map(HookRunner::new));
+        if let Some(listings) = self.inner.fresh_listings() {
+            return self.create_now(env, hook_name, listings);
         }
         let factory = self.inner.clone();
         settle::spawn(
@@ -151,6 +164,44 @@ impl HookFactory {
             async move { factory.runner(&hook_name).await },
             HookRunner::new,
         )
+    }
+}
+
+impl HookFactory {
+    /// `create` from a fresh snapshot, settled on the JavaScript thread; the same runner
+    /// object again when the snapshot has not changed since it was made.
+    fn create_now<'env>(
+        &self,
+        env: &'env Env,
+        hook_name: String,
+        listings: Arc<Vec<Listing>>,
+    ) -> Result<PromiseRaw<'env, HookRunner>> {
+        let cached = self
+            .runners
+            .borrow()
+            .get(&hook_name)
+            .and_then(|(seen, weak)| Arc::ptr_eq(seen, &listings).then(|| weak.clone()));
+        if let Some(weak) = cached {
+            if let Some(runner) = weak.upgrade(*env)? {
+                return Ok(PromiseRaw::new(
+                    env.raw(),
+                    PromiseRaw::resolve(env, runner)?.raw(),
+                ));
+            }
+        }
+        let runner = match self.inner.runner_from(&hook_name, &listings) {
+            Ok(runner) => HookRunner::new(runner).into_reference(*env)?,
+            Err(err) => return settle::now(env, Err(err)),
+        };
+        let mut runners = self.runners.borrow_mut();
+        if runners.len() >= RUNNER_CACHE_LIMIT {
+            runners.clear();
+        }
+        runners.insert(hook_name, (listings, runner.downgrade()));
+        Ok(PromiseRaw::new(
+            env.raw(),
+            PromiseRaw::resolve(env, runner)?.raw(),
+        ))
     }
 }
 
@@ -253,7 +304,11 @@ fn start_run<'env>(
     };
     if let Target::Ready(runner) = &target {
         if let Some(report) = runner.nothing_to_run() {
-            return settle::now(env, Ok(HookRunResult::from(report)));
+            let result = node::results::nothing_ran(env, report.combined.warnings)?;
+            return Ok(PromiseRaw::new(
+                env.raw(),
+                PromiseRaw::resolve(env, result)?.raw(),
+            ));
         }
     }
     let input = match options::read_input(env, input) {

@@ -106,8 +106,10 @@ impl Factory {
         &self.dirs
     }
 
-    /// The listings if the snapshot is still fresh; no I/O.
-    fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
+    /// The listings if the snapshot is still fresh; no I/O. While the hooks directories are
+    /// unchanged this is the same `Arc` from one refresh to the next, so callers may cache
+    /// what they derive from it and compare with `Arc::ptr_eq`.
+    pub fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
         let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
@@ -118,13 +120,16 @@ impl Factory {
     /// Rescans every directory (blocking I/O) and stores the snapshot.
     fn rescan(&self) -> Arc<Vec<Listing>> {
         let taken = Instant::now();
-        let listings = Arc::new(
-            self.dirs
-                .iter()
-                .map(|d| discover::scan_dir(&d.path))
-                .collect::<Vec<_>>(),
-        );
+        let scanned: Vec<Listing> = self
+            .dirs
+            .iter()
+            .map(|d| discover::scan_dir(&d.path))
+            .collect();
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        let listings = match guard.as_ref() {
+            Some(previous) if *previous.listings == scanned => previous.listings.clone(),
+            _ => Arc::new(scanned),
+        };
         *guard = Some(Snapshot {
             taken,
             listings: listings.clone(),
@@ -183,10 +188,14 @@ impl Factory {
 
     /// `runner` from the cached snapshot alone (see `discover_cached`).
     pub fn runner_cached(&self, hook_name: &str) -> Option<Result<Runner, HookError>> {
-        Some(
-            self.discover_cached(hook_name)?
-                .map(|hooks| self.runner_for(hook_name, hooks)),
-        )
+        let listings = self.fresh_listings()?;
+        Some(self.runner_from(hook_name, &listings))
+    }
+
+    /// The runner for `hook_name` in a given snapshot (from `fresh_listings`).
+    pub fn runner_from(&self, hook_name: &str, listings: &[Listing]) -> Result<Runner, HookError> {
+        let resolved = name::resolve(hook_name)?;
+        Ok(self.runner_for(hook_name, self.pick(resolved, listings)))
     }
 
     fn runner_for(&self, hook_name: &str, hooks: Vec<DiscoveredHook>) -> Runner {
