@@ -1,0 +1,254 @@
+'use strict'
+
+// Issue 2, sections 2 and 6 at the API edge: AbortSignal, invalid input and options,
+// overlapping calls, terminateAll(), and never blocking the JS thread.
+
+const fs = require('fs')
+const path = require('path')
+const { getEventListeners } = require('events')
+
+const {
+  addon,
+  describeUnix,
+  makeTempDir,
+  writeHook,
+  shq,
+  echoJson,
+  waitForPid,
+  waitDead,
+  opts,
+} = require('./helpers')
+
+const { runHook, HookFactory, terminateAll } = addon
+
+/** A hook that records its pid and its child's pid, then waits on a 60 s sleep. */
+function longHook(dir, tmp, name = 'TaskStart') {
+  const hookPid = path.join(tmp, `${path.basename(dir)}.hook.pid`)
+  const childPid = path.join(tmp, `${path.basename(dir)}.child.pid`)
+  writeHook(
+    dir,
+    name,
+    `sleep 60 &
+echo $! > ${shq(childPid)}
+echo $$ > ${shq(hookPid)}
+wait
+`,
+    { shebang: 'bash' },
+  )
+  return { hookPid, childPid }
+}
+
+async function rejectionOf(promise) {
+  try {
+    await promise
+  } catch (err) {
+    return err
+  }
+  throw new Error('expected a rejection, but it resolved')
+}
+
+describeUnix('AbortSignal', () => {
+  test('aborting mid-run rejects with an AbortError and kills the hook tree', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const pids = longHook(dir, tmp)
+    const controller = new AbortController()
+    const started = Date.now()
+    const run = runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal: controller.signal }))
+    const outcome = rejectionOf(run)
+    const hook = await waitForPid(pids.hookPid)
+    const child = await waitForPid(pids.childPid)
+    controller.abort()
+    const err = await outcome
+    expect(err.name).toBe('AbortError')
+    expect(Date.now() - started).toBeLessThan(10000)
+    expect(await waitDead(child, 2000)).toBe(true)
+    expect(await waitDead(hook, 2000)).toBe(true)
+  })
+
+  test('aborting a HookRunner.run rejects with an AbortError and kills the hook tree', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const pids = longHook(dir, tmp)
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    const controller = new AbortController()
+    const outcome = rejectionOf(runner.run({}, { signal: controller.signal }))
+    const child = await waitForPid(pids.childPid)
+    controller.abort()
+    expect((await outcome).name).toBe('AbortError')
+    expect(await waitDead(child, 2000)).toBe(true)
+  })
+
+  test('an already-aborted signal spawns nothing', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `touch ${shq(canary)}\nexec sleep 5\n`)
+    const controller = new AbortController()
+    controller.abort()
+
+    const err = await rejectionOf(runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal: controller.signal })))
+    expect(err.name).toBe('AbortError')
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    expect((await rejectionOf(runner.run({}, { signal: controller.signal }))).name).toBe('AbortError')
+
+    // Had a hook been started it would still be sleeping: nothing is running, nothing was touched.
+    expect(await terminateAll()).toBe(0)
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test("the caller's onabort handler and listeners are not replaced", async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const pids = longHook(dir, tmp)
+    const controller = new AbortController()
+    const calls = []
+    const onabort = () => calls.push('onabort')
+    controller.signal.onabort = onabort
+    controller.signal.addEventListener('abort', () => calls.push('listener'))
+
+    const outcome = rejectionOf(runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal: controller.signal })))
+    await waitForPid(pids.childPid)
+    expect(controller.signal.onabort).toBe(onabort)
+    controller.abort()
+    expect((await outcome).name).toBe('AbortError')
+    expect(controller.signal.onabort).toBe(onabort)
+    expect(calls.sort()).toEqual(['listener', 'onabort'])
+  })
+
+  test('a signal reused for 50 runs does not accumulate abort listeners', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', echoJson({ contextModification: 'ok' }))
+    const slowDir = path.join(tmp, 'slow')
+    const pids = longHook(slowDir, tmp)
+    const controller = new AbortController()
+    const { signal } = controller
+    const baseline = getEventListeners(signal, 'abort').length
+
+    // While a run is in flight the package does listen (so the check below is not vacuous).
+    const inFlight = runHook('TaskStart', {}, opts({ extraHooksDirs: [slowDir], signal }))
+    const child = await waitForPid(pids.childPid)
+    expect(getEventListeners(signal, 'abort').length).toBeGreaterThan(baseline)
+    process.kill(child, 'SIGKILL')
+    await inFlight
+
+    for (let i = 0; i < 50; i++) {
+      const result = await runHook('TaskStart', { i }, opts({ extraHooksDirs: [dir], signal }))
+      expect(result.contextModification).toBe('ok')
+    }
+    expect(getEventListeners(signal, 'abort').length).toBe(baseline)
+  })
+})
+
+describe('invalid input and options', () => {
+  function expectCode(err, code) {
+    expect(err.code).toBe(code)
+    expect(err.name).toBe('TypeError')
+    expect(typeof err.message).toBe('string')
+    expect(err.message.length).toBeGreaterThan(10)
+  }
+
+  test('input that is not a JSON object (array, string, number, null) rejects with ERR_INVALID_HOOK_INPUT and runs nothing', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `touch ${shq(canary)}\n`)
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    for (const input of [[], [{ a: 1 }], 'a string', 42, null]) {
+      expectCode(await rejectionOf(runHook('TaskStart', input, opts({ extraHooksDirs: [dir] }))), 'ERR_INVALID_HOOK_INPUT')
+      expectCode(await rejectionOf(runner.run(input)), 'ERR_INVALID_HOOK_INPUT')
+    }
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test('invalid options (timeoutMs: 0, a bad env name, a non-signal) reject with ERR_INVALID_OPTION and run nothing', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `touch ${shq(canary)}\n`)
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    for (const bad of [{ timeoutMs: 0 }, { env: { 'A=B': 'x' } }, { env: { '': 'x' } }, { signal: 'abort!' }]) {
+      const err = await rejectionOf(runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], ...bad })))
+      expectCode(err, 'ERR_INVALID_OPTION')
+      expectCode(await rejectionOf(runner.run({}, bad)), 'ERR_INVALID_OPTION')
+    }
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test('options of the wrong type or range (timeoutMs: -1 or "100", workspaceRoots: "x") reject with ERR_INVALID_OPTION', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `touch ${shq(canary)}\n`)
+    const failures = []
+    for (const bad of [{ timeoutMs: -1 }, { timeoutMs: '100' }, { workspaceRoots: 'x' }]) {
+      let outcome
+      try {
+        const promise = runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], ...bad }))
+        outcome = await promise.then(
+          () => 'resolved',
+          (err) => (err.code === 'ERR_INVALID_OPTION' ? 'ok' : `rejected with code ${err.code}`),
+        )
+      } catch (err) {
+        outcome = `threw synchronously with code ${err.code}`
+      }
+      if (outcome !== 'ok') failures.push(`${JSON.stringify(bad)}: ${outcome}`)
+    }
+    expect(failures).toEqual([])
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+})
+
+describeUnix('concurrency', () => {
+  test('200 overlapping runHook calls all resolve with their own results', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `jq -c '{contextModification: .id}'\n`)
+    const ids = Array.from({ length: 200 }, (_, i) => `call-${i}`)
+    const results = await Promise.all(ids.map((id) => runHook('TaskStart', { id }, opts({ extraHooksDirs: [dir] }))))
+    expect(results.map((r) => r.hooks.map((h) => h.status))).toEqual(ids.map(() => ['completed']))
+    expect(results.map((r) => r.contextModification)).toEqual(ids)
+  }, 60000)
+
+  test('runHook never blocks the JS thread while hooks run', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `sleep 1\n${echoJson({ contextModification: 'done' })}`)
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 10)
+    try {
+      const callStarted = Date.now()
+      const pending = runHook('TaskStart', {}, opts({ extraHooksDirs: [dir] }))
+      expect(Date.now() - callStarted).toBeLessThan(100) // returns a promise at once
+      const result = await pending
+      expect(result.contextModification).toBe('done')
+    } finally {
+      clearInterval(ticker)
+    }
+    // About 100 ticks fit in the hook's second; a blocked thread would give almost none.
+    expect(ticks).toBeGreaterThan(30)
+  })
+
+  test('terminateAll() stops every running hook, resolves with how many, and their runs report aborted', async () => {
+    const tmp = makeTempDir()
+    const dirs = ['a', 'b', 'c'].map((d) => path.join(tmp, d))
+    const pids = dirs.map((d) => longHook(d, tmp))
+    const runs = [
+      runHook('TaskStart', {}, opts({ extraHooksDirs: [dirs[0]] })),
+      runHook('TaskStart', {}, opts({ extraHooksDirs: [dirs[1], dirs[2]] })),
+    ]
+    const children = []
+    for (const p of pids) {
+      await waitForPid(p.hookPid)
+      children.push(await waitForPid(p.childPid))
+    }
+    const started = Date.now()
+    expect(await terminateAll()).toBe(3)
+    expect(Date.now() - started).toBeLessThan(5000)
+    const results = await Promise.all(runs)
+    expect(results.map((r) => r.hooks.map((h) => h.status))).toEqual([['aborted'], ['aborted', 'aborted']])
+    for (const child of children) expect(await waitDead(child, 2000)).toBe(true)
+    expect(await terminateAll()).toBe(0)
+  })
+})

@@ -1,0 +1,407 @@
+'use strict'
+
+// Issue 2, section 3: discovery (directory order, naming, exec bit, symlinks, argv, hook names).
+
+const fs = require('fs')
+const path = require('path')
+const { execFileSync } = require('child_process')
+
+const {
+  addon,
+  testUnix,
+  describeUnix,
+  testIf,
+  makeTempDir,
+  makeWorkspace,
+  hooksDirOf,
+  writeHook,
+  shq,
+  echoJson,
+  opts,
+} = require('./helpers')
+
+const { discoverHooks, runHook, HookFactory, KNOWN_HOOKS } = addon
+
+/** A hook that appends `label` to `log` and prints nothing else. */
+function loggingHook(dir, name, log, label) {
+  return writeHook(dir, name, `printf '%s\\n' ${shq(label)} >> ${shq(log)}\n`)
+}
+
+function readLines(file) {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []
+}
+
+describeUnix('directory order and de-duplication', () => {
+  test('order is extraHooksDirs, then the global dir, then each workspace root in the order given', async () => {
+    const tmp = makeTempDir()
+    const log = path.join(tmp, 'order.log')
+    const extra1 = path.join(tmp, 'extra1')
+    const extra2 = path.join(tmp, 'extra2')
+    const globalDir = path.join(tmp, 'global')
+    // Names chosen so that alphabetical order differs from the order given.
+    const wsB = makeWorkspace('b-root')
+    const wsA = makeWorkspace('a-root')
+    const expected = [
+      loggingHook(extra1, 'TaskStart', log, 'extra1'),
+      loggingHook(extra2, 'TaskStart', log, 'extra2'),
+      loggingHook(globalDir, 'TaskStart', log, 'global'),
+      loggingHook(hooksDirOf(wsB), 'TaskStart', log, 'wsB'),
+      loggingHook(hooksDirOf(wsA), 'TaskStart', log, 'wsA'),
+    ]
+    const options = {
+      extraHooksDirs: [extra1, extra2],
+      globalHooksDir: globalDir,
+      workspaceRoots: [wsB, wsA],
+    }
+
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => h.path)).toEqual(expected)
+    expect(found.map((h) => h.source)).toEqual(['extra', 'extra', 'global', 'workspace', 'workspace'])
+    expect(found.map((h) => h.workspaceRoot)).toEqual([undefined, undefined, undefined, wsB, wsA])
+    expect(found.every((h) => h.enabled && h.hookName === 'TaskStart')).toBe(true)
+
+    // The run follows the same order (sequential, so the log order is the run order).
+    const result = await runHook('TaskStart', {}, { ...options, sequential: true })
+    expect(result.hooks.map((h) => h.path)).toEqual(expected)
+    expect(readLines(log)).toEqual(['extra1', 'extra2', 'global', 'wsB', 'wsA'])
+  })
+
+  test('a directory named twice is searched once, at its first place', async () => {
+    const tmp = makeTempDir()
+    const log = path.join(tmp, 'runs.log')
+    const ws = makeWorkspace('ws')
+    const shared = path.join(tmp, 'shared')
+    const wsHook = loggingHook(hooksDirOf(ws), 'TaskStart', log, 'ws')
+    const sharedHook = loggingHook(shared, 'TaskStart', log, 'shared')
+    const options = opts({
+      // The workspace's hooks dir also named as an extra dir, the shared dir as extra and global.
+      extraHooksDirs: [hooksDirOf(ws), shared, shared],
+      globalHooksDir: shared,
+      workspaceRoots: [ws, ws],
+    })
+
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => [h.path, h.source])).toEqual([
+      [wsHook, 'extra'],
+      [sharedHook, 'extra'],
+    ])
+
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks).toHaveLength(2)
+    expect(readLines(log).sort()).toEqual(['shared', 'ws'])
+  })
+
+  test('the same directory spelled differently (trailing slash, relative with ..) is searched once', async () => {
+    const tmp = makeTempDir()
+    const log = path.join(tmp, 'runs.log')
+    const ws = makeWorkspace('ws')
+    const hook = loggingHook(hooksDirOf(ws), 'TaskStart', log, 'ws')
+    const viaDotDot = path.join(ws, '..', path.basename(ws))
+    const relative = path.relative(process.cwd(), ws)
+    const options = opts({ workspaceRoots: [ws, `${ws}/`, viaDotDot, relative] })
+
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => path.resolve(h.path))).toEqual([hook])
+    await runHook('TaskStart', {}, options)
+    expect(readLines(log)).toEqual(['ws'])
+  })
+
+  test('missing directories are not errors', async () => {
+    const tmp = makeTempDir()
+    const ws = makeWorkspace('ws')
+    const real = writeHook(hooksDirOf(ws), 'TaskStart', echoJson({ contextModification: 'found' }))
+    const options = {
+      extraHooksDirs: [path.join(tmp, 'no', 'such', 'dir')],
+      globalHooksDir: path.join(tmp, 'missing-global'),
+      workspaceRoots: [path.join(tmp, 'missing-root'), ws],
+    }
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => h.path)).toEqual([real])
+
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.contextModification).toBe('found')
+
+    const none = await runHook('TaskStart', {}, { ...options, workspaceRoots: [path.join(tmp, 'x')] })
+    expect(none.hooks).toEqual([])
+    expect(none.cancel).toBe(false)
+  })
+
+  test('a hooks "directory" that is really a file is not an error', async () => {
+    const tmp = makeTempDir()
+    const notADir = path.join(tmp, 'file')
+    fs.writeFileSync(notADir, 'not a directory')
+    await expect(discoverHooks('TaskStart', opts({ extraHooksDirs: [notADir] }))).resolves.toEqual([])
+    const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [notADir] }))
+    expect(result.hooks).toEqual([])
+  })
+
+  test('an unreadable hooks directory (a symlink loop) is not an error; other directories still run', async () => {
+    const tmp = makeTempDir()
+    const loop = path.join(tmp, 'loop')
+    fs.symlinkSync(loop, loop)
+    const open = path.join(tmp, 'open')
+    const openHook = writeHook(open, 'TaskStart', echoJson({ contextModification: 'open ran' }))
+    const options = opts({ extraHooksDirs: [loop, open] })
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.filter((h) => h.enabled).map((h) => h.path)).toEqual([openHook])
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks.map((h) => h.path)).toEqual([openHook])
+    expect(result.contextModification).toBe('open ran')
+  })
+
+  testIf(
+    typeof process.getuid !== 'function' || process.getuid() !== 0,
+    'running as root, which can read any directory',
+    'an unreadable directory is not an error, and the hooks in other directories still run',
+    async () => {
+      const tmp = makeTempDir()
+      const locked = path.join(tmp, 'locked')
+      writeHook(locked, 'TaskStart', echoJson({ cancel: true }))
+      fs.chmodSync(locked, 0o000)
+      const open = path.join(tmp, 'open')
+      writeHook(open, 'TaskStart', echoJson({ contextModification: 'open ran' }))
+      const options = opts({ extraHooksDirs: [locked, open] })
+      const found = await discoverHooks('TaskStart', options)
+      expect(found.filter((h) => h.enabled).map((h) => h.path)).toEqual([path.join(open, 'TaskStart')])
+      const result = await runHook('TaskStart', {}, options)
+      expect(result.contextModification).toBe('open ran')
+    },
+  )
+})
+
+describeUnix('the global hooks directory', () => {
+  // process.env edits do not reach native code, so the default (HOME-based) global dir is
+  // exercised in a child Node process with its own HOME.
+  function discoverInChild(home, optionsLiteral) {
+    const script = `
+      const { discoverHooks, runHook } = require(${JSON.stringify(path.resolve(__dirname, '..'))});
+      (async () => {
+        const options = ${optionsLiteral};
+        const found = await discoverHooks('TaskStart', options);
+        const result = await runHook('TaskStart', {}, options);
+        process.stdout.write(JSON.stringify({ found, context: result.contextModification }));
+      })().catch((e) => { console.error(e); process.exit(1); });`
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }
+    delete env.XDG_DOCUMENTS_DIR
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { env, encoding: 'utf8' }))
+  }
+
+  test('by default it is <Documents>/Cline/Hooks; globalHooksDir: null turns it off', () => {
+    const home = makeTempDir('cline-hooks-home-')
+    const globalHook = writeHook(
+      path.join(home, 'Documents', 'Cline', 'Hooks'),
+      'TaskStart',
+      echoJson({ contextModification: 'global ran' }),
+    )
+
+    const byDefault = discoverInChild(home, '{}')
+    expect(byDefault.found.map((h) => [h.path, h.source])).toEqual([[globalHook, 'global']])
+    expect(byDefault.context).toBe('global ran')
+
+    const off = discoverInChild(home, '{ globalHooksDir: null }')
+    expect(off.found).toEqual([])
+    expect(off.context).toBe('')
+  })
+
+  test('globalHooksDir moves the global dir', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'my global')
+    const hook = writeHook(dir, 'TaskStart', echoJson({ contextModification: 'moved' }))
+    const found = await discoverHooks('TaskStart', { globalHooksDir: dir })
+    expect(found.map((h) => [h.path, h.source, h.workspaceRoot])).toEqual([[hook, 'global', undefined]])
+    const result = await runHook('TaskStart', {}, { globalHooksDir: dir })
+    expect(result.contextModification).toBe('moved')
+  })
+})
+
+describeUnix('which files are hooks (macOS/Linux)', () => {
+  test('only the extensionless file named exactly like the hook counts (Name.sh, Name.ps1, lowercase ignored)', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    const decoys = ['TaskStart.sh', 'TaskStart.ps1', 'TaskStart.py', 'taskstart', 'TASKSTART', 'TaskStartX', 'TaskStart.']
+    for (const name of decoys) {
+      writeHook(dir, name, `echo ${shq(name)} >> ${shq(canary)}\n${echoJson({ cancel: true })}\n`)
+    }
+    const options = opts({ extraHooksDirs: [dir] })
+
+    expect(await discoverHooks('TaskStart', options)).toEqual([])
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.cancel).toBe(false)
+    expect(fs.existsSync(canary)).toBe(false)
+
+    const real = writeHook(dir, 'TaskStart', echoJson({ contextModification: 'the real one' }))
+    const found = await discoverHooks('TaskStart', opts({ extraHooksDirs: [dir], workspaceRoots: [tmp] }))
+    expect(found.map((h) => h.path)).toEqual([real])
+  })
+
+  test('a file without an exec bit is listed enabled:false with a reason and never run', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const dir = path.join(tmp, 'hooks')
+    const hook = writeHook(dir, 'TaskStart', `touch ${shq(canary)}\n${echoJson({ cancel: true })}\n`, {
+      mode: 0o644,
+    })
+    const options = opts({ extraHooksDirs: [dir] })
+
+    const found = await discoverHooks('TaskStart', options)
+    expect(found).toHaveLength(1)
+    expect(found[0].path).toBe(hook)
+    expect(found[0].enabled).toBe(false)
+    expect(typeof found[0].reason).toBe('string')
+    expect(found[0].reason).toMatch(/exec|chmod/i)
+
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.cancel).toBe(false)
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test('an enabled hook has no reason, and any exec bit (user, group or other) enables it', async () => {
+    const tmp = makeTempDir()
+    for (const [i, mode] of [0o700, 0o710, 0o701].entries()) {
+      const dir = path.join(tmp, `d${i}`)
+      writeHook(dir, 'TaskStart', echoJson({ contextModification: `mode ${i}` }), { mode })
+      const [hook] = await discoverHooks('TaskStart', opts({ extraHooksDirs: [dir] }))
+      expect(hook.enabled).toBe(true)
+      expect(hook.reason).toBeUndefined()
+    }
+  })
+
+  test('a symlink to a hook file works', async () => {
+    const tmp = makeTempDir()
+    const target = writeHook(path.join(tmp, 'elsewhere'), 'real-script', echoJson({ contextModification: 'via link' }))
+    const dir = path.join(tmp, 'hooks')
+    fs.mkdirSync(dir)
+    const link = path.join(dir, 'TaskStart')
+    fs.symlinkSync(target, link)
+    const options = opts({ extraHooksDirs: [dir] })
+
+    const [hook] = await discoverHooks('TaskStart', options)
+    expect(hook.path).toBe(link)
+    expect(hook.enabled).toBe(true)
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks[0].status).toBe('completed')
+    expect(result.contextModification).toBe('via link')
+  })
+
+  test('a broken symlink or a directory named like the hook is listed enabled:false and not run', async () => {
+    const tmp = makeTempDir()
+    const broken = path.join(tmp, 'broken')
+    fs.mkdirSync(broken)
+    fs.symlinkSync(path.join(tmp, 'nowhere'), path.join(broken, 'TaskStart'))
+    const asDir = path.join(tmp, 'asdir')
+    fs.mkdirSync(path.join(asDir, 'TaskStart'), { recursive: true })
+    const options = opts({ extraHooksDirs: [broken, asDir] })
+
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => h.enabled)).toEqual([false, false])
+    for (const h of found) expect(h.reason).toEqual(expect.any(String))
+    const result = await runHook('TaskStart', {}, options)
+    expect(result.hooks).toEqual([])
+  })
+
+  test('command is the exact argv: the absolute hook path alone, no shell', async () => {
+    const ws = makeWorkspace('ws')
+    const hook = writeHook(hooksDirOf(ws), 'PreToolUse', '')
+    const [found] = await discoverHooks('PreToolUse', opts({ workspaceRoots: [ws] }))
+    expect(found.command).toEqual([hook])
+    expect(path.isAbsolute(found.path)).toBe(true)
+
+    // A relative workspace root still yields an absolute path, and argv is that path.
+    const relative = path.relative(process.cwd(), ws)
+    const [viaRelative] = await discoverHooks('PreToolUse', opts({ workspaceRoots: [relative] }))
+    expect(path.isAbsolute(viaRelative.path)).toBe(true)
+    expect(path.resolve(viaRelative.path)).toBe(hook)
+    expect(viaRelative.command).toEqual([viaRelative.path])
+  })
+})
+
+describe('hook names', () => {
+  const INVALID = ['', 'pre.tool', '../X', 'a', 'Pre Tool', 'preToolUse', 'Pre/Tool', 'TaskStart.sh', '1Hook', 'Pre-Tool', `A${'b'.repeat(64)}`]
+
+  function expectInvalidName(err, name) {
+    expect(err).toBeDefined()
+    expect(err.code).toBe('ERR_INVALID_HOOK_NAME')
+    expect(typeof err.message).toBe('string')
+    expect(err.message).toContain(JSON.stringify(name))
+  }
+
+  async function rejection(promiseFactory) {
+    try {
+      await promiseFactory()
+    } catch (err) {
+      return err
+    }
+    throw new Error('expected a rejection, but it resolved')
+  }
+
+  testUnix('invalid names reject with ERR_INVALID_HOOK_NAME from every entry point and run nothing', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const ws = makeWorkspace('ws')
+    const hooks = hooksDirOf(ws)
+    const touch = `echo "$0" >> ${shq(canary)}\n`
+    // Files a naive join of each bad name would find (and '../X' would escape the hooks dir to).
+    for (const name of ['pre.tool', 'a', 'Pre Tool', 'preToolUse', 'TaskStart.sh', '1Hook', 'Pre-Tool']) {
+      writeHook(hooks, name, touch)
+    }
+    writeHook(path.join(ws, '.clinerules'), 'X', touch)
+    writeHook(path.join(hooks, 'Pre'), 'Tool', touch)
+    const options = opts({ workspaceRoots: [ws] })
+    const factory = new HookFactory(options)
+
+    for (const name of INVALID) {
+      expectInvalidName(await rejection(() => runHook(name, {}, options)), name)
+      expectInvalidName(await rejection(() => discoverHooks(name, options)), name)
+      expectInvalidName(await rejection(() => factory.hasHook(name)), name)
+      expectInvalidName(await rejection(() => factory.create(name)), name)
+    }
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test('invalid names reject (not throw) with a TypeError-named error that explains the rule', async () => {
+    const promise = runHook('pre.tool', {}, opts())
+    expect(typeof promise.then).toBe('function') // a promise (from the addon's realm)
+    const err = await promise.catch((e) => e)
+    expect(err.name).toBe('TypeError')
+    expect(err.code).toBe('ERR_INVALID_HOOK_NAME')
+    expect(err.message).toMatch(/not a valid hook name/)
+  })
+
+  testUnix('unknown but well-formed names are allowed, discovered and run', async () => {
+    const tmp = makeTempDir()
+    const long = `A${'b'.repeat(63)}`
+    for (const name of ['MyFutureHook2', 'A', long]) {
+      // A directory per name: one-shot calls share a discovery cache per layout.
+      const dir = path.join(tmp, `hooks-${name.length}`)
+      const hook = writeHook(dir, name, echoJson({ contextModification: `ran ${name}` }))
+      const options = opts({ extraHooksDirs: [dir] })
+      const found = await discoverHooks(name, options)
+      expect(found.map((h) => [h.path, h.enabled])).toEqual([[hook, true]])
+      const result = await runHook(name, {}, options)
+      expect(result.hooks.map((h) => h.status)).toEqual(['completed'])
+      expect(result.contextModification).toBe(`ran ${name}`)
+    }
+  })
+
+  test('KNOWN_HOOKS lists exactly the hook names Cline fires today', async () => {
+    expect(KNOWN_HOOKS).toEqual([
+      'TaskStart',
+      'TaskResume',
+      'TaskCancel',
+      'TaskComplete',
+      'TaskError',
+      'PreToolUse',
+      'PostToolUse',
+      'UserPromptSubmit',
+      'PreCompact',
+      'SessionShutdown',
+      'Notification',
+    ])
+    for (const name of KNOWN_HOOKS) {
+      await expect(discoverHooks(name, opts())).resolves.toEqual([])
+    }
+  })
+})

@@ -1,0 +1,182 @@
+'use strict'
+
+// Issue 2, sections 3 (HookFactory freshness) and 6 (hook files changed during a run).
+
+const fs = require('fs')
+const path = require('path')
+
+const {
+  addon,
+  describeUnix,
+  makeTempDir,
+  makeWorkspace,
+  hooksDirOf,
+  writeHook,
+  shq,
+  echoJson,
+  waitFor,
+  opts,
+} = require('./helpers')
+
+const { HookFactory, discoverHooks } = addon
+
+// Changes must be seen within one second; poll up to 1.5 s to stay clear of machine noise.
+const FRESHNESS_MS = 1500
+
+describeUnix('HookFactory', () => {
+  test('hasHook says whether an enabled hook of that name exists', async () => {
+    const ws = makeWorkspace('ws')
+    writeHook(hooksDirOf(ws), 'PreToolUse', echoJson({}))
+    writeHook(hooksDirOf(ws), 'TaskStart', echoJson({}), { mode: 0o644 })
+    const factory = new HookFactory(opts({ workspaceRoots: [ws] }))
+    expect(await factory.hasHook('PreToolUse')).toBe(true)
+    expect(await factory.hasHook('PostToolUse')).toBe(false)
+    expect(await factory.hasHook('TaskStart')).toBe(false) // found, but not executable
+  })
+
+  test('create returns a runner with hookName and the discovered hooks, and it runs them', async () => {
+    const tmp = makeTempDir()
+    const ws = makeWorkspace('ws')
+    const extra = path.join(tmp, 'extra')
+    const a = writeHook(extra, 'PreToolUse', `cat > /dev/null\n${echoJson({ contextModification: 'from extra' })}`)
+    const b = writeHook(hooksDirOf(ws), 'PreToolUse', echoJson({ cancel: true, errorMessage: 'from workspace' }))
+    const options = opts({ workspaceRoots: [ws], extraHooksDirs: [extra] })
+    const factory = new HookFactory(options)
+
+    const runner = await factory.create('PreToolUse')
+    expect(runner.hookName).toBe('PreToolUse')
+    expect(runner.hooks.map((h) => [h.path, h.source, h.enabled])).toEqual([
+      [a, 'extra', true],
+      [b, 'workspace', true],
+    ])
+    expect(runner.hooks).toEqual(await discoverHooks('PreToolUse', options))
+
+    for (let i = 0; i < 2; i++) {
+      const result = await runner.run({ preToolUse: { toolName: 'x' } })
+      expect(result.hooks.map((h) => [h.path, h.status])).toEqual([
+        [a, 'completed'],
+        [b, 'completed'],
+      ])
+      expect(result.cancel).toBe(true)
+      expect(result.contextModification).toBe('from extra')
+      expect(result.errorMessage).toBe('from workspace')
+    }
+  })
+
+  test('a runner for a name with no runnable hook runs nothing', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'canary')
+    const ws = makeWorkspace('ws')
+    writeHook(hooksDirOf(ws), 'TaskStart', `touch ${shq(canary)}\n`)
+    writeHook(hooksDirOf(ws), 'PreToolUse', `touch ${shq(canary)}\n`, { mode: 0o644 })
+    const factory = new HookFactory(opts({ workspaceRoots: [ws] }))
+
+    const runner = await factory.create('PreToolUse')
+    expect(runner.hookName).toBe('PreToolUse')
+    expect(runner.hooks.map((h) => h.enabled)).toEqual([false])
+    const result = await runner.run({})
+    expect(result).toMatchObject({ cancel: false, hooks: [], slowest: null, contextModification: '' })
+
+    const nothing = await factory.create('PostToolUse')
+    expect(nothing.hooks).toEqual([])
+    expect((await nothing.run({})).hooks).toEqual([])
+    expect(fs.existsSync(canary)).toBe(false)
+  })
+
+  test('hooks added, chmod-ed and removed are seen within one second', async () => {
+    const ws = makeWorkspace('ws')
+    const factory = new HookFactory(opts({ workspaceRoots: [ws] }))
+    const within = (predicate, what) => waitFor(predicate, { timeoutMs: FRESHNESS_MS, intervalMs: 20, what })
+    // The hooks directory does not exist yet.
+    expect(await factory.hasHook('PreToolUse')).toBe(false)
+    expect((await factory.create('PreToolUse')).hooks).toEqual([])
+
+    const hook = writeHook(hooksDirOf(ws), 'PreToolUse', echoJson({ contextModification: 'new hook' }))
+    await within(() => factory.hasHook('PreToolUse'), 'an added hook')
+    const runner = await factory.create('PreToolUse')
+    expect(runner.hooks.map((h) => [h.path, h.enabled])).toEqual([[hook, true]])
+    expect((await runner.run({})).contextModification).toBe('new hook')
+
+    fs.chmodSync(hook, 0o644)
+    await within(async () => !(await factory.hasHook('PreToolUse')), 'chmod -x')
+    expect((await factory.create('PreToolUse')).hooks.map((h) => h.enabled)).toEqual([false])
+
+    fs.chmodSync(hook, 0o755)
+    await within(() => factory.hasHook('PreToolUse'), 'chmod +x')
+
+    fs.unlinkSync(hook)
+    await within(async () => (await factory.create('PreToolUse')).hooks.length === 0, 'a removed hook')
+    expect(await factory.hasHook('PreToolUse')).toBe(false)
+  })
+})
+
+describeUnix('hook files changed while a run is in flight', () => {
+  test('a hook deleting, editing and adding hook files cannot break the run: it runs the list discovered at its start', async () => {
+    const tmp = makeTempDir()
+    const canary = path.join(tmp, 'added-hook-ran')
+    const ws = makeWorkspace('ws')
+    const [d0, d1, d2] = ['d0', 'd1', 'd2'].map((d) => path.join(tmp, d))
+    const victim = path.join(d1, 'TaskStart')
+    const edited = path.join(d2, 'TaskStart')
+    const added = path.join(hooksDirOf(ws), 'TaskStart')
+    const mutator = writeHook(
+      d0,
+      'TaskStart',
+      `const fs = require('fs')
+fs.unlinkSync(${JSON.stringify(victim)})
+fs.writeFileSync(${JSON.stringify(edited + '.tmp')}, '#!/bin/sh\\necho \\'{"contextModification": "edited"}\\'\\n', { mode: 0o755 })
+fs.renameSync(${JSON.stringify(edited + '.tmp')}, ${JSON.stringify(edited)})
+fs.mkdirSync(${JSON.stringify(hooksDirOf(ws))}, { recursive: true })
+fs.writeFileSync(${JSON.stringify(added)}, '#!/bin/sh\\ntouch ${canary}\\n', { mode: 0o755 })
+console.log(JSON.stringify({ contextModification: 'mutator' }))
+`,
+      { shebang: 'node' },
+    )
+    writeHook(d1, 'TaskStart', echoJson({ contextModification: 'victim' }))
+    writeHook(d2, 'TaskStart', echoJson({ contextModification: 'original' }))
+    const factory = new HookFactory(opts({ extraHooksDirs: [d0, d1, d2], workspaceRoots: [ws] }))
+    const runner = await factory.create('TaskStart')
+    const listed = runner.hooks.map((h) => h.path)
+    expect(listed).toEqual([mutator, victim, edited])
+
+    const result = await runner.run({}, { sequential: true })
+    expect(result.hooks.map((h) => h.path)).toEqual(listed)
+    const [m, v, e] = result.hooks
+    expect(m.status).toBe('completed')
+    expect(v.status).toBe('failed') // deleted before it could start
+    expect(v.failure).toEqual(expect.any(String))
+    expect(e.status).toBe('completed')
+    expect(['edited', 'original']).toContain(e.contextModification)
+    expect(fs.existsSync(canary)).toBe(false) // the hook added mid-run did not join it
+    expect(runner.hooks.map((h) => h.path)).toEqual(listed)
+
+    // The next runner sees the new state.
+    await waitFor(async () => (await factory.create('TaskStart')).hooks.some((h) => h.path === added), {
+      timeoutMs: FRESHNESS_MS,
+      what: 'the added hook',
+    })
+  })
+
+  test('hooks running together while one of them deletes the others still give one result per discovered hook', async () => {
+    const tmp = makeTempDir()
+    const dirs = ['d0', 'd1', 'd2', 'd3'].map((d) => path.join(tmp, d))
+    const others = dirs.slice(1).map((d) => path.join(d, 'TaskStart'))
+    writeHook(
+      dirs[0],
+      'TaskStart',
+      `rm -f ${others.map(shq).join(' ')}\nrmdir ${shq(dirs[3])} 2>/dev/null; mkdir -p ${shq(dirs[3])}\n${echoJson({ cancel: true })}`,
+    )
+    for (const dir of dirs.slice(1)) writeHook(dir, 'TaskStart', echoJson({ contextModification: dir }))
+    const factory = new HookFactory(opts({ extraHooksDirs: dirs }))
+    const runner = await factory.create('TaskStart')
+    const result = await runner.run({})
+    expect(result.hooks.map((h) => h.path)).toEqual(runner.hooks.map((h) => h.path))
+    expect(result.hooks).toHaveLength(4)
+    for (const h of result.hooks) {
+      expect(['completed', 'failed']).toContain(h.status)
+      if (h.status === 'failed') expect(h.failure).toEqual(expect.any(String))
+    }
+    expect(result.hooks[0].status).toBe('completed')
+    expect(result.cancel).toBe(true)
+  })
+})

@@ -1,0 +1,255 @@
+'use strict'
+
+// Shared helpers for the Jest suite: temp dirs removed after each test, real hook scripts
+// written with a given shebang and mode, background processes tracked and killed, bounded
+// polling, and Unix-only tests that say why they are skipped on Windows.
+
+const fs = require('fs')
+const os = require('os')
+const path = require('path')
+
+const addon = require('..')
+
+const isWindows = process.platform === 'win32'
+const UNIX_ONLY_REASON = '(skipped on Windows: exec bits and shebangs are Unix rules)'
+
+const SHEBANGS = {
+  sh: '#!/bin/sh',
+  bash: '#!/usr/bin/env bash',
+  python3: '#!/usr/bin/env python3',
+  node: '#!/usr/bin/env node',
+}
+
+// ---------------------------------------------------------------------------------------
+// Unix-only tests: on Windows they are skipped with the reason in the title, never silently.
+
+function withReason(title) {
+  return title.includes(UNIX_ONLY_REASON) ? title : `${title} ${UNIX_ONLY_REASON}`
+}
+
+function testUnix(title, fn, timeout) {
+  if (isWindows) {
+    test.skip(withReason(title), fn)
+  } else {
+    test(title, fn, timeout)
+  }
+}
+
+/**
+ * A describe block of Unix-only tests. On Windows every test declared inside it is declared
+ * with `test.skip`, the reason appended to its own title.
+ */
+function describeUnix(title, fn) {
+  if (!isWindows) {
+    describe(title, fn)
+    return
+  }
+  describe(withReason(title), () => {
+    const realTest = global.test
+    const realIt = global.it
+    const skipper = (t, f) => realTest.skip(withReason(t), f || (() => {}))
+    skipper.skip = skipper
+    skipper.only = skipper
+    skipper.concurrent = skipper
+    global.test = skipper
+    global.it = skipper
+    try {
+      fn()
+    } finally {
+      global.test = realTest
+      global.it = realIt
+    }
+  })
+}
+
+/** A test that only makes sense when `condition` holds; otherwise skipped, with `reason` shown. */
+function testIf(condition, reason, title, fn, timeout) {
+  if (condition) {
+    test(title, fn, timeout)
+  } else {
+    test.skip(`${title} (skipped: ${reason})`, fn)
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Temp dirs and background processes, cleaned up after every test.
+
+const tempDirs = []
+const trackedPids = new Set()
+
+/** A fresh temp dir (real path, so comparisons with hook-reported paths hold on macOS too). */
+function makeTempDir(prefix = 'cline-hooks-test-') {
+  const base = fs.realpathSync(os.tmpdir())
+  const dir = fs.mkdtempSync(path.join(base, prefix))
+  tempDirs.push(dir)
+  return dir
+}
+
+/** A workspace root (optionally named `name` inside a fresh temp dir), with its hooks dir path. */
+function makeWorkspace(name) {
+  const root = name ? path.join(makeTempDir(), name) : makeTempDir('cline-hooks-ws-')
+  fs.mkdirSync(root, { recursive: true })
+  return root
+}
+
+/** `<root>/.clinerules/hooks` */
+function hooksDirOf(root) {
+  return path.join(root, '.clinerules', 'hooks')
+}
+
+function restorePermissions(dir) {
+  let entries
+  try {
+    fs.chmodSync(dir, 0o700)
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory()) restorePermissions(path.join(dir, entry.name))
+  }
+}
+
+function trackPid(pid) {
+  if (Number.isInteger(pid) && pid > 0) trackedPids.add(pid)
+  return pid
+}
+
+function killTracked() {
+  for (const pid of trackedPids) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+  }
+  trackedPids.clear()
+}
+
+afterEach(async () => {
+  killTracked()
+  // A test that failed half-way may leave a hook running: stop it so nothing leaks.
+  await addon.terminateAll()
+  while (tempDirs.length) {
+    const dir = tempDirs.pop()
+    restorePermissions(dir)
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+// ---------------------------------------------------------------------------------------
+// Hook scripts.
+
+/**
+ * Writes an executable hook script `dir/name` (dir created as needed) and returns its path.
+ * `shebang` is one of sh, bash, python3, node (or a full `#!` line); `mode` defaults to 0o755.
+ */
+function writeHook(dir, name, body, { shebang = 'sh', mode = 0o755 } = {}) {
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, name)
+  const line = SHEBANGS[shebang] || shebang
+  fs.writeFileSync(file, `${line}\n${body.replace(/^\n/, '')}`)
+  fs.chmodSync(file, mode)
+  return file
+}
+
+/** A POSIX-shell single-quoted literal of `s`. */
+function shq(s) {
+  return `'${String(s).replace(/'/g, `'\\''`)}'`
+}
+
+/** Shell snippet that prints `obj` as one JSON line. */
+function echoJson(obj) {
+  return `printf '%s\\n' ${shq(JSON.stringify(obj))}`
+}
+
+// ---------------------------------------------------------------------------------------
+// Waiting and processes.
+
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `predicate` (sync or async) every `intervalMs` until true; throws after `timeoutMs`. */
+async function waitFor(predicate, { timeoutMs = 5000, intervalMs = 10, what = 'condition' } = {}) {
+  const start = Date.now()
+  for (;;) {
+    if (await predicate()) return Date.now() - start
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    }
+    await delay(intervalMs)
+  }
+}
+
+/** Waits for a file a hook writes; returns its trimmed contents. */
+async function waitForFile(file, timeoutMs = 5000) {
+  await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() !== '', {
+    timeoutMs,
+    what: `file ${file}`,
+  })
+  return fs.readFileSync(file, 'utf8').trim()
+}
+
+/** Waits for a pid file a hook writes, tracks the pid for cleanup, and returns it. */
+async function waitForPid(file, timeoutMs = 5000) {
+  const pid = Number(await waitForFile(file, timeoutMs))
+  return trackPid(pid)
+}
+
+/** Whether `pid` is a live process (a zombie counts as dead: PID 1 here may not reap). */
+function isAlive(pid) {
+  if (process.platform === 'linux') {
+    let stat
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      return false
+    }
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== 'Z' && state !== 'X'
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+/** Waits until `pid` is gone; returns whether it went within `timeoutMs`. */
+async function waitDead(pid, timeoutMs = 3000) {
+  try {
+    await waitFor(() => !isAlive(pid), { timeoutMs, what: `process ${pid} to end` })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Options that never let the real user's Documents folder leak in. */
+function opts(extra = {}) {
+  return { globalHooksDir: null, ...extra }
+}
+
+module.exports = {
+  addon,
+  isWindows,
+  UNIX_ONLY_REASON,
+  testUnix,
+  describeUnix,
+  testIf,
+  makeTempDir,
+  makeWorkspace,
+  hooksDirOf,
+  writeHook,
+  shq,
+  echoJson,
+  waitFor,
+  waitForFile,
+  waitForPid,
+  trackPid,
+  isAlive,
+  waitDead,
+  opts,
+}
