@@ -5,6 +5,7 @@ const { spawn, spawnSync } = require('child_process')
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
+const { describeUnix } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join('bin', 'cline-hooks.js')
@@ -163,7 +164,7 @@ describe('input errors', () => {
   })
 })
 
-describe('list', () => {
+describeUnix('list', () => {
   test('shows the example hooks, enabled, with their source and argv', () => {
     const r = cli(['list', '--no-global', '--workspace', EXAMPLE_WS])
     expect(r.status).toBe(0)
@@ -250,7 +251,7 @@ describe('list', () => {
   })
 })
 
-describe('run on the examples', () => {
+describeUnix('run on the examples', () => {
   const args = (input) => ['run', 'PreToolUse', '--no-global', '--workspace', EXAMPLE_WS, '--input', input]
 
   test('PreToolUse.json is allowed (exit 0), with the context and the stderr tail', () => {
@@ -351,7 +352,7 @@ describe('run on the examples', () => {
   })
 })
 
-describe('run: hook outcomes', () => {
+describeUnix('run: hook outcomes', () => {
   test('a failing hook, a timed-out hook and a cancelling hook are each shown; the cancel wins', () => {
     const extra = tmpDir()
     const ws = tmpDir()
@@ -394,7 +395,7 @@ describe('run: hook outcomes', () => {
   })
 })
 
-describe('SIGINT', () => {
+describeUnix('SIGINT', () => {
   test('Ctrl-C during a run kills the hook processes and exits 130 within 2 s', async () => {
     const ws = tmpDir()
     // The hook and its child both sleep 30 s; their pids go to hook.pids in the workspace root (its cwd).

@@ -651,19 +651,15 @@ mod tests {
             ..Layout::default()
         };
         let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
-        let got: Vec<_> = dirs
-            .iter()
-            .map(|d| (d.path.to_str().unwrap(), d.source))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("/x", Source::Extra),
-                ("/w2/.clinerules/hooks", Source::Extra),
-                ("/docs/Cline/Hooks", Source::Global),
-                ("/w1/.clinerules/hooks", Source::Workspace),
-            ]
-        );
+        // Paths are compared as paths, not text: on Windows `join` adds `\`.
+        let got: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.source)).collect();
+        let want: Vec<(PathBuf, Source)> = vec![
+            ("/x".into(), Source::Extra),
+            ("/w2/.clinerules/hooks".into(), Source::Extra),
+            ("/docs/Cline/Hooks".into(), Source::Global),
+            ("/w1/.clinerules/hooks".into(), Source::Workspace),
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]
@@ -795,7 +791,7 @@ mod tests {
         assert_eq!(found[1].path, Path::new("/w/.clinerules/hooks/TaskStart"));
         assert_eq!(
             found[1].command,
-            vec![OsString::from("/w/.clinerules/hooks/TaskStart")]
+            vec![found[1].path.clone().into_os_string()]
         );
         assert_eq!(found[1].workspace_root.as_deref(), Some(Path::new("/w")));
         assert!(discover(

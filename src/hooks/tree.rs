@@ -109,7 +109,7 @@ mod windows_tree {
             unsafe {
                 let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
                 if job.is_null() {
-                    return Err(std::io::Error::last_os_error());
+                    return Err(failed_call("CreateJobObjectW"));
                 }
                 let job = Job(job);
                 let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
@@ -120,8 +120,13 @@ mod windows_tree {
                     (&info as *const JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
                     std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
                 );
+                // Seen once under Wine when the host itself runs inside a job (as the VS Code
+                // extension host does): a transient failure that a second attempt gets past.
                 if AssignProcessToJobObject(job.0, process) == 0 {
-                    return Err(std::io::Error::last_os_error());
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    if AssignProcessToJobObject(job.0, process) == 0 {
+                        return Err(failed_call("AssignProcessToJobObject"));
+                    }
                 }
                 resume_main_thread(pid)?;
                 Ok(ProcessTree { job: Arc::new(job) })
@@ -153,6 +158,12 @@ mod windows_tree {
         }
     }
 
+    /// The last OS error, saying which call failed (for the hook author's failure sentence).
+    fn failed_call(call: &str) -> std::io::Error {
+        let err = std::io::Error::last_os_error();
+        std::io::Error::new(err.kind(), format!("{call} failed: {err}"))
+    }
+
     /// Resumes the first thread of `pid` (a process created suspended has exactly one).
     unsafe fn resume_main_thread(pid: u32) -> std::io::Result<()> {
         use windows_sys::Win32::System::Diagnostics::ToolHelp::{
@@ -160,7 +171,7 @@ mod windows_tree {
         };
         let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
         if snapshot.is_null() || snapshot == windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE {
-            return Err(std::io::Error::last_os_error());
+            return Err(failed_call("CreateToolhelp32Snapshot"));
         }
         let mut entry: THREADENTRY32 = std::mem::zeroed();
         entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;

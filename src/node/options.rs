@@ -292,6 +292,9 @@ pub fn read<T: FromNapiValue + Default>(
 /// The hook input must be a plain object; checked without converting it.
 pub fn check_input(input: &Unknown) -> std::result::Result<(), HookError> {
     match input.get_type() {
+        Ok(ValueType::Object) if input.is_array().unwrap_or(false) => Err(HookError::InvalidInput(
+            "the hook input must be a JSON object, not an array".to_owned(),
+        )),
         Ok(ValueType::Object) => Ok(()),
         Ok(other) => Err(HookError::InvalidInput(format!(
             "the hook input must be a JSON object, not {}",
