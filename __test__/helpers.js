@@ -51,6 +51,7 @@ function describeUnix(title, fn) {
     skipper.skip = skipper
     skipper.only = skipper
     skipper.concurrent = skipper
+    skipper.each = (table) => (t, f) => realTest.skip.each(table)(withReason(t), f || (() => {}))
     global.test = skipper
     global.it = skipper
     try {

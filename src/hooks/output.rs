@@ -78,7 +78,7 @@ fn locate(text: &str, cut: bool) -> Located {
         };
     }
 
-    let body = text.trim_end_matches(|c: char| c.is_whitespace() || c == '\0');
+    let body = text.trim_end_matches(is_blank);
     if body.trim().is_empty() {
         return Located::Nothing;
     }
@@ -149,6 +149,12 @@ fn locate(text: &str, cut: bool) -> Located {
     }
 }
 
+/// Characters that never matter around a verdict: whitespace, NUL, and the UTF-8 byte-order
+/// mark that Windows PowerShell 5.1 writes at the start of its output.
+fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\0' || c == '\u{feff}'
+}
+
 /// Byte offsets of the lines whose first non-blank character opens a JSON object or array.
 fn candidate_starts(body: &str, cut: bool) -> Vec<usize> {
     let mut starts = Vec::new();
@@ -157,7 +163,7 @@ fn candidate_starts(body: &str, cut: bool) -> Vec<usize> {
     for line in body.split_inclusive('\n') {
         let skip_fragment = first && cut;
         first = false;
-        let trimmed = line.trim_start_matches(|c: char| c.is_whitespace() || c == '\0');
+        let trimmed = line.trim_start_matches(is_blank);
         if !skip_fragment && (trimmed.starts_with('{') || trimmed.starts_with('[')) {
             starts.push(line_start + (line.len() - trimmed.len()));
         }
@@ -341,6 +347,15 @@ mod tests {
             false,
         );
         assert_eq!(v.context_modification, "ok");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let v = p("\u{feff}{\"cancel\":true}\r\n");
+        assert!(v.cancel);
+        assert_eq!(v.problem, None);
+        let v = p("\u{feff}log\r\n\u{feff}{\"contextModification\":\"\u{4e2d}\u{6587}\"}");
+        assert_eq!(v.context_modification, "中文");
     }
 
     #[test]
