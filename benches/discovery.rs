@@ -1,0 +1,219 @@
+//! Discovery: `discover::scan_dir` on real temporary directories (what a rescan costs every
+//! 250 ms while hooks run), and `discover::discover` over listings already in memory (what
+//! every `runHook` / `HookFactory.create()` pays on a warm snapshot).
+//!
+//! `cargo bench --bench discovery` (each case is capped at about a second of sampling).
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use cline_hooks::hooks::discover::{
+    self, Entry, EntryKind, HookDir, Listing, Platform, Profile, Source,
+};
+use cline_hooks::hooks::launch::Interpreters;
+use cline_hooks::hooks::name::KNOWN_HOOKS;
+use divan::Bencher;
+
+fn main() {
+    divan::main();
+}
+
+// ------------------------------------------------------------------------------------------
+// scan_dir: one readdir, then one stat (+ one open/read of the #! line) per candidate.
+
+const SCANS: &[&str] = &[
+    "missing",
+    "empty",
+    "typical_3_hooks",
+    "all_11_hooks",
+    "11_hooks_1000_other_files",
+    "1000_hooklike_names",
+];
+
+struct Dirs {
+    root: PathBuf,
+}
+
+impl Drop for Dirs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn write_hook(dir: &Path, name: &str, executable: bool) {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\":false}'\n",
+    )
+    .expect("write hook");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if executable { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod hook");
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+}
+
+fn dirs() -> &'static Dirs {
+    static DIRS: OnceLock<Dirs> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("cline-hooks-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for case in SCANS.iter().filter(|c| **c != "missing") {
+            std::fs::create_dir_all(root.join(case)).expect("mkdir");
+        }
+        let typical = root.join("typical_3_hooks");
+        for name in ["PreToolUse", "PostToolUse", "TaskStart"] {
+            write_hook(&typical, name, true);
+        }
+        std::fs::write(typical.join("README.md"), "my hooks\n").expect("write");
+        std::fs::write(typical.join(".DS_Store"), [0u8; 64]).expect("write");
+        for dir in ["all_11_hooks", "11_hooks_1000_other_files"] {
+            for name in KNOWN_HOOKS {
+                write_hook(&root.join(dir), name, true);
+            }
+        }
+        let crowded = root.join("11_hooks_1000_other_files");
+        for i in 0..1000 {
+            // Not hook-shaped (a '-' in the stem): listed, never inspected.
+            std::fs::write(crowded.join(format!("log-{i}.txt")), "x").expect("write");
+        }
+        let hooklike = root.join("1000_hooklike_names");
+        for i in 0..1000 {
+            // Hook-shaped stems: each one is stat-ed and its first line read.
+            write_hook(&hooklike, &format!("Note{i}.txt"), false);
+        }
+        Dirs { root }
+    })
+}
+
+#[divan::bench(args = SCANS, max_time = 1)]
+fn scan_dir(bencher: Bencher, case: &str) {
+    let path = dirs().root.join(case);
+    bencher.bench(|| discover::scan_dir(black_box(&path)));
+}
+
+// ------------------------------------------------------------------------------------------
+// discover: pick the hooks of one name from four listings (extra, global, two workspaces).
+
+const PICKS: &[&str] = &[
+    "extension_no_hook_for_name",
+    "extension_hook_in_4_dirs",
+    "windows_pathext_hook_in_4_dirs",
+    "cli_by_extension_4_dirs",
+    "cli_shebang_absolute_4_dirs",
+    "cli_shebang_env_4_dirs",
+];
+
+struct Scenario {
+    dirs: Vec<HookDir>,
+    listings: Vec<Listing>,
+    profile: Profile,
+    platform: Platform,
+    hook_name: &'static str,
+}
+
+fn hook_dirs() -> Vec<HookDir> {
+    let dir = |p: &str, source, root: Option<&str>| HookDir {
+        path: PathBuf::from(p),
+        source,
+        workspace_root: root.map(PathBuf::from),
+    };
+    vec![
+        dir("/opt/hooks", Source::Extra, None),
+        dir("/home/u/Documents/Cline/Hooks", Source::Global, None),
+        dir("/w/a/.clinerules/hooks", Source::Workspace, Some("/w/a")),
+        dir("/w/b/.clinerules/hooks", Source::Workspace, Some("/w/b")),
+    ]
+}
+
+fn entry(name: &str, shebang: Option<&str>) -> Entry {
+    Entry {
+        name: name.to_owned(),
+        kind: EntryKind::File { executable: true },
+        shebang: shebang.map(str::to_owned),
+        missing_interpreter: None,
+    }
+}
+
+/// Every known hook in every directory, as `name{ext}` with the given `#!` line.
+fn listings(ext: &str, shebang: Option<&str>, skip: Option<&str>) -> Vec<Listing> {
+    (0..4)
+        .map(|_| {
+            let mut entries: Vec<Entry> = KNOWN_HOOKS
+                .iter()
+                .filter(|n| Some(**n) != skip)
+                .map(|n| entry(&format!("{n}{ext}"), shebang))
+                .collect();
+            entries.sort_by(|a, b| a.name.cmp(&b.name));
+            Listing::Entries(entries)
+        })
+        .collect()
+}
+
+fn scenario(case: &str) -> Scenario {
+    let base = |listings, profile, platform| Scenario {
+        dirs: hook_dirs(),
+        listings,
+        profile,
+        platform,
+        hook_name: "PreToolUse",
+    };
+    match case {
+        "extension_no_hook_for_name" => base(
+            listings("", Some("/bin/sh"), Some("PreToolUse")),
+            Profile::Extension,
+            Platform::Unix,
+        ),
+        "extension_hook_in_4_dirs" => base(
+            listings("", Some("/bin/sh"), None),
+            Profile::Extension,
+            Platform::Unix,
+        ),
+        "windows_pathext_hook_in_4_dirs" => base(
+            listings(".ps1", None, None),
+            Profile::Extension,
+            Platform::windows(".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC"),
+        ),
+        "cli_by_extension_4_dirs" => {
+            base(listings(".py", None, None), Profile::Cli, Platform::Unix)
+        }
+        "cli_shebang_absolute_4_dirs" => base(
+            listings(".sh", Some("/bin/sh"), None),
+            Profile::Cli,
+            Platform::Unix,
+        ),
+        "cli_shebang_env_4_dirs" => base(
+            listings(".sh", Some("/usr/bin/env bash"), None),
+            Profile::Cli,
+            Platform::Unix,
+        ),
+        other => panic!("unknown case {other}"),
+    }
+}
+
+/// The interpreters the runtime resolves once per process (real PATH lookups for
+/// `#!/usr/bin/env X`).
+fn interpreters() -> &'static Interpreters {
+    Interpreters::find()
+}
+
+#[divan::bench(args = PICKS, max_time = 1)]
+fn discover(bencher: Bencher, case: &str) {
+    let s = scenario(case);
+    let tools = interpreters();
+    bencher.bench(|| {
+        discover::discover(
+            black_box(s.hook_name),
+            &s.dirs,
+            &s.listings,
+            s.profile,
+            &s.platform,
+            tools,
+        )
+    });
+}

@@ -1,0 +1,202 @@
+//! The output parser (`hooks::output::parse`) over the stdout tails a runner hands it: what
+//! real hooks print, and what a broken or hostile hook can print within the 1 MiB the runner
+//! keeps (`run::STDOUT_KEEP`).
+//!
+//! `cargo bench --bench output_parse` (each case is capped at about a second of sampling).
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::OnceLock;
+
+use cline_hooks::hooks::output;
+use cline_hooks::hooks::run::STDOUT_KEEP;
+use divan::counter::BytesCount;
+use divan::Bencher;
+
+fn main() {
+    divan::main();
+}
+
+/// Realistic: what hooks print in practice.
+const REALISTIC: &[&str] = &[
+    "minimal",
+    "logs_then_verdict",
+    "pretty_jq",
+    "hook_control",
+    "context_over_limit",
+    "chatty_1mib_tail",
+];
+
+/// Hostile: broken or adversarial output, each within the kept 1 MiB.
+const HOSTILE: &[&str] = &[
+    "plain_logs_1mib",
+    "invalid_utf8_1mib",
+    "brace_lines_1mib",
+    "open_arrays_256x4k",
+    "open_objects_256x4k",
+    "objects_then_garbage",
+    "deep_nesting_200k",
+    "truncated_object_1mib",
+];
+
+/// (stdout tail, whether it lost its beginning)
+type Case = (Vec<u8>, bool);
+
+fn cases() -> &'static BTreeMap<&'static str, Case> {
+    static CASES: OnceLock<BTreeMap<&'static str, Case>> = OnceLock::new();
+    CASES.get_or_init(|| {
+        let mut m = BTreeMap::new();
+        let keep = STDOUT_KEEP;
+        let log_line = |i: usize| format!("[hook] checked rule {i}: tool input looks fine, moving on\n");
+
+        m.insert("minimal", (b"{\"cancel\":false}\n".to_vec(), false));
+
+        let mut s = String::new();
+        for i in 0..40 {
+            s.push_str(&log_line(i));
+        }
+        s.push_str("{\"cancel\":false,\"contextModification\":\"");
+        s.push_str(&"The project uses tabs; keep lines under 100 characters. ".repeat(4));
+        s.push_str("\",\"errorMessage\":\"\"}\n");
+        m.insert("logs_then_verdict", (s.into_bytes(), false));
+
+        let mut s = String::from("running checks\n{\n  \"cancel\": true,\n  \"errorMessage\": \"rm -rf is not allowed here\",\n  \"contextModification\": \"Blocked a destructive command.\",\n  \"details\": {\n    \"rules\": [\n");
+        for i in 0..30 {
+            s.push_str(&format!(
+                "      {{ \"id\": {i}, \"name\": \"rule-{i}\", \"matched\": false }},\n"
+            ));
+        }
+        s.push_str("      { \"id\": 99, \"name\": \"no-rm-rf\", \"matched\": true }\n    ]\n  }\n}\n");
+        m.insert("pretty_jq", (s.into_bytes(), false));
+
+        let mut s = String::new();
+        for i in 0..20 {
+            s.push_str(&log_line(i));
+        }
+        s.push_str("HOOK_CONTROL\t{\"cancel\":false,\"context\":\"from the CLI hook\",\"review\":true}\n");
+        for i in 0..20 {
+            s.push_str(&log_line(i));
+        }
+        m.insert("hook_control", (s.into_bytes(), false));
+
+        let long = "é".repeat(output::MAX_CONTEXT_CHARS + 10_000);
+        let s = format!("{{\"cancel\":false,\"contextModification\":\"{long}\"}}\n");
+        m.insert("context_over_limit", (s.into_bytes(), false));
+
+        // What a hook printing 256 MiB of logs then its verdict leaves in the kept tail.
+        let verdict = "{\"cancel\":false}\n";
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < keep - verdict.len() {
+            s.push_str(&log_line(i));
+            i += 1;
+        }
+        let cut_at = s.len() - (keep - verdict.len());
+        let mut s = s[cut_at..].to_owned();
+        s.push_str(verdict);
+        m.insert("chatty_1mib_tail", (s.into_bytes(), true));
+
+        // --- hostile ---
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < keep {
+            s.push_str(&log_line(i));
+            i += 1;
+        }
+        s.truncate(keep);
+        m.insert("plain_logs_1mib", (s.into_bytes(), true));
+
+        // Deterministic pseudo-random bytes (xorshift), newlines sprinkled in.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let bytes: Vec<u8> = (0..keep)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        m.insert("invalid_utf8_1mib", (bytes, true));
+
+        // Every line opens an object and an array: many candidate starts, none valid.
+        let s = "{\"x\":[\n".repeat(keep / 7);
+        m.insert("brace_lines_1mib", (s.into_bytes(), true));
+
+        // 256 candidate lines (the parser's cap), each opening an array and filling 4 KiB:
+        // every candidate parses until the nesting limit or the end of the tail.
+        let mut s = String::new();
+        for _ in 0..256 {
+            s.push('[');
+            s.push_str(&"1,".repeat(2047));
+            s.push('\n');
+        }
+        m.insert("open_arrays_256x4k", (s.into_bytes(), false));
+
+        let mut s = String::new();
+        for i in 0..256 {
+            s.push_str(&format!("{{\"k{i}\":\""));
+            s.push_str(&"a".repeat(4080));
+            s.push_str("\",\"n\":\n");
+        }
+        m.insert("open_objects_256x4k", (s.into_bytes(), false));
+
+        // 256 valid objects, then a line of text: the "object followed by logs" path.
+        let mut s = String::new();
+        for i in 0..256 {
+            s.push_str(&format!(
+                "{{\"cancel\":false,\"i\":{i},\"pad\":\"{}\"}}\n",
+                "p".repeat(4000)
+            ));
+        }
+        s.push_str("done, exiting\n");
+        m.insert("objects_then_garbage", (s.into_bytes(), false));
+
+        let s = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        m.insert("deep_nesting_200k", (s.into_bytes(), false));
+
+        // One object of 1 MiB that never closes (a hook killed mid-print).
+        let mut s = String::from("{\"cancel\":true,\"items\":[");
+        let mut i = 0;
+        while s.len() < keep - 64 {
+            s.push_str(&format!("{{\"i\":{i},\"v\":\"value {i}\"}},"));
+            i += 1;
+        }
+        m.insert("truncated_object_1mib", (s.into_bytes(), false));
+
+        for (name, (bytes, _)) in &m {
+            assert!(bytes.len() <= keep, "{name} exceeds the kept tail");
+        }
+        m
+    })
+}
+
+/// Cases that take seconds unoptimized: `cargo test --benches` (divan's test mode, each case
+/// once, debug build) parses only their first 64 KiB.
+const SLOW: &[&str] = &[
+    "open_arrays_256x4k",
+    "open_objects_256x4k",
+    "truncated_object_1mib",
+];
+
+fn run(bencher: Bencher, name: &str) {
+    let (bytes, cut) = &cases()[name];
+    let bench_mode = std::env::args().any(|a| a == "--bench");
+    let bytes = if !bench_mode && SLOW.contains(&name) {
+        &bytes[..bytes.len().min(64 << 10)]
+    } else {
+        &bytes[..]
+    };
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| output::parse(black_box(bytes), *cut));
+}
+
+#[divan::bench(args = REALISTIC, max_time = 1)]
+fn realistic(bencher: Bencher, name: &str) {
+    run(bencher, name);
+}
+
+#[divan::bench(args = HOSTILE, max_time = 1, sample_count = 30)]
+fn hostile(bencher: Bencher, name: &str) {
+    run(bencher, name);
+}

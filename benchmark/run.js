@@ -1,0 +1,346 @@
+#!/usr/bin/env node
+'use strict'
+
+// `npm run bench`: measures @cline/hooks against in-run baselines (issue 6, rows a-g) and
+// prints one Markdown table; writes it to benchmark/results.md and a chart to
+// benchmark/chart.svg.
+//
+//   npm run bench                     full run (a few minutes on 2 cores)
+//   npm run bench -- --quick          short run; writes nothing unless --write is given
+//   npm run bench -- --quick --write  short run that also writes results.md and chart.svg
+//
+// Each measurement runs in a fresh Node process (benchmark/worker.js) started with
+// --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow that process to 1 and
+// 3 GiB of real resident memory. Needs the addon built (`npm run build`), rustc for the
+// floor (benchmark/floor.rs, compiled into target/benchmark/), and strace (optional) to count
+// the system calls of row (f). Linux (and other Unix) only: the hooks are /bin/sh scripts.
+
+const fs = require('fs')
+const os = require('os')
+const path = require('path')
+const { spawn, spawnSync } = require('child_process')
+
+const floor = require('./lib/floor')
+const fixtures = require('./lib/fixtures')
+const chart = require('./lib/chart')
+const { ms, ratio, rate, mib, gib } = require('./lib/stats')
+
+const args = process.argv.slice(2)
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'))
+  process.exit(0)
+}
+const QUICK = args.includes('--quick')
+const WRITE = !QUICK || args.includes('--write')
+
+const GiB = 2 ** 30
+const CONFIG = QUICK
+  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1 }
+  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2 }
+const HEAPS = [
+  { key: 'small', label: 'host ~50 MB', bytes: 0 },
+  { key: 'g1', label: 'host 1 GiB', bytes: 1 * GiB },
+  { key: 'g3', label: 'host 3 GiB', bytes: 3 * GiB },
+]
+const NODE_FLAGS = ['--max-old-space-size=8192', '--expose-gc']
+const WORKER = path.join(__dirname, 'worker.js')
+
+function say(msg) {
+  process.stderr.write(`${msg}\n`)
+}
+
+/** Runs one task in a fresh Node process; resolves with its RESULT. */
+function worker(task, prefix = []) {
+  return new Promise((resolve, reject) => {
+    const argv = [...prefix, process.execPath, ...NODE_FLAGS, WORKER, JSON.stringify(task)]
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (c) => (out += c))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '))
+      if (code !== 0 || !line) return reject(new Error(`worker ${task.name} exited with ${code}`))
+      resolve(JSON.parse(line.slice(7)))
+    })
+  })
+}
+
+function machine() {
+  const cpus = os.cpus()
+  const model = (cpus[0] && cpus[0].model.trim()) || 'unknown CPU'
+  return {
+    cpu: model,
+    cores: cpus.length,
+    mem: gib(os.totalmem()),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    load: os.loadavg()[0].toFixed(2),
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  }
+}
+
+function haveStrace() {
+  const r = spawnSync('strace', ['-V'], { stdio: 'ignore' })
+  return r.status === 0
+}
+
+/** Counts the system calls between the two markers of an `strace -f -o` trace. */
+function countSyscalls(file, dir) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n')
+  const start = lines.findIndex((l) => l.includes('cline-hooks-bench-start'))
+  const end = lines.findIndex((l) => l.includes('cline-hooks-bench-end'))
+  if (start < 0 || end < 0) throw new Error('strace markers not found')
+  const jsThread = lines[start].split(/\s+/)[0]
+  const byName = {}
+  let total = 0
+  let js = 0
+  let rescans = 0
+  for (const line of lines.slice(start + 1, end)) {
+    if (line.includes(`"${dir}"`) && line.includes('O_DIRECTORY')) rescans++
+    const m = /^(\d+)\s+([a-z0-9_]+)\(/.exec(line)
+    if (!m) continue
+    total++
+    if (m[1] === jsThread) js++
+    byName[m[2]] = (byName[m[2]] || 0) + 1
+  }
+  const top = Object.entries(byName)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([n, c]) => `${n} ${c}`)
+    .join(', ')
+  return { total, js, top, rescans }
+}
+
+const MET = '✅ met'
+const MISSED = '❌ missed'
+const mark = (ok) => (ok ? MET : MISSED)
+
+function table(m, r) {
+  const rows = []
+  const row = (...cells) => rows.push(`| ${cells.join(' | ')} |`)
+  const L = (key) => r.latency[key].latency
+  const small = L('small')
+  const fl = small.floor
+
+  // (a)
+  const aRatio = small.runHook.median / fl.median
+  row('a', `trivial hook, median (host ${mib(r.latency.small.rss)})`, `runHook ${ms(small.runHook.median)}`,
+    `floor ${ms(fl.median)} · Node ${ms(small.node.median)}`,
+    `${ratio(aRatio)} floor · Node/runHook ${ratio(small.node.median / small.runHook.median)}`, '≤ 1.15× floor', mark(aRatio <= 1.15))
+  row('a', 'trivial hook, p99', `runHook ${ms(small.runHook.p99)}`, `floor ${ms(fl.p99)} · Node ${ms(small.node.p99)}`,
+    `${ratio(small.runHook.p99 / fl.p99)} floor`, '—', '')
+  if (small.floorLikeAddon) {
+    const inside = r.latency.small.inside
+    row('a', 'where `runHook`\'s time goes (medians)',
+      `hook in the runtime ${ms(inside.hook.median)} · whole run in the runtime ${ms(inside.run.median)} · seen from JS ${ms(small.runHook.median)}`,
+      `floor started like the addon (process group, cwd, stderr piped) ${ms(small.floorLikeAddon.median)}`,
+      `runtime − floor ${ms(inside.hook.median - fl.median)} · JS hand-over ${ms(small.runHook.median - inside.run.median)}`, '(info)', '')
+  }
+  if (small.factory) {
+    row('a', 'same, `HookFactory` runner reused, median / p99', `${ms(small.factory.median)} / ${ms(small.factory.p99)}`,
+      `floor ${ms(fl.median)} / ${ms(fl.p99)}`, `${ratio(small.factory.median / fl.median)} floor`, '(info)', '')
+  }
+
+  // (b)
+  for (const h of ['g1', 'g3']) {
+    const x = L(h)
+    const label = `host ${gib(r.latency[h].rss)} RSS`
+    const grow = x.runHook.median / small.runHook.median
+    const nodeOver = x.node.median / x.runHook.median
+    row('b', `trivial hook at ${label}, median / p99`, `runHook ${ms(x.runHook.median)} / ${ms(x.runHook.p99)}`,
+      `Node ${ms(x.node.median)} / ${ms(x.node.p99)} · floor ${ms(x.floor.median)} · runHook at ~50 MB ${ms(small.runHook.median)}`,
+      `${ratio(grow)} runHook at ~50 MB · Node/runHook ${ratio(nodeOver)}`,
+      h === 'g3' ? '≤ 1.2× at ~50 MB; Node/runHook ≥ 3' : '(info)',
+      h === 'g3' ? `${mark(grow <= 1.2)}; ${mark(nodeOver >= 3)}` : '')
+  }
+
+  // (c)
+  const el = r.latency.g3.eventLoop
+  const reps = el.idle.reps > 1 ? `, median of ${el.idle.reps} repetitions (worst)` : ''
+  const worst = (x) => (x.reps > 1 ? ` (${ms(x.worst)})` : '')
+  for (const [kind, label] of [['sequential', 'one after another'], ['burst', 'all started at once']]) {
+    const a = el.runHook[kind]
+    const b = el.node[kind]
+    row('c', `event-loop delay at host ${gib(r.latency.g3.rss)}, 100 hooks ${label}: max / p99${reps}`,
+      `runHook ${ms(a.max)}${worst(a)} / ${ms(a.p99)}, ${ms(a.ms)} for all`,
+      `Node ${ms(b.max)}${worst(b)} / ${ms(b.p99)}, ${ms(b.ms)} for all · idle loop ${ms(el.idle.max)}${worst(el.idle)} / ${ms(el.idle.p99)}`,
+      `Node/runHook max ${ratio(b.max / a.max)}`, 'runHook max ≤ 5 ms', mark(a.max <= 5))
+  }
+  row('c', `JS-thread time inside one call (until it returns its promise), median / p99, host ${gib(r.latency.g3.rss)}`,
+    `runHook ${ms(el.sync.runHook.median)} / ${ms(el.sync.runHook.p99)}`, `Node ${ms(el.sync.node.median)} / ${ms(el.sync.node.p99)}`,
+    `Node/runHook ${ratio(el.sync.node.median / el.sync.runHook.median)}`, '(info)', '')
+
+  // (d)
+  const d = r.parallel
+  const dRatio = d.parallel.median / d.single.median
+  row('d', `4 hooks (${d.sources}) sleeping 100 ms, parallel, median`, `${ms(d.parallel.median)}`,
+    `one hook alone ${ms(d.single.median)} · sequential ${ms(d.sequential.median)}`,
+    `${ratio(dRatio)} one hook · sequential/parallel ${ratio(d.sequential.median / d.parallel.median)}`, '≤ 1.3× one hook', mark(dRatio <= 1.3))
+
+  // (e)
+  for (const c of Object.keys(r.throughput)) {
+    const t = r.throughput[c]
+    row('e', `throughput, ${CONFIG.throughputRuns.toLocaleString('en')} runs at concurrency ${c}`, `runHook ${rate(t.runHook)}`,
+      `Node ${rate(t.node)}`, `${ratio(t.runHook / t.node)} Node`, c === '64' ? '≥ 1× Node' : '(info)', c === '64' ? mark(t.runHook >= t.node) : '')
+  }
+
+  // (f)
+  const f = r.noHook
+  row('f', 'no hook for this call: warm `create()` + `run()`', `${rate(f.factory)}`,
+    `JS-only floor ${rate(f.jsFloor)} · Node stat per folder ${rate(f.nodeStat)} · \`runHook\` ${rate(f.runHook)}`,
+    `${ratio(f.factory / f.jsFloor)} JS floor`, '≥ 200,000/s', mark(f.factory >= 200000))
+  const failures = f.createFailures + (r.latency.small.createFailures || 0) + (r.trace && r.trace.factory ? r.trace.factory.createFailures : 0)
+  if (failures) {
+    const why = f.createError || (r.trace && r.trace.factory && r.trace.factory.createError) || 'see the raw figures'
+    row('f', '`create()` rejections during these loops', `${failures}: ${why}`, 'none expected', '', 'none', MISSED)
+  }
+  if (r.trace && r.trace.factory) {
+    const t = r.trace.factory
+    const b = r.trace.jsFloor
+    const perCall = t.total / t.calls
+    row('f', `system calls per call (\`strace -f\`, ${t.calls.toLocaleString('en')} calls in ${ms(t.ms)}, ${t.rescans} rescans of the hooks folders)`,
+      `${perCall.toFixed(5)} (all threads), ${(t.js / t.calls).toFixed(5)} on the JS thread; ${t.total} in all: ${t.top}`,
+      `JS-only floor loop: ${(b.total / b.calls).toFixed(5)} (${b.total} in all: ${b.top || 'none'})`,
+      `${ratio(perCall / Math.max(b.total / b.calls, 1e-9))} JS floor`, 'none per call', mark(perCall < 0.01))
+  } else {
+    row('f', 'system calls per call', 'not measured', 'strace not found (apt-get install strace)', '', 'none per call', '—')
+  }
+
+  // (g)
+  const g = r.rss
+  row('g', 'peak RSS growth, hook printing 256 MiB', `runHook ${mib(g.runHook.growth)} (${ms(g.runHook.ms)})`,
+    `Node, 1 MiB tail kept ${mib(g.node.growth)} (${ms(g.node.ms)})`, `host RSS before ${mib(g.runHook.before)}`, '≤ 32 MiB', mark(g.runHook.growth <= 32 * 2 ** 20))
+
+  const head = [
+    `**@cline/hooks benchmark** · ${m.date} · ${m.cpu}, ${m.cores} cores, ${m.mem} · ${m.os} · Node ${m.node} · ` +
+      `load average ${m.load} at start · ${QUICK ? 'quick' : 'full'} run, ${r.elapsed}`,
+    '',
+    '| Row | Measure | @cline/hooks | In-run baselines | Ratio | Target | Met |',
+    '|---|---|---|---|---|---|---|',
+  ]
+  const legend = [
+    '',
+    '`runHook`: the one-shot `runHook(name, input, options)`, same options every call (its shared factory keeps the discovery snapshot). ' +
+      'Node: `benchmark/lib/node-runner.js`, `child_process.spawn` + stdin + bounded stdout/stderr tails + final-JSON parse. ' +
+      'Floor: `benchmark/floor.rs`, `std::process::Command` (posix_spawn) in a loop from a small Rust process. ' +
+      'Latencies interleave the runners in rounds; each row runs in a fresh Node process grown to the stated RSS. ' +
+      'Event-loop figures are `monitorEventLoopDelay({ resolution: 1 })` values, which include the 1 ms sampling interval. ' +
+      '✅/❌ compare the figures of this one run; on a shared machine, maxima and p99s also measure the neighbours (see the idle loop).',
+  ]
+  return [...head, ...rows, ...legend].join('\n')
+}
+
+async function main() {
+  if (process.platform === 'win32') {
+    say('The benchmark runs /bin/sh hooks and reads /proc: run it on Linux (or another Unix).')
+    process.exit(1)
+  }
+  try {
+    require('..')
+  } catch (err) {
+    say(`The addon is not built (${err.message.split('\n')[0]}). Run \`npm run build\` first.`)
+    process.exit(1)
+  }
+  const started = Date.now()
+  const m = machine()
+  say(`@cline/hooks benchmark (${QUICK ? 'quick' : 'full'}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}`)
+
+  say('building the floor program (rustc -O benchmark/floor.rs)')
+  const floorBin = floor.build()
+
+  const fx = fixtures.create()
+  const cleanup = () => fx.remove()
+  process.on('SIGINT', () => {
+    cleanup()
+    process.exit(130)
+  })
+  const input = fixtures.input()
+  const base = { hookName: fx.hookName, input, floorBin, dir: fx.trivialDir, hook: fx.trivialHook }
+  const r = { latency: {} }
+  try {
+    for (const h of HEAPS) {
+      say(`(a/b${h.key === 'g3' ? '/c' : ''}) trivial hook latency, ${h.label}`)
+      r.latency[h.key] = await worker({
+        ...base,
+        name: 'latency',
+        heapBytes: h.bytes,
+        runs: CONFIG.runs,
+        rounds: CONFIG.rounds,
+        withFactory: h.key === 'small',
+        eventLoopRuns: h.key === 'g3' ? CONFIG.eventLoopRuns : 0,
+        eventLoopReps: CONFIG.eventLoopReps,
+      })
+    }
+
+    say('(d) four hooks sleeping 100 ms')
+    r.parallel = await worker({ ...base, name: 'parallel', runs: CONFIG.parallelRuns, sleepy: fx.sleepy })
+
+    say('(e) throughput')
+    r.throughput = await worker({ ...base, name: 'throughput', runs: CONFIG.throughputRuns, concurrencies: [1, 8, 64] })
+
+    say('(f) no hook for this call')
+    r.noHook = await worker({ ...base, name: 'noHook', seconds: CONFIG.noHookSeconds, noHook: fx.noHook })
+    if (haveStrace()) {
+      r.trace = {}
+      for (const loop of ['factory', 'jsFloor']) {
+        const file = path.join(fx.root, `strace-${loop}.txt`)
+        const res = await worker({ ...base, name: 'noHookTrace', loop, calls: CONFIG.traceCalls, noHook: fx.noHook }, ['strace', '-f', '-qq', '-o', file])
+        const t = (r.trace[loop] = { ...res, ...countSyscalls(file, fx.noHook.extra) })
+        say(`    strace, ${loop} loop: ${t.total} system calls in ${res.calls} calls (${t.js} on the JS thread): ${t.top}`)
+      }
+    }
+
+    say('(g) peak RSS growth, hook printing 256 MiB')
+    r.rss = {}
+    for (const runner of ['runHook', 'node']) {
+      let worst = null
+      for (let i = 0; i < CONFIG.rssRepeats; i++) {
+        const res = await worker({ ...base, name: 'rss', runner, trivialDir: fx.trivialDir, chattyDir: fx.chattyDir })
+        if (!worst || res.growth > worst.growth) worst = res
+      }
+      r.rss[runner] = worst
+    }
+  } finally {
+    cleanup()
+  }
+
+  const secs = Math.round((Date.now() - started) / 1000)
+  r.elapsed = `${Math.floor(secs / 60)} min ${secs % 60} s`
+  const md = table(m, r)
+  console.log(md)
+
+  if (WRITE) {
+    const svg = chart.render({
+      title: '@cline/hooks: trivial hook latency as the host grows',
+      subtitle: `${m.cpu}, ${m.cores} cores · Node ${m.node} · ${m.date}`,
+      groups: HEAPS.map((h) => ({ label: `${h.label.replace('host ', 'host ')} (RSS ${gib(r.latency[h.key].rss)})`, ...r.latency[h.key].latency })),
+      eventLoop: { label: `host ${gib(r.latency.g3.rss)}`, ...r.latency.g3.eventLoop },
+    })
+    fs.writeFileSync(path.join(__dirname, 'chart.svg'), svg)
+    const doc = [
+      '# @cline/hooks benchmark results',
+      '',
+      `Produced by \`npm run bench\` (\`benchmark/run.js\`). Chart: [chart.svg](chart.svg).`,
+      '',
+      md,
+      '',
+      '![Trivial hook latency per runner and host size; event-loop delay](chart.svg)',
+      '',
+      '<details><summary>Raw figures (JSON)</summary>',
+      '',
+      '```json',
+      JSON.stringify({ machine: m, config: CONFIG, quick: QUICK, results: r }, null, 1),
+      '```',
+      '',
+      '</details>',
+      '',
+    ].join('\n')
+    fs.writeFileSync(path.join(__dirname, 'results.md'), doc)
+    say('wrote benchmark/results.md and benchmark/chart.svg')
+  }
+}
+
+main().catch((err) => {
+  say(err && err.stack ? err.stack : String(err))
+  process.exit(1)
+})
