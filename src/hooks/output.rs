@@ -140,6 +140,14 @@ fn locate(text: &str, cut: bool) -> Located {
         Some((_, err)) if err.is_eof() => Located::Broken(format!(
             "printed a JSON object that ends too early (truncated output?): {err}"
         )),
+        // serde_json stops at 128 levels, which also bounds the parser's stack.
+        Some((_, err)) if err.to_string().starts_with("recursion limit exceeded") => {
+            Located::Broken(format!(
+                "printed JSON nested more than 128 levels deep (at line {} column {}); a verdict is a flat object such as {{\"cancel\": false}}",
+                err.line(),
+                err.column()
+            ))
+        }
         Some((_, err)) => Located::Broken(format!(
             "printed output that looks like JSON but is not valid: {err}"
         )),
@@ -385,7 +393,8 @@ mod tests {
     #[test]
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(p(&deep).problem.is_some());
+        let problem = p(&deep).problem.unwrap_or_default();
+        assert!(problem.contains("nested more than 128 levels"), "{problem}");
         let deep_obj = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(p(&deep_obj).problem.is_some());
     }

@@ -513,6 +513,12 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
             cwd.display()
         );
     }
+    if err.kind() == io::ErrorKind::PermissionDenied && !can_enter(cwd) {
+        return format!(
+            "could not start: its working directory {} cannot be entered by this user (permission denied)",
+            cwd.display()
+        );
+    }
     let interpreter = crate::hooks::discover::read_shebang(&hook.path)
         .and_then(|line| line.split_whitespace().next().map(str::to_owned));
     if let Some(interpreter) = interpreter {
@@ -528,6 +534,22 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
         }
         _ => format!("could not start: {err}"),
     }
+}
+
+/// Whether this process may make `dir` its working directory (search permission).
+#[cfg(unix)]
+fn can_enter(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    match std::ffi::CString::new(dir.as_os_str().as_bytes()) {
+        // Safety: a valid NUL-terminated path; access() only reads it.
+        Ok(path) => unsafe { libc::access(path.as_ptr(), libc::X_OK) == 0 },
+        Err(_) => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn can_enter(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok()
 }
 
 #[cfg(test)]

@@ -141,8 +141,9 @@ impl Runner {
                 .workspace_roots
                 .first()
                 .cloned()
-                .or_else(dirs::home_dir)
-                .unwrap_or_else(|| PathBuf::from("/")),
+                .or_else(|| dirs::home_dir().filter(|home| home.is_dir()))
+                // A service account's home may not exist (nobody's is /nonexistent).
+                .unwrap_or_else(std::env::temp_dir),
             abort: settings.abort.clone(),
             limiter: settings
                 .max_processes
