@@ -38,9 +38,9 @@ function checkNode(result) {
   return result
 }
 
-// HookFactory.create() can reject with "Failed to resolve promise" (InvalidArg) when the
-// cached runner object was garbage-collected and its finalizer has not run yet; it keeps
-// failing until the event loop turns. Count it, let the loop turn, and try again.
+// HookFactory.create() must never reject here. (It once did, "Failed to resolve promise", when
+// a weakly cached runner had been collected but not yet finalized; the cache now holds its
+// runners strongly.) A rejection is counted and shown in row (f), then the loop goes on.
 let createFailures = 0
 let createError = null
 async function create(factory) {

@@ -96,13 +96,14 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
 #[napi]
 pub struct HookFactory {
     inner: Arc<Factory>,
-    /// The runner handed out per name, while discovery is unchanged (weak: a runner nobody
-    /// holds is collected as usual). Saves building a new object on every tool call.
+    /// The runner handed out per name, while discovery is unchanged. Saves building a new
+    /// object on every tool call. Held strongly: a weak reference can still look alive after
+    /// V8 collected its object (until the finalizer runs), and resolving with it fails.
     runners: RefCell<HashMap<String, CachedRunner>>,
 }
 
 /// A runner and the discovery snapshot it was built from.
-type CachedRunner = (Arc<Vec<Listing>>, WeakReference<HookRunner>);
+type CachedRunner = (Arc<Vec<Listing>>, Reference<HookRunner>);
 
 /// Names remembered per factory before the runner cache starts over.
 const RUNNER_CACHE_LIMIT: usize = 64;
@@ -176,18 +177,15 @@ impl HookFactory {
         hook_name: String,
         listings: Arc<Vec<Listing>>,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
-        let cached = self
-            .runners
-            .borrow()
-            .get(&hook_name)
-            .and_then(|(seen, weak)| Arc::ptr_eq(seen, &listings).then(|| weak.clone()));
-        if let Some(weak) = cached {
-            if let Some(runner) = weak.upgrade(*env)? {
-                return Ok(PromiseRaw::new(
-                    env.raw(),
-                    PromiseRaw::resolve(env, runner)?.raw(),
-                ));
-            }
+        let cached = match self.runners.borrow().get(&hook_name) {
+            Some((seen, runner)) if Arc::ptr_eq(seen, &listings) => Some(runner.clone(*env)?),
+            _ => None,
+        };
+        if let Some(runner) = cached {
+            return Ok(PromiseRaw::new(
+                env.raw(),
+                PromiseRaw::resolve(env, runner)?.raw(),
+            ));
         }
         let runner = match self.inner.runner_from(&hook_name, &listings) {
             Ok(runner) => HookRunner::new(runner).into_reference(*env)?,
@@ -197,7 +195,7 @@ impl HookFactory {
         if runners.len() >= RUNNER_CACHE_LIMIT {
             runners.clear();
         }
-        runners.insert(hook_name, (listings, runner.downgrade()));
+        runners.insert(hook_name, (listings, runner.clone(*env)?));
         Ok(PromiseRaw::new(
             env.raw(),
             PromiseRaw::resolve(env, runner)?.raw(),

@@ -1,0 +1,502 @@
+'use strict'
+
+// Issue 7: the Cline CLI's file-hook conventions (`profile: 'cli'`): folders, file names,
+// interpreters, event-name aliases, the extra output fields, detached runs, and the example
+// hooks of the SDK README (../shared/reference/001) run with the payloads shown there.
+
+const fs = require('fs')
+const os = require('os')
+const path = require('path')
+const { spawn, spawnSync } = require('child_process')
+
+const {
+  addon,
+  describeUnix,
+  testIf,
+  makeTempDir,
+  writeHook,
+  shq,
+  echoJson,
+  waitForFile,
+  opts,
+} = require('./helpers')
+
+const { runHook, discoverHooks, HookFactory } = addon
+
+const ROOT = path.resolve(__dirname, '..')
+
+/** Options for the CLI profile with the user's own folders kept out. */
+function cli(extra = {}) {
+  return opts({ profile: 'cli', clineDir: path.join(makeTempDir(), 'no-cline-dir'), ...extra })
+}
+
+/** Writes a file with `body` as is (no #! line added), mode 0644 unless given. */
+function writeFile(dir, name, body, mode = 0o644) {
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, body)
+  fs.chmodSync(file, mode)
+  return file
+}
+
+/** The first program on PATH called `name`, or null. */
+function onPath(name) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    const file = path.join(dir, name)
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return fs.realpathSync(file)
+    } catch {
+      // not here
+    }
+  }
+  return null
+}
+
+/** bun, if this machine has it: on PATH, or installed from npm by .ci/run. */
+function findBun() {
+  const candidates = [
+    process.env.CLINE_HOOKS_TEST_BUN,
+    onPath('bun'),
+    path.join(ROOT, '.ci-cache', 'bun', 'node_modules', '@oven', 'bun-linux-x64-baseline', 'bin', 'bun'),
+    path.join(ROOT, '.ci-cache', 'bun', 'node_modules', '@oven', 'bun-linux-x64', 'bin', 'bun'),
+  ]
+  return candidates.find((c) => c && fs.existsSync(c)) || null
+}
+
+// -------------------------------------------------------------------------------------------
+// The SDK README's example hooks and payloads, verbatim.
+
+const SDK = {
+  logToolCalls: `#!/usr/bin/env bash
+input=$(cat)
+tool=$(echo "$input" | jq -r '.tool_call.name')
+echo "Action: $tool" >&2
+echo '{}'
+`,
+  branchContext: `#!/usr/bin/env bash
+input=$(cat)
+tool=$(echo "$input" | jq -r '.tool_call.name')
+if [ "$tool" = "run_commands" ]; then
+branch=$(git branch --show-current 2>/dev/null)
+echo "{\\"context\\": \\"Current branch: $branch\\"}"
+else
+echo '{}'
+fi
+`,
+  // One fix to the README's version: there `[[ $file == ~/* ]]` tilde-expands the pattern to
+  // $HOME/*, so a literal "~/..." path never matched; the tilde is quoted here.
+  rewriteHomePath: `#!/usr/bin/env bash
+input=$(cat)
+tool=$(echo "$input" | jq -r '.tool_call.name')
+file=$(echo "$input" | jq -r '.tool_call.input.filePath')
+if [ "$tool" = "read_files" ] && [[ $file == "~/"* ]]; then
+normalized="\${file/#\\~/$HOME}"
+echo "{\\"overrideInput\\": {\\"filePath\\": \\"$normalized\\"}}"
+else
+echo '{}'
+fi
+`,
+  blockForcePush: `#!/usr/bin/env bash
+input=$(cat)
+tool=$(echo "$input" | jq -r '.tool_call.name')
+cmd=$(echo "$input" | jq -r '.tool_call.input.command // empty')
+if [ "$tool" = "run_commands" ] && [[ $cmd =~ git\\ push\\ --force ]]; then
+echo '{"cancel": true, "errorMessage": "Force push is blocked."}'
+else
+echo '{}'
+fi
+`,
+  requireReview: `#!/usr/bin/env bash
+input=$(cat)
+tool=$(echo "$input" | jq -r '.tool_call.name')
+file=$(echo "$input" | jq -r '.tool_call.input.filePath // empty')
+if ([ "$tool" = "editor" ] || [ "$tool" = "write_file" ]) && \\
+[[ $file =~ (package\\.json|\\.env|secrets|tsconfig) ]]; then
+echo '{"review": true, "context": "This will modify a critical file"}'
+else
+echo '{}'
+fi
+`,
+  pythonContext: `#!/usr/bin/env python3
+import sys
+import json
+event = json.load(sys.stdin)
+tool_name = event.get("tool_call", {}).get("name", "")
+tool_input = event.get("tool_call", {}).get("input", {})
+if tool_name == "read_files":
+    file_path = tool_input.get("filePath", "")
+    if file_path.endswith(".test.ts"):
+        print(json.dumps({"context": "This is a test file"}))
+    else:
+        print(json.dumps({}))
+else:
+    print(json.dumps({}))
+`,
+  typescript: `#!/usr/bin/env bun
+interface HookEvent {
+tool_call: { name: string; input: Record<string, unknown> };
+}
+const event: HookEvent = JSON.parse(await Bun.stdin.text());
+const toolName = event.tool_call.name;
+if (toolName === "run_commands") {
+const branch = await getGitBranch();
+console.log(JSON.stringify({ context: \`Branch: \${branch}\` }));
+} else {
+console.log(JSON.stringify({}));
+}
+async function getGitBranch(): Promise<string> {
+return "main";
+}
+`,
+}
+
+/** The SDK README's PreToolUse payload, with a tool of our choosing. */
+function toolCall(name, input) {
+  return {
+    hookName: 'tool_call',
+    clineVersion: '1.0.0',
+    timestamp: '2026-01-15T10:30:00Z',
+    taskId: 'conv-123',
+    workspaceRoots: ['/path/to/repo'],
+    userId: 'user',
+    iteration: 1,
+    tool_call: { id: 'call-456', name, input },
+  }
+}
+
+/** Writes `body` as `<root>/.cline/hooks/<file>` and runs `event` with `input` there. */
+async function runSdkHook(file, body, event, input, extra = {}) {
+  const root = makeTempDir('cline-hooks-cli-ws-')
+  writeFile(path.join(root, '.cline', 'hooks'), file, body, 0o755)
+  const result = await runHook(event, input, cli({ workspaceRoots: [root], ...extra }))
+  expect(result.hooks).toHaveLength(1)
+  return { result, exec: result.hooks[0], root }
+}
+
+describeUnix('CLI profile: the SDK README example hooks, with its payloads', () => {
+  test('PreToolUse.sh logs every tool call to stderr and allows', async () => {
+    const { result, exec } = await runSdkHook('PreToolUse.sh', SDK.logToolCalls, 'tool_call', toolCall('read_files', { filePath: '/path/to/file.ts' }))
+    expect(exec.status).toBe('completed')
+    expect(exec.stderr).toBe('Action: read_files\n')
+    expect(result.cancel).toBe(false)
+    expect(exec.output).toEqual({})
+  })
+
+  test('the branch-context hook adds "Current branch: <branch>" for run_commands, nothing otherwise', async () => {
+    const root = makeTempDir('cline-hooks-cli-git-')
+    const git = spawnSync('git', ['init', '-q', '-b', 'feature/hooks', root], { encoding: 'utf8' })
+    expect(git.status).toBe(0)
+    writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.sh', SDK.branchContext, 0o755)
+    const options = cli({ workspaceRoots: [root] })
+    const onCommand = await runHook('tool_call', toolCall('run_commands', { command: 'ls' }), options)
+    expect(onCommand.contextModification).toBe('Current branch: feature/hooks')
+    const onRead = await runHook('tool_call', toolCall('read_files', { filePath: 'a.ts' }), options)
+    expect(onRead.contextModification).toBe('')
+  })
+
+  test('the force-push hook blocks `git push --force` with its message and lets `git push` through', async () => {
+    const root = makeTempDir('cline-hooks-cli-ws-')
+    writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.sh', SDK.blockForcePush, 0o755)
+    const options = cli({ workspaceRoots: [root] })
+    const blocked = await runHook('tool_call', toolCall('run_commands', { command: 'git push --force origin main' }), options)
+    expect(blocked).toMatchObject({ cancel: true, errorMessage: 'Force push is blocked.' })
+    const allowed = await runHook('tool_call', toolCall('run_commands', { command: 'git push origin main' }), options)
+    expect(allowed).toMatchObject({ cancel: false, errorMessage: '' })
+  })
+
+  test('the review hook asks for review (with context) on critical files only', async () => {
+    const root = makeTempDir('cline-hooks-cli-ws-')
+    writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.sh', SDK.requireReview, 0o755)
+    const options = cli({ workspaceRoots: [root] })
+    const critical = await runHook('tool_call', toolCall('write_file', { filePath: 'package.json' }), options)
+    expect(critical).toMatchObject({ review: true, cancel: false, contextModification: 'This will modify a critical file' })
+    const plain = await runHook('tool_call', toolCall('write_file', { filePath: 'src/a.ts' }), options)
+    expect(plain).toMatchObject({ review: false, contextModification: '' })
+  })
+
+  test('the ~/ path hook rewrites the tool input with overrideInput', async () => {
+    const home = makeTempDir('cline-hooks-home-')
+    const { result } = await runSdkHook(
+      'PreToolUse.sh',
+      SDK.rewriteHomePath,
+      'tool_call',
+      toolCall('read_files', { filePath: '~/notes/todo.md' }),
+      { env: { HOME: home } },
+    )
+    expect(result.overrideInput).toEqual({ filePath: `${home}/notes/todo.md` })
+    const untouched = await runSdkHook('PreToolUse.sh', SDK.rewriteHomePath, 'tool_call', toolCall('read_files', { filePath: '/etc/hosts' }))
+    expect(untouched.result.overrideInput).toBeNull()
+  })
+
+  test('the Python context hook (PreToolUse.py, no exec bit needed) marks test files', async () => {
+    const root = makeTempDir('cline-hooks-cli-ws-')
+    writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.py', SDK.pythonContext, 0o644)
+    const options = cli({ workspaceRoots: [root] })
+    const onTest = await runHook('tool_call', toolCall('read_files', { filePath: '/path/to/file.test.ts' }), options)
+    expect(onTest.hooks[0].status).toBe('completed')
+    expect(onTest.contextModification).toBe('This is a test file')
+    const onOther = await runHook('tool_call', toolCall('read_files', { filePath: '/path/to/file.ts' }), options)
+    expect(onOther.contextModification).toBe('')
+  })
+
+  // bun must be on the PATH the addon sees, and Jest gives tests a copy of process.env, so the
+  // TypeScript hook runs in a child Node whose PATH holds bun.
+  const bun = findBun()
+  testIf(bun, 'bun is not installed: .ci/run installs it from the npm registry (@oven/bun-linux-x64-baseline)', 'the TypeScript hook (PreToolUse.ts, #!/usr/bin/env bun) runs through bun', () => {
+    const root = makeTempDir('cline-hooks-cli-ws-')
+    writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.ts', SDK.typescript, 0o644)
+    writeFile(path.join(root, '.cline', 'hooks'), 'PostToolUse.ts', 'const e = JSON.parse(await Bun.stdin.text());\nconsole.log(JSON.stringify({ context: `took ${e.tool_result.durationMs} ms` }));\n')
+    const script = `
+      const { runHook, discoverHooks } = require(${JSON.stringify(ROOT)})
+      const options = { profile: 'cli', globalHooksDir: null, clineDir: ${JSON.stringify(path.join(root, 'none'))}, workspaceRoots: [${JSON.stringify(root)}] }
+      ;(async () => {
+        const found = await discoverHooks('tool_result', options)
+        const pre = await runHook('tool_call', ${JSON.stringify(toolCall('run_commands', { command: 'ls' }))}, options)
+        const post = await runHook('tool_result', { hookName: 'tool_result', tool_result: { id: 'c', name: 'read_files', input: {}, output: 'x', error: null, durationMs: 45 } }, options)
+        console.log(JSON.stringify({ argv: found[0].command, pre: [pre.hooks[0].status, pre.contextModification, pre.hooks[0].failure], post: [post.hooks[0].status, post.contextModification] }))
+      })()`
+    const child = spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      timeout: 30000,
+      env: { ...process.env, PATH: `${path.dirname(bun)}${path.delimiter}${process.env.PATH}` },
+    })
+    expect(child.stderr).toBe('')
+    const out = JSON.parse(child.stdout)
+    expect(out.argv).toEqual([fs.realpathSync(bun), path.join(root, '.cline', 'hooks', 'PostToolUse.ts')])
+    expect(out.pre).toEqual(['completed', 'Branch: main', null])
+    expect(out.post).toEqual(['completed', 'took 45 ms'])
+  }, 40000)
+})
+
+describeUnix('CLI profile: which folders, in which order', () => {
+  test('extraHooksDirs, global, $CLINE_DIR/hooks, then per root .clinerules/hooks and .cline/hooks', async () => {
+    const tmp = makeTempDir()
+    const extra = path.join(tmp, 'extra')
+    const global = path.join(tmp, 'global')
+    const clineDir = path.join(tmp, 'dot-cline')
+    const roots = [path.join(tmp, 'r1'), path.join(tmp, 'r2')]
+    const dirs = [
+      extra,
+      global,
+      path.join(clineDir, 'hooks'),
+      path.join(roots[0], '.clinerules', 'hooks'),
+      path.join(roots[0], '.cline', 'hooks'),
+      path.join(roots[1], '.clinerules', 'hooks'),
+      path.join(roots[1], '.cline', 'hooks'),
+    ]
+    dirs.forEach((dir, i) => writeFile(dir, 'PreToolUse.sh', echoJson({ contextModification: `#${i}` })))
+    const options = { profile: 'cli', extraHooksDirs: [extra], globalHooksDir: global, clineDir, workspaceRoots: roots }
+    const found = await discoverHooks('PreToolUse', options)
+    expect(found.map((h) => path.dirname(h.path))).toEqual(dirs)
+    expect(found.map((h) => h.source)).toEqual(['extra', 'global', 'global', 'workspace', 'workspace', 'workspace', 'workspace'])
+    const result = await runHook('tool_call', {}, options)
+    expect(result.contextModification).toBe(dirs.map((_, i) => `#${i}`).join('\n\n'))
+    // The extension profile searches only extra, global and .clinerules/hooks.
+    const extension = await discoverHooks('PreToolUse', { ...options, profile: 'extension' })
+    expect(extension).toEqual([])
+  })
+
+  test('$CLINE_DIR is the default data folder (read by a child Node whose environment sets it)', () => {
+    const tmp = makeTempDir()
+    const clineDir = path.join(tmp, 'from-env')
+    writeFile(path.join(clineDir, 'hooks'), 'TaskStart.sh', echoJson({ contextModification: 'from $CLINE_DIR' }))
+    const script = `
+      require(${JSON.stringify(ROOT)}).runHook('agent_start', {}, { profile: 'cli', globalHooksDir: null })
+        .then((r) => console.log(JSON.stringify([r.hooks.map((h) => h.path), r.contextModification])))`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000, env: { ...process.env, CLINE_DIR: clineDir } })
+    expect(JSON.parse(child.stdout)).toEqual([[path.join(clineDir, 'hooks', 'TaskStart.sh')], 'from $CLINE_DIR'])
+  })
+})
+
+describeUnix('CLI profile: which files are hooks, and how they start', () => {
+  test('base name equal to the hook name in any case, no extension or a known one; other files ignored; several run in path order', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const names = ['PreToolUse', 'PreToolUse.bash', 'pretooluse.sh', 'PRETOOLUSE.py', 'PreToolUse.zsh', 'PreToolUse.js', 'PreToolUse.mjs', 'PreToolUse.cjs', 'PreToolUse.ts', 'PreToolUse.mts', 'PreToolUse.cts', 'PreToolUse.ps1']
+    for (const name of names) writeFile(dir, name, '')
+    for (const ignored of ['PreToolUse.example', 'PreToolUse.md', 'PreToolUse.sh.bak', 'PreToolUseX.sh', 'PostToolUse.sh', 'PreToolUse.d']) writeFile(dir, ignored, '')
+    const found = await discoverHooks('PreToolUse', cli({ extraHooksDirs: [dir] }))
+    expect(found.map((h) => path.basename(h.path))).toEqual([...names].sort())
+  })
+
+  test('no exec bit is needed, and extensionless and .sh files without #! run with bash', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeFile(dir, 'TaskStart', 'echo "{\\"contextModification\\": \\"${BASH_VERSION:+bash}-plain\\"}"\n', 0o644)
+    writeFile(dir, 'TaskStart.sh', 'echo "{\\"contextModification\\": \\"${BASH_VERSION:+bash}-sh\\"}"\n', 0o600)
+    const found = await discoverHooks('agent_start', cli({ extraHooksDirs: [dir] }))
+    expect(found.map((h) => h.command)).toEqual([
+      [onPath('bash'), path.join(dir, 'TaskStart')],
+      [onPath('bash'), path.join(dir, 'TaskStart.sh')],
+    ])
+    const result = await runHook('agent_start', {}, cli({ extraHooksDirs: [dir] }))
+    expect(result.contextModification).toBe('bash-plain\n\nbash-sh')
+  })
+
+  test('the #! line wins over the extension, and #!/usr/bin/env X is looked up on PATH', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const file = writeFile(dir, 'TaskStart.sh', '#!/usr/bin/env python3\nimport json\nprint(json.dumps({"contextModification": "python despite .sh"}))\n')
+    const [found] = await discoverHooks('TaskStart', cli({ extraHooksDirs: [dir] }))
+    expect(found.command).toEqual([onPath('python3'), file])
+    const result = await runHook('TaskStart', {}, cli({ extraHooksDirs: [dir] }))
+    expect(result.contextModification).toBe('python despite .sh')
+  })
+
+  test('.js/.mjs/.cjs run with the host\'s own Node (process.execPath), .py with python3', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const js = writeFile(dir, 'TaskStart.cjs', 'let s = ""; process.stdin.on("data", (c) => (s += c)).on("end", () => console.log(JSON.stringify({ context: "node " + JSON.parse(s).hookName })))\n')
+    const mjs = writeFile(dir, 'TaskStart.mjs', 'console.log(JSON.stringify({ context: "esm " + process.version }))\n')
+    const py = writeFile(dir, 'TaskStart.py', 'import sys, json\nprint(json.dumps({"context": "py " + json.load(sys.stdin)["hookName"]}))\n')
+    const options = cli({ extraHooksDirs: [dir] })
+    const found = await discoverHooks('TaskStart', options)
+    expect(found.map((h) => h.command)).toEqual([
+      [process.execPath, js],
+      [process.execPath, mjs],
+      [onPath('python3'), py],
+    ])
+    const result = await runHook('agent_start', {}, options)
+    expect(result.contextModification).toBe(`node agent_start\n\nesm ${process.version}\n\npy agent_start`)
+  })
+
+  test('a TypeScript hook without bun on PATH is a clear failure naming bun; .ps1 gets the PowerShell argv', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const ts = writeFile(dir, 'TaskStart.ts', 'console.log("{}")\n')
+    const ps1 = writeFile(dir, 'TaskStart.ps1', '@{} | ConvertTo-Json\n')
+    const found = await discoverHooks('TaskStart', cli({ extraHooksDirs: [dir] }))
+    const byFile = Object.fromEntries(found.map((h) => [path.basename(h.path), h]))
+    expect(byFile['TaskStart.ps1'].command.slice(1)).toEqual(['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', ps1])
+    if (!onPath('bun')) {
+      const why = 'TypeScript hooks run with bun, which is not on PATH; install bun (npm install -g bun) or add a #! line'
+      expect(byFile['TaskStart.ts']).toMatchObject({ path: ts, command: [], reason: why })
+      const result = await runHook('TaskStart', {}, cli({ extraHooksDirs: [dir] }))
+      const exec = result.hooks.find((h) => h.path === ts)
+      expect(exec).toMatchObject({ status: 'failed', failure: `could not start: ${why}` })
+    }
+  })
+})
+
+describeUnix('CLI event names', () => {
+  const ALIASES = [
+    ['agent_start', 'TaskStart'],
+    ['agent_resume', 'TaskResume'],
+    ['prompt_submit', 'UserPromptSubmit'],
+    ['tool_call', 'PreToolUse'],
+    ['tool_result', 'PostToolUse'],
+    ['agent_end', 'TaskComplete'],
+    ['agent_error', 'TaskError'],
+    ['agent_abort', 'TaskCancel'],
+    ['session_shutdown', 'SessionShutdown'],
+  ]
+
+  test.each(ALIASES)('%s runs the %s hook in both profiles; hookName stays as the caller set it, or the name used', async (event, hook) => {
+    const tmp = makeTempDir()
+    const exec = path.join(tmp, 'exec')
+    const cliDir = path.join(tmp, 'cli')
+    writeHook(exec, hook, `jq -c '{contextModification: .hookName}'\n`)
+    writeFile(cliDir, `${hook}.sh`, `jq -c '{context: .hookName}'\n`)
+    const asExtension = await runHook(event, {}, opts({ extraHooksDirs: [exec] }))
+    expect(asExtension.contextModification).toBe(event)
+    const asCli = await runHook(event, { hookName: 'caller-set' }, cli({ extraHooksDirs: [cliDir] }))
+    expect(asCli.contextModification).toBe('caller-set')
+    // A discovered hook is named after its hook; a runner keeps the name the caller used.
+    const found = await discoverHooks(event, cli({ extraHooksDirs: [cliDir] }))
+    expect(found.map((h) => [path.basename(h.path), h.hookName])).toEqual([[`${hook}.sh`, hook]])
+    const factory = new HookFactory(cli({ extraHooksDirs: [cliDir] }))
+    expect(await factory.hasHook(event)).toBe(true)
+    const runner = await factory.create(event)
+    expect(runner.hookName).toBe(event)
+    expect((await runner.run({})).contextModification).toBe(event)
+  })
+
+  test('a near miss of an event name is rejected with the rule', async () => {
+    await expect(runHook('tool_calls', {}, cli())).rejects.toMatchObject({ code: 'ERR_INVALID_HOOK_NAME' })
+  })
+})
+
+describeUnix('CLI output fields, in both profiles', () => {
+  test.each(['extension', 'cli'])('%s: review from any hook; the last overrideInput wins and a warning names the ones it replaced', async (profile) => {
+    const tmp = makeTempDir()
+    const dirs = ['a', 'b', 'c'].map((d) => path.join(tmp, d))
+    writeHook(dirs[0], 'PreToolUse', echoJson({ overrideInput: { filePath: 'first' } }))
+    writeHook(dirs[1], 'PreToolUse', echoJson({ review: true, context: 'second says review' }))
+    writeHook(dirs[2], 'PreToolUse', echoJson({ overrideInput: { filePath: 'third' } }))
+    const result = await runHook('tool_call', {}, opts({ profile, extraHooksDirs: dirs, clineDir: path.join(tmp, 'none') }))
+    expect(result.review).toBe(true)
+    expect(result.contextModification).toBe('second says review')
+    expect(result.overrideInput).toEqual({ filePath: 'third' })
+    expect(result.warnings.join('\n')).toContain(path.join(dirs[0], 'PreToolUse'))
+  })
+
+  test('a HOOK_CONTROL<TAB> line carries the verdict; the last one wins over the final object', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeFile(dir, 'PreToolUse.sh', `printf 'HOOK_CONTROL\\t%s\\n' '{"cancel": false}'
+printf 'HOOK_CONTROL\\t%s\\n' '{"cancel": true, "errorMessage": "from control"}'
+echo '{"cancel": false, "errorMessage": "final object"}'
+`)
+    const result = await runHook('tool_call', {}, cli({ extraHooksDirs: [dir] }))
+    expect(result).toMatchObject({ cancel: true, errorMessage: 'from control' })
+  })
+})
+
+describeUnix('detached runs (fire and forget)', () => {
+  test('resolve once the hooks started (status started), with their input delivered, before they finish', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const got = path.join(tmp, 'got.json')
+    const release = path.join(tmp, 'release')
+    writeFile(dir, 'TaskComplete.sh', `cat > ${shq(got)}.part && mv ${shq(got)}.part ${shq(got)}
+while [ ! -e ${shq(release)} ]; do sleep 0.05; done
+echo '{"cancel": true}'
+`)
+    const result = await runHook('agent_end', { taskId: 't-1' }, cli({ extraHooksDirs: [dir], detached: true }))
+    expect(result.hooks.map((h) => h.status)).toEqual(['started'])
+    expect(result.cancel).toBe(false)
+    const input = JSON.parse(await waitForFile(got))
+    expect(input).toMatchObject({ taskId: 't-1', hookName: 'agent_end' })
+    fs.writeFileSync(release, '')
+  })
+
+  test('a detached hook holds neither the event loop nor the exit of its host', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const done = path.join(tmp, 'done')
+    writeFile(dir, 'SessionShutdown.sh', `cat >/dev/null; sleep 2; echo finished > ${shq(done)}\n`)
+    const script = `
+      require(${JSON.stringify(ROOT)}).runHook('session_shutdown', {}, { profile: 'cli', globalHooksDir: null, clineDir: ${JSON.stringify(path.join(tmp, 'none'))}, extraHooksDirs: [${JSON.stringify(dir)}], detached: true })
+        .then((r) => console.log(r.hooks[0].status))`
+    const started = Date.now()
+    const exit = await new Promise((resolve) => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let out = ''
+      child.stdout.on('data', (c) => (out += c))
+      child.on('close', (code) => resolve({ code, out, ms: Date.now() - started }))
+    })
+    expect(exit).toMatchObject({ code: 0, out: 'started\n' })
+    expect(exit.ms).toBeLessThan(1800) // the hook sleeps 2 s; the host did not wait for it
+    expect(fs.existsSync(done)).toBe(false)
+    expect(await waitForFile(done, 10000)).toBe('finished') // and it was not killed either
+  })
+})
+
+describeUnix('cline-hooks --profile cli on examples/cli-workspace', () => {
+  const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
+  const WS = path.join(ROOT, 'examples', 'cli-workspace')
+  const run = (args, input) =>
+    spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30000, input })
+
+  test('list shows the .cline/hooks files with their interpreters and leaves PreToolUse.md out', () => {
+    const r = run(['list', '--profile', 'cli', '--workspace', WS, '--no-global'])
+    expect(r.status).toBe(0)
+    for (const file of ['PreToolUse.sh', 'PreToolUse.py', 'PreToolUse.bash', 'PreToolUse.zsh', 'PostToolUse.js', 'TaskStart.sh']) {
+      expect(r.stdout).toContain(file)
+    }
+    expect(r.stdout).not.toContain('PreToolUse.md')
+  })
+
+  test('run tool_call blocks the force push with the example hooks (exit 1) and allows a read (exit 0)', () => {
+    const blocked = run(['run', 'tool_call', '--profile', 'cli', '--workspace', WS, '--no-global', '--input', path.join(ROOT, 'examples', 'cli-inputs', 'tool_call-force-push.json')])
+    expect(blocked.status).toBe(1)
+    expect(blocked.stdout).toContain('Force push is blocked.')
+    const allowed = run(['run', 'tool_call', '--profile', 'cli', '--workspace', WS, '--no-global', '--input', '-'], JSON.stringify(toolCall('read_files', { filePath: os.tmpdir() })))
+    expect(allowed.status).toBe(0)
+  })
+})
