@@ -161,7 +161,7 @@ for t in "${TARGETS[@]}"; do
       ;;
   esac
   # Every Node-API addon exports napi_register_module_v1.
-  if ! (readelf --dyn-syms "$artifact" 2>/dev/null || true; llvm-nm --extern-only "$artifact" 2>/dev/null || true) |
+  if ! (readelf --wide --dyn-syms "$artifact" 2>/dev/null || true; llvm-nm --extern-only "$artifact" 2>/dev/null || true) |
     grep -q 'napi_register_module_v1'; then
     if command -v llvm-nm >/dev/null || [[ $t == *linux* ]]; then
       failures+=("$t: napi_register_module_v1 is not exported"); ok=NO
