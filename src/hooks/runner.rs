@@ -207,9 +207,21 @@ impl Runner {
 /// instead of taking the whole run (or the host) down.
 async fn guarded(hook: DiscoveredHook, ctx: Arc<RunContext>, deadline: Instant) -> Execution {
     let for_task = hook.clone();
-    match tokio::spawn(async move { run_hook(&for_task, &ctx, deadline).await }).await {
+    isolated(
+        &hook,
+        async move { run_hook(&for_task, &ctx, deadline).await },
+    )
+    .await
+}
+
+/// Runs `work` as its own task; if it panics, the hook is `failed` with the panic's message.
+async fn isolated<F>(hook: &DiscoveredHook, work: F) -> Execution
+where
+    F: std::future::Future<Output = Execution> + Send + 'static,
+{
+    match tokio::spawn(work).await {
         Ok(exec) => exec,
-        Err(err) => internal_failure(&hook, &err.to_string()),
+        Err(err) => internal_failure(hook, &err.to_string()),
     }
 }
 
@@ -219,4 +231,39 @@ fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
         "internal error in @cline/hooks while running it (please report it): {what}"
     ));
     exec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::discover::Source;
+    use crate::hooks::launch::LaunchKind;
+
+    fn hook() -> DiscoveredHook {
+        DiscoveredHook {
+            hook_name: "PreToolUse".into(),
+            path: "/hooks/PreToolUse".into(),
+            source: Source::Workspace,
+            workspace_root: None,
+            kind: LaunchKind::Direct,
+            disabled: None,
+            command: vec!["/hooks/PreToolUse".into()],
+            launch_error: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_while_running_a_hook_fails_that_hook_and_nothing_else() {
+        let panicking = isolated(&hook(), async { panic!("boom in the runtime") }).await;
+        assert_eq!(panicking.status, Status::Failed);
+        let failure = panicking.failure.unwrap_or_default();
+        assert!(
+            failure.starts_with("internal error in @cline/hooks"),
+            "{failure}"
+        );
+        assert!(failure.contains("boom in the runtime"), "{failure}");
+
+        let fine = isolated(&hook(), async { Execution::of(&hook(), Status::Completed) }).await;
+        assert_eq!(fine.status, Status::Completed);
+    }
 }
