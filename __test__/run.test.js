@@ -442,31 +442,7 @@ ${echoJson({ contextModification: 'ok' })}
     const small = await runOne(`echo "line one" >&2\necho "line two" >&2\n`)
     expect(small.exec.stderr).toBe('line one\nline two\n')
   })
-
-  test('a hook printing 256 MiB to stdout does not grow the host by more than a few MiB; its final JSON still counts', async () => {
-    global.gc?.()
-    const before = process.memoryUsage().rss
-    let peak = before
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss)
-    }, 5)
-    try {
-      const { exec } = await runOne(
-        `head -c 268435456 /dev/zero | tr '\\0' x
-echo
-${echoJson({ contextModification: 'after the flood' })}
-`,
-        { options: { timeoutMs: 25000 } },
-      )
-      expect(exec.status).toBe('completed')
-      expect(exec.contextModification).toBe('after the flood')
-      expect(exec.warnings.length).toBeGreaterThanOrEqual(1)
-    } finally {
-      clearInterval(sampler)
-    }
-    peak = Math.max(peak, process.memoryUsage().rss)
-    expect((peak - before) / (1024 * 1024)).toBeLessThan(16)
-  }, 40000)
+  // Bounded stdout under a 1 GiB flood: hostile.test.js, case 5.
 })
 
 describeUnix('timeouts and background processes', () => {
