@@ -443,8 +443,11 @@ describeUnix('detached runs (fire and forget)', () => {
     const dir = path.join(tmp, 'hooks')
     const got = path.join(tmp, 'got.json')
     const release = path.join(tmp, 'release')
+    const done = path.join(tmp, 'done')
+    // Bounded wait: a detached hook is never stopped by the runtime, so it must end by itself.
     writeFile(dir, 'TaskComplete.sh', `cat > ${shq(got)}.part && mv ${shq(got)}.part ${shq(got)}
-while [ ! -e ${shq(release)} ]; do sleep 0.05; done
+for i in $(seq 200); do [ -e ${shq(release)} ] && break; sleep 0.05; done
+echo finished > ${shq(done)}
 echo '{"cancel": true}'
 `)
     const result = await runHook('agent_end', { taskId: 't-1' }, cli({ extraHooksDirs: [dir], detached: true }))
@@ -452,7 +455,9 @@ echo '{"cancel": true}'
     expect(result.cancel).toBe(false)
     const input = JSON.parse(await waitForFile(got))
     expect(input).toMatchObject({ taskId: 't-1', hookName: 'agent_end' })
+    expect(fs.existsSync(done)).toBe(false) // still running when the run resolved
     fs.writeFileSync(release, '')
+    expect(await waitForFile(done)).toBe('finished')
   })
 
   test('a detached hook holds neither the event loop nor the exit of its host', async () => {
