@@ -14,6 +14,7 @@ const {
   writeHook,
   shq,
   echoJson,
+  waitFor,
   waitForPid,
   waitDead,
   opts,
@@ -138,6 +139,46 @@ describeUnix('AbortSignal', () => {
       expect(result.contextModification).toBe('ok')
     }
     expect(getEventListeners(signal, 'abort').length).toBe(baseline)
+  })
+})
+
+describeUnix('AbortSignal shared by many runs', () => {
+  test('30 runs in flight on one signal add one listener (no MaxListenersExceededWarning), and one abort stops them all', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    writeHook(dir, 'TaskStart', `echo $$ > ${shq(pids)}/$$\nexec sleep 60\n`)
+    const controller = new AbortController()
+    const { signal } = controller
+    const warnings = []
+    const onWarning = (w) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const runs = Array.from({ length: 30 }, () => rejectionOf(runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal, maxConcurrentHooks: 30 }))))
+      await waitFor(() => fs.readdirSync(pids).length === 30, { timeoutMs: 20000, what: '30 hooks running' })
+      expect(getEventListeners(signal, 'abort')).toHaveLength(1)
+      expect(Object.keys(signal)).toEqual([]) // the bookkeeping is invisible to the caller
+      controller.abort()
+      const errors = await Promise.all(runs)
+      expect(errors.map((e) => e.name)).toEqual(runs.map(() => 'AbortError'))
+      for (const pid of fs.readdirSync(pids).map(Number)) expect(await waitDead(pid, 2000)).toBe(true)
+      await new Promise(setImmediate) // a warning is emitted on the next tick
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  test('runs that settle on their own release the shared listener with the last of them', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', echoJson({ contextModification: 'ok' }))
+    const { signal } = new AbortController()
+    const results = await Promise.all(Array.from({ length: 25 }, () => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal }))))
+    expect(results.every((r) => r.contextModification === 'ok')).toBe(true)
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+    expect(Object.getOwnPropertySymbols(signal).filter((s) => String(s).includes('@cline/hooks'))).toEqual([])
   })
 })
 

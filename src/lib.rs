@@ -314,11 +314,16 @@ fn start_run<'env>(
         Err(err) => return settle::now(env, Err(err)),
     };
     let listener = match signal {
-        SignalState::Live(signal) => {
-            let (token, listener) = signal::listen(env, signal)?;
-            settings.abort = token;
-            Some(listener)
-        }
+        SignalState::Live(signal) => match signal::listen(env, signal) {
+            Ok((token, listener)) => {
+                settings.abort = token;
+                Some(listener)
+            }
+            Err(err) => {
+                let why = format!("could not listen to the AbortSignal: {err}");
+                return settle::now(env, Err(HookError::Internal(why)));
+            }
+        },
         _ => None,
     };
     let work = async move {

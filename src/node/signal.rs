@@ -1,6 +1,7 @@
 //! AbortSignal -> cancellation token, through `addEventListener`, so the caller's own
-//! `onabort` handler is never replaced, and the listener is removed when the run settles
-//! (a long-lived signal reused for thousands of runs must not collect listeners).
+//! `onabort` handler is never replaced. Runs sharing a signal share one listener, removed when
+//! the last of them settles (a long-lived signal reused for thousands of runs, or used by
+//! many at once, must not collect listeners).
 
 use napi::bindgen_prelude::*;
 use tokio_util::sync::CancellationToken;
@@ -44,14 +45,60 @@ pub fn read<'env>(
     }
 }
 
-/// The listener installed on a caller's signal.
-pub struct Listener {
+/// One `abort` listener per signal, however many runs share it: an extension passes its task's
+/// signal to every hook run of the task, and Node warns past 10 listeners on one signal. Runs
+/// take child tokens of the signal's token; the last run to settle removes the listener.
+struct FanOut {
+    token: CancellationToken,
+    runs: usize,
     signal: ObjectRef,
     handler: FunctionRef<(), ()>,
 }
 
+thread_local! {
+    // One Node environment per JavaScript thread, so a signal is only ever seen from one.
+    static FAN_OUTS: std::cell::RefCell<std::collections::HashMap<u32, FanOut>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+static NEXT_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+/// The key under which a signal carries its fan-out's id: a registered symbol, so it never
+/// shows up in `Object.keys()` or `JSON.stringify()` of the caller's signal, named after this
+/// copy of the addon (two versions loaded in one process keep separate ids).
+fn id_key<'env>(env: &'env Env) -> Result<Unknown<'env>> {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let name = NAME.get_or_init(|| format!("@cline/hooks.abortFanOut.{:p}", &NEXT_ID));
+    let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
+    // Safety: `Symbol` is a function, and functions are objects.
+    let symbol: Object = unsafe { symbol.cast()? };
+    let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
+    symbol_for.apply(symbol, name.as_str())
+}
+
+/// A run's hold on its signal's listener; released when the run settles.
+pub struct Listener {
+    id: u32,
+}
+
 /// Listens for `abort` on a live signal; the token is cancelled when it fires.
-pub fn listen(env: &Env, signal: Object) -> Result<(CancellationToken, Listener)> {
+pub fn listen(env: &Env, mut signal: Object) -> Result<(CancellationToken, Listener)> {
+    let key = id_key(env)?;
+    let existing: Unknown = signal.get_property_unchecked(key)?;
+    if existing.get_type()? == ValueType::Number {
+        let id = existing.coerce_to_number()?.get_uint32()?;
+        let shared = FAN_OUTS.with(|all| {
+            all.borrow_mut().get_mut(&id).map(|fan_out| {
+                fan_out.runs += 1;
+                fan_out.token.child_token()
+            })
+        });
+        if let Some(token) = shared {
+            return Ok((token, Listener { id }));
+        }
+    }
+
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let token = CancellationToken::new();
     let on_abort = token.clone();
     let handler: Handler = env.create_function_from_closure("onHookRunAbort", move |_| {
@@ -62,24 +109,47 @@ pub fn listen(env: &Env, signal: Object) -> Result<(CancellationToken, Listener)
     let mut once = Object::new(env)?;
     once.set("once", true)?;
     add.apply(signal, FnArgs::from(("abort", handler, once)))?;
-    let listener = Listener {
+    // A frozen signal cannot carry the id: its runs then listen one by one, which still works.
+    let _ = signal.set_property(key, env.create_uint32(id)?);
+    let child = token.child_token();
+    let fan_out = FanOut {
+        token,
+        runs: 1,
         signal: signal.create_ref()?,
         handler: handler.create_ref()?,
     };
-    Ok((token, listener))
+    FAN_OUTS.with(|all| all.borrow_mut().insert(id, fan_out));
+    Ok((child, Listener { id }))
 }
 
 impl Listener {
-    /// Removes the listener; runs on the JavaScript thread when the run settles.
+    /// Lets go of the signal; the last run of a signal removes its listener. Runs on the
+    /// JavaScript thread when the run settles.
     pub fn remove(self, env: &Env) -> Result<()> {
-        let signal = self.signal.get_value(env)?;
-        let handler = self.handler.borrow_back(env)?;
+        let last = FAN_OUTS.with(|all| {
+            let mut all = all.borrow_mut();
+            let fan_out = all.get_mut(&self.id)?;
+            fan_out.runs = fan_out.runs.saturating_sub(1);
+            if fan_out.runs == 0 {
+                all.remove(&self.id)
+            } else {
+                None
+            }
+        });
+        let Some(fan_out) = last else {
+            return Ok(());
+        };
+        let mut signal = fan_out.signal.get_value(env)?;
+        let handler = fan_out.handler.borrow_back(env)?;
         let remove: Option<ListenerMethod> = signal.get("removeEventListener")?;
         if let Some(remove) = remove {
             let options = Object::new(env)?;
             remove.apply(signal, FnArgs::from(("abort", handler, options)))?;
         }
-        self.signal.unref(env)?;
+        if let Ok(key) = id_key(env) {
+            let _ = signal.delete_property(key);
+        }
+        fan_out.signal.unref(env)?;
         Ok(())
     }
 }
