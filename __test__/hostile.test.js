@@ -28,6 +28,17 @@ const { runHook, HookFactory, discoverHooks, terminateAll } = addon
 const MiB = 1024 * 1024
 const isLinux = process.platform === 'linux'
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+const ADDON_DIR = path.resolve(__dirname, '..')
+
+/** Whether `nobody` can reach `dir` (every folder on the way lets others in). */
+function othersCanRead(dir) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o005) !== 0o005) return false
+    if (path.dirname(d) === d) return true
+  }
+}
+const asNobody = isLinux && (!isRoot || othersCanRead(ADDON_DIR))
+const AS_NOBODY_REASON = `needs Linux and, as root, an addon folder that \`nobody\` can read (${ADDON_DIR})`
 
 /** Writes hooks `TaskStart` (one per body) into fresh dirs; returns the dirs in run order. */
 function hookDirs(...bodies) {
@@ -284,7 +295,7 @@ describeUnix('hostile hooks: not runnable', () => {
 
   // Root reads every directory, so the unreadable folder is searched by a child Node running
   // as `nobody`; a non-root run checks it directly.
-  testIf(isLinux, 'needs Linux', '9b. a hooks directory without read permission is skipped; the hooks of the other directories run', async () => {
+  testIf(asNobody, AS_NOBODY_REASON, '9b. a hooks directory without read permission is skipped; the hooks of the other directories run', async () => {
     const tmp = makeTempDir()
     fs.chmodSync(tmp, 0o755)
     const locked = path.join(tmp, 'locked')
@@ -293,7 +304,7 @@ describeUnix('hostile hooks: not runnable', () => {
     writeHook(open, 'TaskStart', GOOD)
     fs.chmodSync(locked, 0o000)
     const script = `
-      const { runHook } = require(${JSON.stringify(path.resolve(__dirname, '..'))})
+      const { runHook } = require(${JSON.stringify(ADDON_DIR)})
       runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: ${JSON.stringify([locked, open])} })
         .then((r) => console.log(JSON.stringify({ cancel: r.cancel, context: r.contextModification, n: r.hooks.length, failure: r.hooks[0] && r.hooks[0].failure })))
         .catch((e) => console.log(JSON.stringify({ error: String(e) })))`
@@ -307,13 +318,13 @@ describeUnix('hostile hooks: not runnable', () => {
     expect(child.stderr).toBe('')
     expect(JSON.parse(child.stdout)).toEqual({ cancel: false, context: 'the good hook still counts', n: 1 })
   })
-  testIf(isLinux && isRoot, 'needs root, to run a child as nobody', '9c. a working directory the user cannot enter fails the hook with a sentence that names the directory', async () => {
+  testIf(asNobody && isRoot, `${AS_NOBODY_REASON}, and root to run a child as nobody`, '9c. a working directory the user cannot enter fails the hook with a sentence that names the directory', async () => {
     const tmp = makeTempDir()
     fs.chmodSync(tmp, 0o755)
     const dir = path.join(tmp, 'hooks')
     writeHook(dir, 'TaskStart', echoJson({ cancel: true }))
     const script = `
-      require(${JSON.stringify(path.resolve(__dirname, '..'))})
+      require(${JSON.stringify(ADDON_DIR)})
         .runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
         .then((r) => console.log(r.hooks[0].failure))`
     const child = spawnSync(process.execPath, ['-e', script], {

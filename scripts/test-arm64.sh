@@ -78,6 +78,8 @@ fi
 grep -q enabled "$BINFMT/qemu-aarch64" || die "the qemu-aarch64 binfmt handler is disabled"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cline-hooks-arm64.XXXXXX")
+# Readable by others: the hostile suite runs the addon as `nobody` too.
+chmod 755 "$TMP"
 cleanup() {
   rm -rf "$TMP"
   if [[ -n $registered_here ]]; then

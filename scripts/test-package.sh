@@ -58,6 +58,8 @@ fi
 
 # --------------------------------------------------------------------------------------------
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cline-hooks-package-test.XXXXXX")
+# Readable by others: the hostile suite runs the installed addon as `nobody` too.
+chmod 755 "$TMP"
 TMP=$(cd "$TMP" && pwd -P)
 cleanup() {
   if [[ -n ${CLINE_PACKAGE_TEST_KEEP:-} ]]; then

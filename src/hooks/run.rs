@@ -247,6 +247,14 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);
             exec.failure = exit_failure(&status, &exec.stderr);
+            // Where exec errors surface as exit 127 (an emulator, a wrapper), say why.
+            if status.code() == Some(127) && !hook.path.exists() {
+                exec.failure = Some(explain_start_error(
+                    &io::Error::from(io::ErrorKind::NotFound),
+                    hook,
+                    &cwd,
+                ));
+            }
             match (&exec.failure, verdict.problem) {
                 (None, None) => exec.status = Status::Completed,
                 (None, Some(problem)) => exec.failure = Some(problem),
