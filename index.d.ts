@@ -14,6 +14,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * then revalidated), handing out runners for each hook name.
  */
 export declare class HookFactory {
+  /**
+   * A factory for the folders `options` names. Nothing is read until the first call;
+   * a bad option throws a `TypeError` with `code: 'ERR_INVALID_OPTION'`.
+   */
   constructor(options?: DiscoveryOptions)
   /** Whether at least one enabled hook named `hookName` exists. */
   hasHook(hookName: string): Promise<boolean>

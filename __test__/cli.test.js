@@ -244,6 +244,38 @@ describeUnix('list', () => {
     expect(run.stdout).toMatch(/✔ allowed · 3 hooks · slowest /)
   })
 
+  test('the default global folder (<HOME>/Documents/Cline/Hooks) is searched unless --no-global', () => {
+    const home = tmpDir()
+    const body = '#!/bin/sh\ncat >/dev/null\necho \'{"cancel":true}\'\n'
+    const globalHook = writeHook(path.join(home, 'Documents', 'Cline', 'Hooks'), 'PreToolUse', body)
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }
+    const withGlobal = cli(['list', 'PreToolUse', '--workspace', EXAMPLE_WS], { env })
+    expect(withGlobal.stdout).toContain(globalHook)
+    const blocked = cli(['run', 'PreToolUse', '--workspace', EXAMPLE_WS, '--input', 'examples/inputs/PreToolUse.json'], { env })
+    expect(blocked.status).toBe(1)
+
+    const noGlobal = cli(['list', 'PreToolUse', '--no-global', '--workspace', EXAMPLE_WS], { env })
+    expect(noGlobal.status).toBe(0)
+    expect(noGlobal.stdout).not.toContain(globalHook)
+    const allowed = cli(['run', 'PreToolUse', '--no-global', '--workspace', EXAMPLE_WS, '--input', 'examples/inputs/PreToolUse.json'], { env })
+    expect(allowed.status).toBe(0)
+  })
+
+  test('--workspace is repeatable: each root is searched, in the order given', () => {
+    const ws1 = tmpDir()
+    const ws2 = tmpDir()
+    const hook = (ctx) => `#!/bin/sh\ncat >/dev/null\necho '{"contextModification":"${ctx}"}'\n`
+    const first = writeHook(path.join(ws1, '.clinerules', 'hooks'), 'TaskStart', hook('from ws1'))
+    const second = writeHook(path.join(ws2, '.clinerules', 'hooks'), 'TaskStart', hook('from ws2'))
+    const listed = cli(['list', 'TaskStart', '--no-global', '--workspace', ws2, '--workspace', ws1])
+    expect(listed.status).toBe(0)
+    expect(listed.stdout.indexOf(second)).toBeGreaterThan(-1)
+    expect(listed.stdout.indexOf(first)).toBeGreaterThan(listed.stdout.indexOf(second))
+    const ran = cli(['run', 'TaskStart', '--no-global', '--workspace', ws1, '--workspace', ws2, '--json'])
+    expect(ran.status).toBe(0)
+    expect(JSON.parse(ran.stdout).contextModification).toBe('from ws1\n\nfrom ws2')
+  })
+
   test('a --workspace that does not exist is a warning, not an error', () => {
     const r = cli(['list', '--no-global', '--workspace', 'examples/no-such-ws'])
     expect(r.status).toBe(0)

@@ -203,6 +203,17 @@ describeUnix('the global hooks directory', () => {
     expect(off.context).toBe('')
   })
 
+  testIf(process.platform === 'linux', 'XDG user dirs are a Linux convention', 'on Linux, Documents is XDG_DOCUMENTS_DIR from user-dirs.dirs (a localized or moved Documents works)', () => {
+    const home = makeTempDir('cline-hooks-home-')
+    fs.mkdirSync(path.join(home, '.config'), { recursive: true })
+    fs.writeFileSync(path.join(home, '.config', 'user-dirs.dirs'), 'XDG_DOCUMENTS_DIR="$HOME/Dokumente"\n')
+    const globalHook = writeHook(path.join(home, 'Dokumente', 'Cline', 'Hooks'), 'TaskStart', echoJson({ contextModification: 'xdg ran' }))
+    writeHook(path.join(home, 'Documents', 'Cline', 'Hooks'), 'TaskStart', echoJson({ contextModification: 'wrong folder' }))
+    const found = discoverInChild(home, '{}')
+    expect(found.found.map((h) => h.path)).toEqual([globalHook])
+    expect(found.context).toBe('xdg ran')
+  })
+
   test('globalHooksDir moves the global dir', async () => {
     const tmp = makeTempDir()
     const dir = path.join(tmp, 'my global')

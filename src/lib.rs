@@ -110,6 +110,8 @@ const RUNNER_CACHE_LIMIT: usize = 64;
 
 #[napi]
 impl HookFactory {
+    /// A factory for the folders `options` names. Nothing is read until the first call;
+    /// a bad option throws a `TypeError` with `code: 'ERR_INVALID_OPTION'`.
     #[napi(constructor, catch_unwind, ts_args_type = "options?: DiscoveryOptions")]
     pub fn new(env: &Env, options: Option<Object>) -> Result<Self> {
         let built = (|| -> std::result::Result<_, HookError> {

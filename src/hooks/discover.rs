@@ -727,6 +727,21 @@ mod tests {
     }
 
     #[test]
+    fn windows_exe_and_com_start_directly_and_bat_cmd_through_cmd() {
+        let win = Platform::windows("");
+        for (file_name, kind) in [
+            ("Hook.exe", LaunchKind::Direct),
+            ("Hook.COM", LaunchKind::Direct),
+            ("Hook.bat", LaunchKind::Cmd),
+            ("Hook.Cmd", LaunchKind::Cmd),
+            ("Hook.ps1", LaunchKind::PowerShell),
+        ] {
+            let picked = pick("Hook", &[file(file_name, true)], &win).unwrap();
+            assert_eq!((picked.kind, picked.disabled), (kind, None), "{file_name}");
+        }
+    }
+
+    #[test]
     fn windows_custom_pathext_decides_what_counts() {
         let win = Platform::windows(".CMD;.EXE");
         let entries = [

@@ -207,3 +207,82 @@ impl Factory {
         )
     }
 }
+
+// Unix: the hook file is made executable with Unix permissions.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::hooks::discover::GlobalDir;
+
+    /// A fresh empty folder under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!(
+                "cline-hooks-factory-{tag}-{}-{:?}",
+                std::process::id(),
+                std::time::SystemTime::now()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn factory_for(dir: &TempDir) -> Arc<Factory> {
+        let layout = Layout {
+            extra_hooks_dirs: vec![dir.0.clone()],
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
+        Arc::new(Factory::new(&layout, None, None))
+    }
+
+    fn add_hook(dir: &TempDir) {
+        use std::os::unix::fs::PermissionsExt;
+        let file = dir.0.join("TaskStart");
+        std::fs::write(&file, "#!/bin/sh\necho '{}'\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_fresh_snapshot_answers_without_scanning_and_a_stale_one_is_rescanned() {
+        let dir = TempDir::new("cache");
+        let factory = factory_for(&dir);
+        assert!(factory.fresh_listings().is_none(), "nothing scanned yet");
+        assert!(factory.runner("TaskStart").await.unwrap().hooks.is_empty());
+        let first = factory
+            .fresh_listings()
+            .expect("a snapshot after the first scan");
+
+        // A hook added now is not seen while the snapshot is fresh: the calls did not scan.
+        add_hook(&dir);
+        let cached = factory.runner_cached("TaskStart").expect("fresh").unwrap();
+        assert!(cached.hooks.is_empty());
+        assert!(Arc::ptr_eq(&first, &factory.fresh_listings().unwrap()));
+
+        // Past the snapshot's age the next call rescans and sees it.
+        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
+        assert!(factory.runner_cached("TaskStart").is_none(), "stale");
+        assert_eq!(factory.runner("TaskStart").await.unwrap().hooks.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_rescan_keeps_the_same_snapshot() {
+        let dir = TempDir::new("same");
+        add_hook(&dir);
+        let factory = factory_for(&dir);
+        factory.runner("TaskStart").await.unwrap();
+        let first = factory.fresh_listings().unwrap();
+        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
+        factory.runner("TaskStart").await.unwrap();
+        // Same Arc: callers that cache what they derived from it (runner objects) keep it.
+        assert!(Arc::ptr_eq(&first, &factory.fresh_listings().unwrap()));
+    }
+}

@@ -82,9 +82,7 @@ impl Interpreters {
             let system_root = std::env::var_os("SystemRoot")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(r"C:\Windows"));
-            let powershell = on_path("pwsh").unwrap_or_else(|| {
-                system_root.join(r"System32\WindowsPowerShell\v1.0\powershell.exe")
-            });
+            let powershell = powershell(on_path("pwsh"), &system_root);
             let cmd = std::env::var_os("ComSpec")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| system_root.join(r"System32\cmd.exe"));
@@ -107,6 +105,12 @@ impl Interpreters {
             }
         })
     }
+}
+
+/// PowerShell 7 (`pwsh`) when it is on PATH, else the Windows PowerShell every Windows has.
+pub fn powershell(pwsh_on_path: Option<PathBuf>, system_root: &Path) -> PathBuf {
+    pwsh_on_path
+        .unwrap_or_else(|| system_root.join(r"System32\WindowsPowerShell\v1.0\powershell.exe"))
 }
 
 /// The argv a hook is started with. For `Cmd`, the last element is passed to `CreateProcess`
@@ -233,6 +237,19 @@ mod tests {
 
     fn interp() -> Interpreters {
         Interpreters::fixture()
+    }
+
+    #[test]
+    fn pwsh_on_path_wins_else_windows_powershell_at_its_system_path() {
+        let root = Path::new(r"C:\Windows");
+        assert_eq!(
+            powershell(Some(r"C:\Program Files\PowerShell\7\pwsh.exe".into()), root),
+            PathBuf::from(r"C:\Program Files\PowerShell\7\pwsh.exe")
+        );
+        assert_eq!(
+            powershell(None, root),
+            root.join(r"System32\WindowsPowerShell\v1.0\powershell.exe")
+        );
     }
 
     fn argv(result: Result<Vec<OsString>, String>) -> Vec<String> {

@@ -247,13 +247,18 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);
             exec.failure = exit_failure(&status, &exec.stderr);
-            // Where exec errors surface as exit 127 (an emulator, a wrapper), say why.
-            if status.code() == Some(127) && !hook.path.exists() {
-                exec.failure = Some(explain_start_error(
-                    &io::Error::from(io::ErrorKind::NotFound),
-                    hook,
-                    &cwd,
-                ));
+            // Where start errors surface as exit 127 (an emulator, a wrapper), say why.
+            if status.code() == Some(127) {
+                let kind = if !hook.path.exists() {
+                    Some(io::ErrorKind::NotFound)
+                } else if !can_enter(&cwd) {
+                    Some(io::ErrorKind::PermissionDenied)
+                } else {
+                    None
+                };
+                if let Some(kind) = kind {
+                    exec.failure = Some(explain_start_error(&io::Error::from(kind), hook, &cwd));
+                }
             }
             match (&exec.failure, verdict.problem) {
                 (None, None) => exec.status = Status::Completed,

@@ -324,3 +324,31 @@ pub fn node_path(env: &Env) -> Option<PathBuf> {
     })
     .clone()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_timeout_is_the_contracts_30_seconds_and_bad_ones_are_refused() {
+        let settings = run_settings(RunOptions::default(), CancellationToken::new(), 0).unwrap();
+        assert_eq!(settings.timeout, Duration::from_secs(30));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let options = RunOptions {
+                timeout_ms: Some(bad),
+                ..RunOptions::default()
+            };
+            let refused = run_settings(options, CancellationToken::new(), 0);
+            assert!(
+                matches!(
+                    refused,
+                    Err(HookError::InvalidOption {
+                        option: "timeoutMs",
+                        ..
+                    })
+                ),
+                "{bad}"
+            );
+        }
+    }
+}
