@@ -97,6 +97,19 @@ mod tests {
     }
 
     #[test]
+    fn numbers_survive_serialization_exactly() {
+        // Found by fuzzing: without serde_json's float_roundtrip, reading this back gave a
+        // neighbouring double, so a number could change between the caller and the hook.
+        let text = r#"{"big": 2666666666666666666666666666666666666666666666666666666666666, "x": 0.30000000000000004}"#;
+        let given: Value = serde_json::from_str(text).unwrap();
+        let map = complete(given.clone(), "TaskStart", &[], 0).unwrap();
+        let back: Value = serde_json::from_slice(&serialize(&map)).unwrap();
+        assert_eq!(back["big"], given["big"]);
+        assert_eq!(back["x"].as_f64(), Some(0.30000000000000004));
+        assert_eq!(given["big"].as_f64(), Some(2.6666666666666667e60));
+    }
+
+    #[test]
     fn serializes_one_line() {
         let map = complete(json!({"a": "multi\nline"}), "TaskStart", &[], 0).unwrap();
         let bytes = serialize(&map);
