@@ -151,9 +151,22 @@ async function eventLoop(runners, n, reps) {
     const med = (k) => summarize(list.map((x) => x[k])).median
     return { max: med('max'), p99: med('p99'), ms: med('ms'), worst: Math.max(...list.map((x) => x.max)), reps: list.length }
   }
-  const raw = { idle: [], runHook: { sequential: [], burst: [] }, node: { sequential: [], burst: [] } }
+  const raw = { idle: [], busy: [], runHook: { sequential: [], burst: [] }, node: { sequential: [], burst: [] } }
+  // The CPU-saturation baseline: the same n hook processes, as many at once as runHook allows
+  // by default (8 per core), started by an unrelated process; this process does no work at all,
+  // so any delay is the machine's cores being busy with the hooks.
+  const parallel = 8 * require('os').availableParallelism()
+  const busy = () =>
+    new Promise((resolve, reject) => {
+      // GNU xargs starts each hook with stdin from /dev/null; the hook ignores its argument.
+      const script = `seq ${n} | xargs -P${parallel} -n1 "$HOOK" >/dev/null`
+      const child = require('child_process').spawn('sh', ['-c', script], { stdio: 'ignore', env: { ...process.env, HOOK: task.hook } })
+      child.on('error', reject)
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`xargs baseline exited with ${code}`))))
+    })
   for (let rep = 0; rep < reps; rep++) {
     raw.idle.push(await measure(() => sleep(500)))
+    raw.busy.push(await measure(busy))
     for (const name of ['runHook', 'node']) {
       const run = runners[name]
       raw[name].sequential.push(
@@ -164,7 +177,7 @@ async function eventLoop(runners, n, reps) {
       raw[name].burst.push(await measure(() => Promise.all(Array.from({ length: n }, () => run()))))
     }
   }
-  const out = { idle: fold(raw.idle), sync: {} }
+  const out = { idle: fold(raw.idle), busy: fold(raw.busy), sync: {} }
   for (const name of ['runHook', 'node']) {
     out[name] = { sequential: fold(raw[name].sequential), burst: fold(raw[name].burst) }
     // The time the JavaScript thread spends inside the call itself (until it returns its promise).

@@ -78,6 +78,7 @@ function render({ title, subtitle, groups, eventLoop }) {
     out.push(`<text x="${R.x - 40}" y="${R.y - 14}" font-weight="bold">Event-loop max delay, 100 hooks, ${esc(eventLoop.label)}</text>`)
     const bars = [
       ['idle', 'idle', eventLoop.idle.max],
+      ...(eventLoop.busy ? [['idle', 'no JS\n(xargs)', eventLoop.busy.max]] : []),
       ['runHook', 'runHook\n1 by 1', eventLoop.runHook.sequential.max],
       ['runHook', 'runHook\nall at once', eventLoop.runHook.burst.max],
       ['node', 'Node\n1 by 1', eventLoop.node.sequential.max],
