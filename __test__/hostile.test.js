@@ -325,6 +325,9 @@ describeUnix('hostile hooks: not runnable', () => {
     fs.chmodSync(tmp, 0o755)
     const dir = path.join(tmp, 'hooks')
     writeHook(dir, 'TaskStart', echoJson({ cancel: true }))
+    // The child's home, where a hook without a workspace root runs: root's own, mode 0700.
+    const locked = makeTempDir('cline-hooks-locked-home-')
+    fs.chmodSync(locked, 0o700)
     const script = `
       require(${JSON.stringify(ADDON_DIR)})
         .runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
@@ -335,9 +338,9 @@ describeUnix('hostile hooks: not runnable', () => {
       timeout: 20000,
       uid: 65534,
       gid: 65534,
-      env: { ...process.env, HOME: '/root' }, // root's home: mode 0700
+      env: { ...process.env, HOME: locked },
     })
-    expect(child.stdout.trim()).toBe('could not start: its working directory /root cannot be entered by this user (permission denied)')
+    expect(child.stdout.trim()).toBe(`could not start: its working directory ${locked} cannot be entered by this user (permission denied)`)
   })
 })
 
