@@ -249,15 +249,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
             exec.failure = exit_failure(&status, &exec.stderr);
             // Where start errors surface as exit 127 (an emulator, a wrapper), say why.
             if status.code() == Some(127) {
-                let kind = if !hook.path.exists() {
-                    Some(io::ErrorKind::NotFound)
-                } else if !can_enter(&cwd) {
-                    Some(io::ErrorKind::PermissionDenied)
-                } else {
-                    None
-                };
-                if let Some(kind) = kind {
-                    exec.failure = Some(explain_start_error(&io::Error::from(kind), hook, &cwd));
+                if let Some(why) = start_obstacle(hook, &cwd) {
+                    exec.failure = Some(why);
                 }
             }
             match (&exec.failure, verdict.problem) {
@@ -512,25 +505,34 @@ fn signal_name(_status: &ExitStatus) -> Option<String> {
     None
 }
 
-/// Turns a failed start into a sentence that names the fix.
-fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> String {
-    let path = hook.path.display();
+/// What the filesystem shows is in the way of starting the hook, if anything: its file is
+/// gone, or its working directory is missing or closed to this user.
+fn start_obstacle(hook: &DiscoveredHook, cwd: &Path) -> Option<String> {
     if !hook.path.exists() {
-        return format!(
-            "could not start: {path} no longer exists (it was deleted or renamed after discovery)"
-        );
+        return Some(format!(
+            "could not start: {} no longer exists (it was deleted or renamed after discovery)",
+            hook.path.display()
+        ));
     }
     if !cwd.is_dir() {
-        return format!(
+        return Some(format!(
             "could not start: its working directory {} does not exist",
             cwd.display()
-        );
+        ));
     }
-    if err.kind() == io::ErrorKind::PermissionDenied && !can_enter(cwd) {
-        return format!(
+    if !can_enter(cwd) {
+        return Some(format!(
             "could not start: its working directory {} cannot be entered by this user (permission denied)",
             cwd.display()
-        );
+        ));
+    }
+    None
+}
+
+/// Turns a failed start into a sentence that names the fix.
+fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> String {
+    if let Some(why) = start_obstacle(hook, cwd) {
+        return why;
     }
     let interpreter = crate::hooks::discover::read_shebang(&hook.path)
         .and_then(|line| line.split_whitespace().next().map(str::to_owned));
