@@ -14,6 +14,7 @@ const {
   describeUnix,
   testIf,
   makeTempDir,
+  writeFile,
   writeHook,
   shq,
   echoJson,
@@ -28,15 +29,6 @@ const ROOT = path.resolve(__dirname, '..')
 /** Options for the CLI profile with the user's own folders kept out. */
 function cli(extra = {}) {
   return opts({ profile: 'cli', clineDir: path.join(makeTempDir(), 'no-cline-dir'), ...extra })
-}
-
-/** Writes a file with `body` as is (no #! line added), mode 0644 unless given. */
-function writeFile(dir, name, body, mode = 0o644) {
-  fs.mkdirSync(dir, { recursive: true })
-  const file = path.join(dir, name)
-  fs.writeFileSync(file, body)
-  fs.chmodSync(file, mode)
-  return file
 }
 
 /** The first program on PATH called `name`, or null. */

@@ -143,17 +143,22 @@ afterEach(async () => {
 // ---------------------------------------------------------------------------------------
 // Hook scripts.
 
+/** Writes `body` as is to `dir/name` (dir created as needed) with `mode`; returns its path. */
+function writeFile(dir, name, body, mode = 0o644) {
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, body)
+  fs.chmodSync(file, mode)
+  return file
+}
+
 /**
  * Writes an executable hook script `dir/name` (dir created as needed) and returns its path.
  * `shebang` is one of sh, bash, python3, node (or a full `#!` line); `mode` defaults to 0o755.
  */
 function writeHook(dir, name, body, { shebang = 'sh', mode = 0o755 } = {}) {
-  fs.mkdirSync(dir, { recursive: true })
-  const file = path.join(dir, name)
   const line = SHEBANGS[shebang] || shebang
-  fs.writeFileSync(file, `${line}\n${body.replace(/^\n/, '')}`)
-  fs.chmodSync(file, mode)
-  return file
+  return writeFile(dir, name, `${line}\n${body.replace(/^\n/, '')}`, mode)
 }
 
 /** A POSIX-shell single-quoted literal of `s`. */
@@ -243,6 +248,7 @@ module.exports = {
   makeTempDir,
   makeWorkspace,
   hooksDirOf,
+  writeFile,
   writeHook,
   shq,
   echoJson,

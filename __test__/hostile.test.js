@@ -50,6 +50,17 @@ function hookDirs(...bodies) {
   })
 }
 
+/**
+ * A hook that writes its pid and its background child's pid into a fresh `pids` folder under
+ * `tmp`, then waits on a 60 s sleep; returns { dir, pids }.
+ */
+function longHook(tmp) {
+  const pids = path.join(tmp, 'pids')
+  fs.mkdirSync(pids)
+  const [dir] = hookDirs(`echo $$ > ${shq(pids)}/$$\nsleep 60 &\necho $! > ${shq(pids)}/$!\nwait\n`)
+  return { dir, pids }
+}
+
 /** A hook that always allows, with a context, so tests can see that the others still count. */
 const GOOD = echoJson({ contextModification: 'the good hook still counts' })
 
@@ -493,10 +504,7 @@ printf '{"contextModification": "%s:%s", "peak": %d}\\n' "\${BASH_REMATCH[1]}" $
   })
 
   testIf(isLinux, 'needs /proc', '14. an AbortSignal aborted in the middle of 100 overlapping runs: all reject with AbortError within 500 ms, no process left', async () => {
-    const tmp = makeTempDir()
-    const pids = path.join(tmp, 'pids')
-    fs.mkdirSync(pids)
-    const [dir] = hookDirs(`echo $$ > ${shq(pids)}/$$\nsleep 60 &\necho $! > ${shq(pids)}/$!\nwait\n`)
+    const { dir, pids } = longHook(makeTempDir())
     const childrenBefore = liveChildren().length
     const controller = new AbortController()
     const runs = Array.from({ length: 100 }, () =>
@@ -521,8 +529,6 @@ printf '{"contextModification": "%s:%s", "peak": %d}\\n' "\${BASH_REMATCH[1]}" $
 })
 
 describeUnix('hostile hooks: the host goes away', () => {
-  const ADDON = path.resolve(__dirname, '..')
-
   /** Starts a child Node running `script`; resolves once it exits, with its output. */
   function node(script) {
     return new Promise((resolve) => {
@@ -534,19 +540,12 @@ describeUnix('hostile hooks: the host goes away', () => {
     })
   }
 
-  function longHook(tmp) {
-    const pids = path.join(tmp, 'pids')
-    fs.mkdirSync(pids)
-    const [dir] = hookDirs(`echo $$ > ${shq(pids)}/$$\nsleep 60 &\necho $! > ${shq(pids)}/$!\nwait\n`)
-    return { dir, pids }
-  }
-
   test('15a. process.exit() while hooks run: their process trees are stopped, no orphans', async () => {
     const tmp = makeTempDir()
     const { dir, pids } = longHook(tmp)
     const script = `
       const fs = require('fs')
-      const { runHook } = require(${JSON.stringify(ADDON)})
+      const { runHook } = require(${JSON.stringify(ADDON_DIR)})
       runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
       const t = setInterval(() => { if (fs.readdirSync(${JSON.stringify(pids)}).length >= 2) { clearInterval(t); process.exit(0) } }, 10)`
     const { code, out } = await node(script)
@@ -566,10 +565,10 @@ describeUnix('hostile hooks: the host goes away', () => {
     const script = `
       const fs = require('fs')
       const { Worker } = require('worker_threads')
-      const { runHook, terminateAll } = require(${JSON.stringify(ADDON)})
+      const { runHook, terminateAll } = require(${JSON.stringify(ADDON_DIR)})
       const main = runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(mainDir)}] })
       const w = new Worker(\`
-        const { runHook } = require(${JSON.stringify(ADDON)})
+        const { runHook } = require(${JSON.stringify(ADDON_DIR)})
         runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(worker.dir)}] })
       \`, { eval: true })
       const t = setInterval(async () => {
