@@ -1,8 +1,8 @@
 //! Many executions, one verdict.
 //!
-//! A completed hook contributes everything it printed. A hook that failed or timed out still
-//! contributes an explicit `cancel: true` (with its `errorMessage`): a gate that printed its
-//! verdict and then crashed still blocks. Nothing a hook does can discard another's verdict.
+//! A completed hook contributes everything it printed. A hook that failed, timed out or was
+//! stopped by `terminateAll()` still contributes an explicit `cancel: true` (with its
+//! `errorMessage`): a gate that printed its verdict and then crashed still blocks. Nothing a hook does can discard another's verdict.
 
 use serde_json::{Map, Value};
 
@@ -29,7 +29,9 @@ pub fn combine(executions: &[Execution]) -> Combined {
 
     for exec in executions {
         let counts_fully = exec.status == Status::Completed;
-        let cancels = exec.cancel && exec.status != Status::Aborted;
+        // Even a hook stopped by terminateAll() keeps the cancel it printed before it was
+        // stopped (a run aborted by its signal rejects, so its verdicts never reach anyone).
+        let cancels = exec.cancel;
         combined.cancel |= cancels;
         if counts_fully || cancels {
             push_trimmed(&mut errors, &exec.error_message);

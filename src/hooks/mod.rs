@@ -2,7 +2,7 @@
 //!
 //! A call flows one way: `factory` (cached `discover`y, `name` checks) hands out a `runner`,
 //! which completes the `input`, starts each hook as a process tree (`launch`, `tree`, `run`,
-//! tracked by `running`), reads each verdict (`output`) and folds them (`combine`).
+//! tracked by `running`, and by the `watchdog` should the host die), reads each verdict (`output`) and folds them (`combine`).
 
 pub mod combine;
 pub mod discover;
@@ -16,3 +16,4 @@ pub mod run;
 pub mod runner;
 pub mod running;
 pub mod tree;
+pub mod watchdog;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
-use tokio::sync::Semaphore;
-use tokio::time::{sleep_until, timeout, Instant};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::discover::{DiscoveredHook, Source};
@@ -115,6 +115,8 @@ pub struct RunContext {
     pub limiter: Arc<Semaphore>,
     /// Who to account the hook processes to (see `running::Owner`).
     pub owner: Owner,
+    /// Cancelled by `terminateAll()`: hooks of this run that have not started never will.
+    pub start_permission: CancellationToken,
 }
 
 enum End {
@@ -125,7 +127,7 @@ enum End {
 }
 
 /// Runs one hook to its end. `deadline` covers waiting for a slot and running; the run never
-/// outlives it by more than [`KILL_GRACE`] plus [`PIPE_GRACE`].
+/// outlives it by more than [`KILL_GRACE`] plus [`REAP_LIMIT`] plus [`PIPE_GRACE`].
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
@@ -133,21 +135,12 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         exec.failure = Some(format!("could not start: {why}"));
         return exec;
     }
-
-    let permit = tokio::select! {
-        permit = ctx.limiter.clone().acquire_owned() => permit.ok(),
-        _ = sleep_until(deadline) => {
-            exec.status = Status::TimedOut;
-            exec.failure = Some(format!(
-                "waited {} ms for a free hook slot (too many hooks running at once) and never started",
-                ctx.timeout.as_millis()
-            ));
+    let permit = match wait_for_slot(ctx, deadline).await {
+        Ok(permit) => permit,
+        Err((status, why)) => {
+            exec.status = status;
+            exec.failure = Some(why);
             exec.duration = started.elapsed();
-            return exec;
-        }
-        _ = ctx.abort.cancelled() => {
-            exec.status = Status::Aborted;
-            exec.failure = Some("the run was aborted before this hook started".to_owned());
             return exec;
         }
     };
@@ -156,15 +149,26 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
-    let (mut child, registration) = match start(hook, &cwd, &ctx.env, &mut exec.warnings, false) {
-        Ok((child, tree)) => (child, Registration::new(tree, ctx.owner)),
+    let started_process = start(
+        hook,
+        &cwd,
+        &ctx.env,
+        &mut exec.warnings,
+        Stdio::piped(),
+        Stdio::piped,
+    );
+    let (mut child, mut registration) = match started_process {
+        Ok((child, tree)) => {
+            let (registration, unwatched) = Registration::new(tree, ctx.owner, false);
+            exec.warnings.extend(unwatched);
+            (child, registration)
+        }
         Err(err) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
             exec.duration = started.elapsed();
             return exec;
         }
     };
-    let mut registration = registration;
 
     let mut out = Tail::new(STDOUT_KEEP);
     let mut err = Tail::new(STDERR_KEEP);
@@ -173,7 +177,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let stderr = child.stderr.take();
     let input = ctx.input.clone();
 
-    let (end, pipes_closed) = {
+    let (end, pipes_closed, stuck) = {
         let io = async {
             tokio::join!(
                 feed(stdin, &input),
@@ -183,18 +187,24 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         };
         tokio::pin!(io);
         let mut io_done = false;
-        let end = loop {
-            tokio::select! {
-                _ = &mut io, if !io_done => io_done = true,
-                status = child.wait() => break End::Exited(status),
-                _ = sleep_until(deadline) => break End::TimedOut,
-                _ = ctx.abort.cancelled() => break End::Aborted,
-                _ = registration.stop.cancelled() => break End::Terminated,
+        let end = {
+            let exit = exit_of(&mut child);
+            tokio::pin!(exit);
+            loop {
+                tokio::select! {
+                    _ = &mut io, if !io_done => io_done = true,
+                    status = &mut exit => break End::Exited(status),
+                    _ = sleep_until(deadline) => break End::TimedOut,
+                    _ = ctx.abort.cancelled() => break End::Aborted,
+                    _ = registration.stop.cancelled() => break End::Terminated,
+                }
             }
         };
-        let end = match end {
-            End::Exited(status) => End::Exited(status),
-            stopped => {
+        let mut stuck = false;
+        match end {
+            // Its own process is gone: what it left in the background is its business.
+            End::Exited(_) => registration.disarm(),
+            _ => {
                 // SIGTERM the tree, keep draining its pipes through the grace, then SIGKILL.
                 // The leader stays unreaped until after SIGKILL, so its group id cannot be reused.
                 registration.tree().terminate();
@@ -206,26 +216,38 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
                     }
                 }
                 registration.tree().kill_now();
-                let _ = child.wait().await;
-                stopped
+                stuck = !reap_after_kill(&mut child).await;
             }
-        };
+        }
         if !io_done {
             io_done = timeout(PIPE_GRACE, &mut io).await.is_ok();
         }
-        (end, io_done)
+        (end, io_done, stuck)
     };
-    registration.disarm();
+    if stuck {
+        // The run settles anyway; the process is reaped in the background if it ever ends.
+        tokio::spawn(reap_eventually(child));
+    }
     drop(registration);
 
-    exec.duration = started.elapsed();
     exec.stderr = err.text();
     let cut = out.cut();
-    let verdict = output::parse(out.bytes(), cut);
-    if out.cut() {
+    let total = out.total;
+    let stdout = out.into_bytes();
+    // Parsing is linear but may take milliseconds on a full tail: keep it off the async
+    // workers so other runs' timers and pipes are not held up, and count it in the duration.
+    let verdict = tokio::task::spawn_blocking(move || output::parse(&stdout, cut))
+        .await
+        .unwrap_or_else(|join| output::Verdict {
+            problem: Some(format!(
+                "its output could not be read because of an internal error in @cline/hooks (please report it): {join}"
+            )),
+            ..output::Verdict::default()
+        });
+    exec.duration = started.elapsed();
+    if cut {
         exec.warnings.push(format!(
-            "printed {} bytes to stdout; only the last {} were kept to find its JSON",
-            out.total, STDOUT_KEEP
+            "printed {total} bytes to stdout; only the last {STDOUT_KEEP} were kept to find its JSON"
         ));
     }
     if !pipes_closed && matches!(end, End::Exited(_)) {
@@ -242,6 +264,14 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     exec.override_input = verdict.override_input;
     exec.output = verdict.object;
 
+    let could_not_stop = if stuck {
+        format!(
+            "; its process could not be stopped even by SIGKILL within {} ms (it is stuck in the kernel, for example on a hung network filesystem) and is left to end on its own",
+            REAP_LIMIT.as_millis()
+        )
+    } else {
+        String::new()
+    };
     match end {
         End::Exited(Ok(status)) => {
             exec.exit_code = status.code();
@@ -269,55 +299,120 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         End::TimedOut => {
             exec.status = Status::TimedOut;
             exec.failure = Some(format!(
-                "did not finish within {} ms, so its process tree was stopped (SIGTERM, then SIGKILL {} ms later)",
+                "did not finish within {} ms, so its process tree was stopped ({}){could_not_stop}",
                 ctx.timeout.as_millis(),
-                KILL_GRACE.as_millis()
+                stop_sequence(),
             ));
         }
         End::Aborted => {
             exec.status = Status::Aborted;
-            exec.failure = Some("was stopped because the run was aborted".to_owned());
+            exec.failure = Some(format!(
+                "was stopped because the run was aborted{could_not_stop}"
+            ));
         }
         End::Terminated => {
             exec.status = Status::Aborted;
-            exec.failure = Some("was stopped by terminateAll()".to_owned());
+            exec.failure = Some(format!("was stopped by terminateAll(){could_not_stop}"));
         }
     }
     drop(permit);
     exec
 }
 
-/// Starts a hook and returns as soon as it runs: its input is written by a background task
-/// (given up after the timeout), its output goes nowhere, and it is not tracked, so it never
-/// holds the caller, nor is it stopped when the host exits.
-pub async fn start_detached(hook: &DiscoveredHook, ctx: &RunContext) -> Execution {
+/// How a tree is stopped, for the hook author.
+fn stop_sequence() -> String {
+    if cfg!(windows) {
+        "its job object was terminated".to_owned()
+    } else {
+        format!("SIGTERM, then SIGKILL {} ms later", KILL_GRACE.as_millis())
+    }
+}
+
+/// Waits for a free process slot, within the deadline, unless the run is aborted or
+/// `terminateAll()` is called first. The error is the hook's status and why.
+async fn wait_for_slot(
+    ctx: &RunContext,
+    deadline: Instant,
+) -> Result<OwnedSemaphorePermit, (Status, String)> {
+    let terminated = || {
+        (
+            Status::Aborted,
+            "was stopped by terminateAll() before it started".to_owned(),
+        )
+    };
+    if ctx.start_permission.is_cancelled() {
+        return Err(terminated());
+    }
+    tokio::select! {
+        permit = ctx.limiter.clone().acquire_owned() => permit.map_err(|_| {
+            (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())
+        }),
+        _ = sleep_until(deadline) => Err((
+            Status::TimedOut,
+            format!(
+                "waited {} ms for a free hook slot (too many hooks running at once) and never started",
+                ctx.timeout.as_millis()
+            ),
+        )),
+        _ = ctx.abort.cancelled() => Err((
+            Status::Aborted,
+            "the run was aborted before this hook started".to_owned(),
+        )),
+        _ = ctx.start_permission.cancelled() => Err(terminated()),
+    }
+}
+
+/// Starts a hook and returns as soon as it runs, for observation-only hooks. It waits for a
+/// slot like any hook and holds it until its own process ends; its input is a file (not a
+/// pipe), so all of it reaches the hook even when the host exits at once; its output goes
+/// nowhere. It is reaped when it ends, and `terminateAll()` stops it; the host's exit does not.
+pub async fn start_detached(
+    hook: &DiscoveredHook,
+    ctx: &RunContext,
+    deadline: Instant,
+) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
     if let Some(why) = &hook.launch_error {
         exec.failure = Some(format!("could not start: {why}"));
         return exec;
     }
-    if ctx.abort.is_cancelled() {
-        exec.status = Status::Aborted;
-        exec.failure = Some("the run was aborted before this hook started".to_owned());
-        return exec;
-    }
+    let permit = match wait_for_slot(ctx, deadline).await {
+        Ok(permit) => permit,
+        Err((status, why)) => {
+            exec.status = status;
+            exec.failure = Some(why);
+            exec.duration = started.elapsed();
+            return exec;
+        }
+    };
+    let input = match input_file(&ctx.input) {
+        Ok(file) => file,
+        Err(err) => {
+            exec.failure = Some(format!(
+                "could not start: its input could not be written to a temporary file in {} ({err}); check that the temp folder is writable",
+                std::env::temp_dir().display()
+            ));
+            exec.duration = started.elapsed();
+            return exec;
+        }
+    };
     let cwd = hook
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
-    match start(hook, &cwd, &ctx.env, &mut exec.warnings, true) {
-        Ok((mut child, tree)) => {
-            tree.release();
+    match start(
+        hook,
+        &cwd,
+        &ctx.env,
+        &mut exec.warnings,
+        Stdio::from(input),
+        Stdio::null,
+    ) {
+        Ok((child, tree)) => {
+            let (registration, _) = Registration::new(tree, ctx.owner, true);
             exec.status = Status::Started;
-            let stdin = child.stdin.take();
-            let input = ctx.input.clone();
-            let limit = ctx.timeout;
-            tokio::spawn(async move {
-                let _ = timeout(limit, feed(stdin, &input)).await;
-                // Dropping the child without waiting hands it to tokio's orphan reaper.
-                drop(child);
-            });
+            tokio::spawn(follow_detached(child, registration, permit));
         }
         Err(err) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
     }
@@ -325,23 +420,130 @@ pub async fn start_detached(hook: &DiscoveredHook, ctx: &RunContext) -> Executio
     exec
 }
 
-/// Starts the hook's process as the head of its own tree, stdin piped; stdout and stderr
-/// piped too, or discarded for a `detached` start.
+/// Stays with a detached hook until its own process ends (reaping it, so no zombie is left)
+/// or `terminateAll()` stops its tree, then frees its slot.
+async fn follow_detached(
+    mut child: Child,
+    mut registration: Registration,
+    permit: OwnedSemaphorePermit,
+) {
+    let terminated = tokio::select! {
+        _ = exit_of(&mut child) => false,
+        _ = registration.stop.cancelled() => true,
+    };
+    if terminated {
+        registration.tree().terminate();
+        sleep(KILL_GRACE).await;
+        registration.tree().kill_now();
+        if !reap_after_kill(&mut child).await {
+            tokio::spawn(reap_eventually(child));
+        }
+    }
+    registration.disarm();
+    drop(permit);
+}
+
+/// The input as an unnamed temporary file, positioned at its start, for a detached hook's
+/// stdin: a pipe would need this process alive to be written.
+fn input_file(input: &[u8]) -> io::Result<std::fs::File> {
+    use std::io::{Seek, SeekFrom, Write};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".cline-hook-input-{}-{n}", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::fs::OpenOptionsExt;
+            const FILE_FLAG_DELETE_ON_CLOSE: u32 = 0x0400_0000;
+            const SHARE_ALL: u32 = 0x1 | 0x2 | 0x4;
+            options
+                .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
+                .share_mode(SHARE_ALL);
+        }
+        let mut file = match options.open(&path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(err),
+        };
+        // Unix: the open file outlives its name; Windows deletes it when the last handle closes.
+        #[cfg(unix)]
+        let _ = std::fs::remove_file(&path);
+        file.write_all(input)?;
+        file.seek(SeekFrom::Start(0))?;
+        return Ok(file);
+    }
+}
+
+/// Longest wait for the exit of a process sent SIGKILL. Only a process stuck in the kernel
+/// (uninterruptible sleep, a hung network filesystem) takes longer.
+pub const REAP_LIMIT: Duration = Duration::from_secs(1);
+
+/// Longest pause between two checks for a process's exit when its exit is not signalled.
+const EXIT_POLL_MAX: Duration = Duration::from_millis(50);
+
+/// Waits for the exit of a process sent SIGKILL, within [`REAP_LIMIT`]. `false`: it is stuck.
+async fn reap_after_kill(child: &mut Child) -> bool {
+    timeout(REAP_LIMIT, exit_of(child)).await.is_ok()
+}
+
+/// Reaps a process that could not be stopped, whenever it finally ends.
+async fn reap_eventually(mut child: Child) {
+    loop {
+        match child.try_wait() {
+            Ok(None) => sleep(Duration::from_secs(1)).await,
+            Ok(Some(_)) | Err(_) => return,
+        }
+    }
+}
+
+/// Waits for the child's exit. tokio learns of it through a pidfd, or through SIGCHLD where
+/// there is none (kernels before 5.3, seccomp profiles that deny `pidfd_open`); once the
+/// host's libuv owns SIGCHLD that signal never reaches tokio. Checking with `waitpid(WNOHANG)`
+/// at growing intervals (at most [`EXIT_POLL_MAX`]) sees the exit in every case.
+async fn exit_of(child: &mut Child) -> io::Result<ExitStatus> {
+    let mut pause = Duration::from_millis(2);
+    loop {
+        tokio::select! {
+            status = child.wait() => return status,
+            _ = sleep(pause) => {
+                if let Some(status) = child.try_wait()? {
+                    return Ok(status);
+                }
+                pause = (pause * 2).min(EXIT_POLL_MAX);
+            }
+        }
+    }
+}
+
+/// Starts the hook's process as the head of its own tree, with `stdin` and `output()` for
+/// stdout and stderr.
 fn start(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
     warnings: &mut Vec<String>,
-    detached: bool,
+    stdin: Stdio,
+    output: fn() -> Stdio,
 ) -> io::Result<(Child, ProcessTree)> {
-    let output = if detached { Stdio::null } else { Stdio::piped };
-    let spawn = |argv: &[OsString]| -> io::Result<Child> {
+    // The retry without a #! line needs stdin again: a file is shared, a pipe made anew.
+    let mut stdin = Some(stdin);
+    let mut spawn = |argv: &[OsString]| -> io::Result<Child> {
+        let stdin = stdin.take().unwrap_or_else(Stdio::piped);
         let mut command = Command::new(&argv[0]);
         add_args(&mut command, hook, &argv[1..]);
         command
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
+            .stdin(stdin)
             .stdout(output())
             .stderr(output())
             .kill_on_drop(false);
@@ -452,6 +654,11 @@ impl Tail {
 
     fn bytes(&mut self) -> &[u8] {
         self.buf.make_contiguous()
+    }
+
+    fn into_bytes(mut self) -> Vec<u8> {
+        self.buf.make_contiguous();
+        self.buf.into()
     }
 
     fn text(&mut self) -> String {

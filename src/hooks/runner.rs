@@ -150,12 +150,14 @@ impl Runner {
                 .map(|n| Arc::new(Semaphore::new(n.max(1))))
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
+            start_permission: crate::hooks::running::start_permission(),
         });
 
         let executions = if settings.detached {
             let mut executions = Vec::with_capacity(enabled.len());
+            let deadline = started + settings.timeout;
             for hook in &enabled {
-                executions.push(start_detached(hook, &ctx).await);
+                executions.push(start_detached(hook, &ctx, deadline).await);
             }
             executions
         } else if settings.sequential {

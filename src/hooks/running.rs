@@ -1,19 +1,26 @@
 //! Which hook process trees are running right now, so that all of them can be stopped at
-//! once: by `terminateAll()`, when the host tears down, or when a run is dropped mid-flight.
+//! once: by `terminateAll()`, when the host tears down or dies, or when a run is dropped
+//! mid-flight.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::tree::ProcessTree;
+use crate::hooks::watchdog;
 
 struct Entry {
     tree: ProcessTree,
     stop: CancellationToken,
     owner: Owner,
+    /// Detached hooks are stopped by `terminate_all` only; the host's exit leaves them running.
+    detached: bool,
+    /// `terminate_all` already asked it to stop (so a second call does not count it again).
+    stopping: bool,
 }
 
 /// Who started a run (for example one Node environment of several in a process), so that
@@ -24,6 +31,8 @@ pub type Owner = u64;
 struct Registry {
     entries: Mutex<HashMap<u64, Entry>>,
     gone: Notify,
+    /// Cancelled by `terminate_all`: hooks still waiting to start when it was called never do.
+    queued: Mutex<CancellationToken>,
 }
 
 fn registry() -> &'static Registry {
@@ -40,46 +49,80 @@ fn lock() -> MutexGuard<'static, HashMap<u64, Entry>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A running hook tree. While it is alive the tree can be stopped from outside; dropping it
-/// while still `armed` (the run was abandoned) kills the tree, so nothing is left behind.
+/// A token that `terminate_all` cancels: taken when a run begins, it tells the run's hooks
+/// that have not started yet to never start.
+pub fn start_permission() -> CancellationToken {
+    registry()
+        .queued
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
+/// A running hook tree. While it is registered the tree can be stopped from outside; dropping
+/// it while still `armed` (the run was abandoned) kills the tree, so nothing is left behind.
 pub struct Registration {
     id: u64,
     tree: ProcessTree,
     armed: bool,
+    watched: bool,
     /// Cancelled when `terminate_all` asks this tree to stop.
     pub stop: CancellationToken,
 }
 
 impl Registration {
-    pub fn new(tree: ProcessTree, owner: Owner) -> Registration {
+    /// Registers a started tree. A non-detached tree is also given to the watchdog, so it is
+    /// stopped if the host dies; the error (the hook still runs) says why it could not be.
+    pub fn new(tree: ProcessTree, owner: Owner, detached: bool) -> (Registration, Option<String>) {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let stop = CancellationToken::new();
+        let unwatched = if detached {
+            None
+        } else {
+            watchdog::watch(tree.group()).err()
+        };
         lock().insert(
             id,
             Entry {
                 tree: tree.clone(),
                 stop: stop.clone(),
                 owner,
+                detached,
+                stopping: false,
             },
         );
-        Registration {
+        let registration = Registration {
             id,
             tree,
             armed: true,
+            watched: !detached && unwatched.is_none(),
             stop,
-        }
+        };
+        (registration, unwatched)
     }
 
     /// The hook's own process has been reaped; whatever it left in the background is its
-    /// business (the documented way to do async work), so dropping must not kill anything.
+    /// business (the documented way to do async work): nothing will stop it any more, and
+    /// the tree leaves the registry now.
     pub fn disarm(&mut self) {
         self.armed = false;
         self.tree.release();
+        self.forget();
     }
 
     pub fn tree(&self) -> &ProcessTree {
         &self.tree
+    }
+
+    fn forget(&mut self) {
+        if self.watched {
+            watchdog::unwatch(self.tree.group());
+            self.watched = false;
+        }
+        if lock().remove(&self.id).is_some() {
+            registry().gone.notify_waiters();
+        }
     }
 }
 
@@ -88,43 +131,70 @@ impl Drop for Registration {
         if self.armed {
             self.tree.kill_now();
         }
-        lock().remove(&self.id);
-        registry().gone.notify_waiters();
+        self.forget();
     }
 }
 
-/// Asks every running hook tree to stop and waits until each has been stopped and reaped.
-/// Returns how many there were.
+/// Longest `terminate_all` waits for the trees it stopped to be reaped. A process stuck in the
+/// kernel (a hung network filesystem) ignores even SIGKILL; the run it belongs to gives up on
+/// it after its own bound, and so does this.
+const TERMINATE_WAIT: Duration = Duration::from_secs(5);
+
+/// Asks every running hook tree to stop, stops hooks still waiting to start from ever
+/// starting, and waits until each tree it stopped is gone. Returns how many it stopped.
 pub async fn terminate_all() -> usize {
-    let ids: Vec<u64> = {
-        let entries = lock();
-        for entry in entries.values() {
-            entry.stop.cancel();
-        }
-        entries.keys().copied().collect()
-    };
-    loop {
-        let gone = registry().gone.notified();
-        tokio::pin!(gone);
-        gone.as_mut().enable();
-        if !ids.iter().any(|id| lock().contains_key(id)) {
-            return ids.len();
-        }
-        gone.await;
+    {
+        let mut queued = registry()
+            .queued
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        queued.cancel();
+        *queued = CancellationToken::new();
     }
+    let ids: Vec<u64> = {
+        let mut entries = lock();
+        entries
+            .iter_mut()
+            .filter(|(_, entry)| !entry.stopping)
+            .map(|(id, entry)| {
+                entry.stopping = true;
+                entry.stop.cancel();
+                *id
+            })
+            .collect()
+    };
+    let all_gone = async {
+        loop {
+            let gone = registry().gone.notified();
+            tokio::pin!(gone);
+            gone.as_mut().enable();
+            if !ids.iter().any(|id| lock().contains_key(id)) {
+                return;
+            }
+            gone.await;
+        }
+    };
+    let _ = tokio::time::timeout(TERMINATE_WAIT, all_gone).await;
+    ids.len()
 }
 
-/// Kills running hook trees at once, without waiting: for host teardown, where there is no
-/// event loop left to wait on. `owner: None` kills all of them.
+/// Kills running hook trees at once and forgets them, without waiting: for host teardown,
+/// where there is no event loop left to wait on. `owner: None` means every owner. Detached
+/// trees are left running: outliving the host is what detached means.
 pub fn kill_now(owner: Option<Owner>) -> usize {
-    let entries = lock();
-    let mut killed = 0;
-    for entry in entries
-        .values()
-        .filter(|e| owner.is_none_or(|o| e.owner == o))
-    {
-        entry.tree.kill_now();
-        killed += 1;
+    let mut entries = lock();
+    let before = entries.len();
+    entries.retain(|_, entry| {
+        let ours = !entry.detached && owner.is_none_or(|o| entry.owner == o);
+        if ours {
+            entry.tree.kill_now();
+        }
+        !ours
+    });
+    let killed = before - entries.len();
+    drop(entries);
+    if killed > 0 {
+        registry().gone.notify_waiters();
     }
     killed
 }

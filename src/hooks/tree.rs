@@ -50,6 +50,11 @@ impl ProcessTree {
     /// Lets the tree outlive this handle (a no-op here: a process group needs no handle).
     pub fn release(&self) {}
 
+    /// The process group, for the watchdog.
+    pub fn group(&self) -> i32 {
+        self.pgid
+    }
+
     fn signal(&self, signal: libc::c_int) {
         // Safety: kill(2) with a negative pid signals a process group; it touches no memory.
         // ESRCH (the group is already gone) is the expected outcome once a tree has ended.
@@ -114,12 +119,16 @@ mod windows_tree {
                 let job = Job(job);
                 let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
                 info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-                SetInformationJobObject(
+                // Without kill-on-close the tree would outlive a host that dies: refuse to run.
+                if SetInformationJobObject(
                     job.0,
                     JobObjectExtendedLimitInformation,
                     (&info as *const JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
                     std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
-                );
+                ) == 0
+                {
+                    return Err(failed_call("SetInformationJobObject (kill on close)"));
+                }
                 // Seen once under Wine when the host itself runs inside a job (as the VS Code
                 // extension host does): a transient failure that a second attempt gets past.
                 if AssignProcessToJobObject(job.0, process) == 0 {
@@ -142,6 +151,11 @@ mod windows_tree {
             unsafe {
                 TerminateJobObject(self.job.0, 1);
             }
+        }
+
+        /// The watchdog is a Unix affair; job objects need no group id.
+        pub fn group(&self) -> i32 {
+            0
         }
 
         /// Lets background processes outlive the job handle once the hook itself has exited.
