@@ -76,7 +76,8 @@ function openFds() {
   return fs.readdirSync('/proc/self/fd').length
 }
 
-/** Live (non-zombie) child processes of this process (Linux). */
+/** Live (non-zombie) child processes of this process (Linux), the hook watchdog aside: it is
+ * started once per process with the first hook and lives as long as the host. */
 function liveChildren() {
   const children = []
   for (const entry of fs.readdirSync('/proc')) {
@@ -88,7 +89,9 @@ function liveChildren() {
       continue
     }
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(rest[1]) === process.pid && rest[0] !== 'Z') children.push(Number(entry))
+    if (Number(rest[1]) !== process.pid || rest[0] === 'Z') continue
+    if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('cline-hooks-watchdog')) continue
+    children.push(Number(entry))
   }
   return children
 }
@@ -387,6 +390,9 @@ describeUnix('hostile hooks: files changing under the run', () => {
     writeHook(dirs[0], 'TaskStart', `rm -f ${files.map(shq).join(' ')}\n${echoJson({ contextModification: 'deleter' })}`)
     writeHook(dirs[1], 'TaskStart', `printf 'garbage' > "$0"\nrmdir ${shq(dirs[2])} 2>/dev/null\n${echoJson({ contextModification: 'rewriter' })}`)
     writeHook(dirs[2], 'TaskStart', `sleep 0.2\n${echoJson({ contextModification: 'sibling' })}`)
+    // One snapshot for all three runs: a run that rescanned after another's hooks deleted the
+    // files would rightly find nothing, which is not what this case is about.
+    expect(await discoverHooks('TaskStart', opts({ extraHooksDirs: dirs }))).toHaveLength(3)
     const results = await Promise.all([1, 2, 3].map(() => runHook('TaskStart', {}, opts({ extraHooksDirs: dirs }))))
     for (const result of results) {
       expect(result.hooks).toHaveLength(3)
