@@ -360,6 +360,27 @@ describeUnix('CLI profile: which folders, in which order', () => {
   }, 40000)
 })
 
+describeUnix('CLI profile: interpreters are resolved by discovery, off the JavaScript thread', () => {
+  const strace = onPath('strace')
+  testIf(strace && process.platform === 'linux', 'strace is not installed', 'warm runs make no PATH lookup on the JavaScript thread (counted with strace)', () => {
+    const tmp = makeTempDir()
+    writeFile(path.join(tmp, 'hooks'), 'TaskStart.sh', '#!/usr/bin/env bash\necho "{}"\n', 0o644)
+    const script = `
+      const { runHook } = require(${JSON.stringify(ROOT)});
+      const options = { profile: 'cli', extraHooksDirs: [${JSON.stringify(path.join(tmp, 'hooks'))}], globalHooksDir: null };
+      (async () => { for (let i = 0; i < 40; i++) await runHook('TaskStart', {}, options); })();`
+    const trace = path.join(tmp, 'trace')
+    const run = spawnSync(strace, ['-f', '-qq', '-e', 'trace=newfstatat,statx,stat,access,faccessat,faccessat2', '-o', trace, process.execPath, '-e', script], { encoding: 'utf8', timeout: 60000 })
+    expect(run.status).toBe(0)
+    const lines = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean)
+    const main = lines[0].split(' ')[0]
+    const lookups = lines.filter((l) => l.includes('/bash"'))
+    // The scans (on worker threads) look bash up; the JavaScript thread never does.
+    expect(lookups.length).toBeGreaterThan(0)
+    expect(lookups.filter((l) => l.split(' ')[0] === main)).toEqual([])
+  }, 60000)
+})
+
 describeUnix('CLI profile: .ps1 hooks outside Windows', () => {
   /** Discovers and runs TaskStart in `dir` in a child Node whose PATH is `pathEnv`. */
   function inChild(dir, pathEnv) {
