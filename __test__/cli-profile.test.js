@@ -289,15 +289,139 @@ describeUnix('CLI profile: which folders, in which order', () => {
     expect(extension).toEqual([])
   })
 
-  test('$CLINE_DIR is the default data folder (read by a child Node whose environment sets it)', () => {
+  test('$CLINE_DIR is the default data folder (read by a child Node whose environment sets it); globalHooksDir: null turns it off', () => {
     const tmp = makeTempDir()
     const clineDir = path.join(tmp, 'from-env')
+    const noGlobal = path.join(tmp, 'empty-global')
     writeFile(path.join(clineDir, 'hooks'), 'TaskStart.sh', echoJson({ contextModification: 'from $CLINE_DIR' }))
     const script = `
-      require(${JSON.stringify(ROOT)}).runHook('agent_start', {}, { profile: 'cli', globalHooksDir: null })
-        .then((r) => console.log(JSON.stringify([r.hooks.map((h) => h.path), r.contextModification])))`
+      const { runHook } = require(${JSON.stringify(ROOT)});
+      const run = (globalHooksDir) => runHook('agent_start', {}, { profile: 'cli', globalHooksDir })
+        .then((r) => [r.hooks.map((h) => h.path), r.contextModification]);
+      Promise.all([run(${JSON.stringify(noGlobal)}), run(null)]).then((r) => console.log(JSON.stringify(r)))`
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000, env: { ...process.env, CLINE_DIR: clineDir } })
-    expect(JSON.parse(child.stdout)).toEqual([[path.join(clineDir, 'hooks', 'TaskStart.sh')], 'from $CLINE_DIR'])
+    const [moved, off] = JSON.parse(child.stdout)
+    expect(moved).toEqual([[path.join(clineDir, 'hooks', 'TaskStart.sh')], 'from $CLINE_DIR'])
+    // --no-global: no global folder of the profile at all, $CLINE_DIR/hooks included.
+    expect(off).toEqual([[], ''])
+  })
+
+  test('globalHooksDir: null also turns off an explicit clineDir\'s hooks folder', async () => {
+    const tmp = makeTempDir()
+    const clineDir = path.join(tmp, 'dot-cline')
+    writeFile(path.join(clineDir, 'hooks'), 'TaskStart.sh', echoJson({ cancel: true }))
+    const root = makeTempDir('cline-hooks-cli-ws-')
+    const own = writeFile(path.join(root, '.cline', 'hooks'), 'TaskStart.sh', echoJson({ contextModification: 'workspace' }))
+    const options = { profile: 'cli', clineDir, globalHooksDir: null, workspaceRoots: [root] }
+    expect((await discoverHooks('TaskStart', options)).map((h) => [h.path, h.source])).toEqual([[own, 'workspace']])
+    const result = await runHook('TaskStart', {}, options)
+    expect(result).toMatchObject({ cancel: false, contextModification: 'workspace' })
+    // With a global folder named, $CLINE_DIR/hooks is searched again.
+    const withGlobal = await discoverHooks('TaskStart', { ...options, globalHooksDir: path.join(tmp, 'g') })
+    expect(withGlobal.map((h) => h.source)).toEqual(['global', 'workspace'])
+  })
+
+  test('runHook, discoverHooks and every HookFactory follow a changed $CLINE_DIR within the snapshot freshness', () => {
+    const tmp = makeTempDir()
+    const [a, b] = ['a', 'b'].map((name) => {
+      const dir = path.join(tmp, `cline-${name}`)
+      return writeFile(path.join(dir, 'hooks'), 'TaskStart.sh', echoJson({ contextModification: `from ${name}` }))
+    })
+    // The environment is changed inside the child (Jest sandboxes process.env); the calls
+    // must agree on the folder, and all follow the change within a bounded time.
+    const script = `
+      const { discoverHooks, runHook, HookFactory } = require(${JSON.stringify(ROOT)});
+      const options = { profile: 'cli', globalHooksDir: ${JSON.stringify(path.join(tmp, 'no-global'))} };
+      const see = async (factory) => ({
+        discoverHooks: (await discoverHooks('TaskStart', options)).map((h) => h.path),
+        runHook: (await runHook('TaskStart', {}, options)).contextModification,
+        longLivedFactory: (await factory.create('TaskStart')).hooks.map((h) => h.path),
+        newFactory: (await new HookFactory(options).create('TaskStart')).hooks.map((h) => h.path),
+      });
+      (async () => {
+        process.env.CLINE_DIR = ${JSON.stringify(path.dirname(path.dirname(a)))};
+        const factory = new HookFactory(options);
+        const before = await see(factory);
+        process.env.CLINE_DIR = ${JSON.stringify(path.dirname(path.dirname(b)))};
+        const changed = Date.now();
+        let after = await see(factory);
+        while (Date.now() - changed < 5000 && JSON.stringify(after).includes('cline-a')) {
+          await new Promise((r) => setTimeout(r, 50));
+          after = await see(factory);
+        }
+        console.log(JSON.stringify({ before, after, ms: Date.now() - changed }));
+      })().catch((e) => { console.error(e); process.exit(1); });`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    expect(child.stderr).toBe('')
+    const { before, after, ms } = JSON.parse(child.stdout)
+    expect(before).toEqual({ discoverHooks: [a], runHook: 'from a', longLivedFactory: [a], newFactory: [a] })
+    expect(after).toEqual({ discoverHooks: [b], runHook: 'from b', longLivedFactory: [b], newFactory: [b] })
+    expect(ms).toBeLessThan(5000)
+  }, 40000)
+})
+
+describeUnix('CLI profile: interpreters are resolved by discovery, off the JavaScript thread', () => {
+  const strace = onPath('strace')
+  testIf(strace && process.platform === 'linux', 'strace is not installed', 'warm runs make no PATH lookup on the JavaScript thread (counted with strace)', () => {
+    const tmp = makeTempDir()
+    writeFile(path.join(tmp, 'hooks'), 'TaskStart.sh', '#!/usr/bin/env bash\necho "{}"\n', 0o644)
+    const script = `
+      const { runHook } = require(${JSON.stringify(ROOT)});
+      const options = { profile: 'cli', extraHooksDirs: [${JSON.stringify(path.join(tmp, 'hooks'))}], globalHooksDir: null };
+      (async () => { for (let i = 0; i < 40; i++) await runHook('TaskStart', {}, options); })();`
+    const trace = path.join(tmp, 'trace')
+    const run = spawnSync(strace, ['-f', '-qq', '-e', 'trace=newfstatat,statx,stat,access,faccessat,faccessat2', '-o', trace, process.execPath, '-e', script], { encoding: 'utf8', timeout: 60000 })
+    expect(run.status).toBe(0)
+    const lines = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean)
+    const main = lines[0].split(' ')[0]
+    const lookups = lines.filter((l) => l.includes('/bash"'))
+    // The scans (on worker threads) look bash up; the JavaScript thread never does.
+    expect(lookups.length).toBeGreaterThan(0)
+    expect(lookups.filter((l) => l.split(' ')[0] === main)).toEqual([])
+  }, 60000)
+})
+
+describeUnix('CLI profile: .ps1 hooks outside Windows', () => {
+  /** Discovers and runs TaskStart in `dir` in a child Node whose PATH is `pathEnv`. */
+  function inChild(dir, pathEnv) {
+    const script = `
+      const { discoverHooks, runHook } = require(${JSON.stringify(ROOT)});
+      (async () => {
+        const options = { profile: 'cli', extraHooksDirs: [${JSON.stringify(dir)}], globalHooksDir: null };
+        const found = await discoverHooks('TaskStart', options);
+        const result = await runHook('TaskStart', {}, options);
+        console.log(JSON.stringify({ found, result }));
+      })().catch((e) => { console.error(e); process.exit(1); });`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000, env: { ...process.env, PATH: pathEnv } })
+    expect(child.stderr).toBe('')
+    return JSON.parse(child.stdout)
+  }
+
+  const PWSH_ARGS = ['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File']
+
+  test('run with pwsh from PATH, with the same flags as on Windows', () => {
+    const tmp = makeTempDir()
+    // A stand-in pwsh that answers with the argv it was given.
+    const pwsh = writeFile(path.join(tmp, 'bin'), 'pwsh', '#!/bin/sh\ncat >/dev/null\nprintf \'{"contextModification":"pwsh %s"}\\n\' "$*"\n', 0o755)
+    const ps1 = writeFile(path.join(tmp, 'hooks'), 'TaskStart.ps1', '@{} | ConvertTo-Json\n', 0o644)
+    const { found, result } = inChild(path.dirname(ps1), `${path.dirname(pwsh)}${path.delimiter}${process.env.PATH}`)
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatchObject({ enabled: true, command: [pwsh, ...PWSH_ARGS, ps1] })
+    expect(found[0].reason).toBeUndefined()
+    expect(result.hooks.map((h) => h.status)).toEqual(['completed'])
+    expect(result.contextModification).toBe(`pwsh ${[...PWSH_ARGS, ps1].join(' ')}`)
+  })
+
+  test('without pwsh on PATH it is listed disabled with a reason naming pwsh and how to install it, and never started', () => {
+    const tmp = makeTempDir()
+    const ps1 = writeFile(path.join(tmp, 'hooks'), 'TaskStart.ps1', '@{} | ConvertTo-Json\n', 0o644)
+    const withoutPwsh = (process.env.PATH || '').split(path.delimiter).filter((d) => !fs.existsSync(path.join(d, 'pwsh'))).join(path.delimiter)
+    const { found, result } = inChild(path.dirname(ps1), withoutPwsh)
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatchObject({ path: ps1, enabled: false, command: [] })
+    expect(found[0].reason).toMatch(/pwsh, which is not on PATH; install PowerShell 7 \(https:\/\/aka\.ms\/install-powershell/)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings).toEqual([`skipped ${ps1}: ${found[0].reason}`])
   })
 })
 
@@ -349,13 +473,11 @@ describeUnix('CLI profile: which files are hooks, and how they start', () => {
     expect(result.contextModification).toBe(`node agent_start\n\nesm ${process.version}\n\npy agent_start`)
   })
 
-  test('a TypeScript hook without bun on PATH is a clear failure naming bun; .ps1 gets the PowerShell argv', async () => {
+  test('a TypeScript hook without bun on PATH is a clear failure naming bun', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     const ts = writeFile(dir, 'TaskStart.ts', 'console.log("{}")\n')
-    const ps1 = writeFile(dir, 'TaskStart.ps1', '@{} | ConvertTo-Json\n')
     const found = await discoverHooks('TaskStart', cli({ extraHooksDirs: [dir] }))
     const byFile = Object.fromEntries(found.map((h) => [path.basename(h.path), h]))
-    expect(byFile['TaskStart.ps1'].command.slice(1)).toEqual(['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', ps1])
     if (!onPath('bun')) {
       const why = 'TypeScript hooks run with bun, which is not on PATH; install bun (npm install -g bun) or add a #! line'
       expect(byFile['TaskStart.ts']).toMatchObject({ path: ts, command: [], reason: why })

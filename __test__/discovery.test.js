@@ -66,29 +66,37 @@ describeUnix('directory order and de-duplication', () => {
     expect(readLines(log)).toEqual(['extra1', 'extra2', 'global', 'wsB', 'wsA'])
   })
 
-  test('a directory named twice is searched once, at its first place', async () => {
+  test('a directory named twice is searched once; a workspace or global folder also named as extra keeps its place, label and cwd', async () => {
     const tmp = makeTempDir()
     const log = path.join(tmp, 'runs.log')
     const ws = makeWorkspace('ws')
     const shared = path.join(tmp, 'shared')
-    const wsHook = loggingHook(hooksDirOf(ws), 'TaskStart', log, 'ws')
-    const sharedHook = loggingHook(shared, 'TaskStart', log, 'shared')
+    const extra = path.join(tmp, 'extra')
+    // Each hook logs its label and its working directory.
+    const hook = (dir, label) => writeHook(dir, 'TaskStart', `printf '%s %s\\n' ${shq(label)} "$(pwd -P)" >> ${shq(log)}\n`)
+    const wsHook = hook(hooksDirOf(ws), 'ws')
+    const sharedHook = hook(shared, 'shared')
+    const extraHook = hook(extra, 'extra')
     const options = opts({
-      // The workspace's hooks dir also named as an extra dir, the shared dir as extra and global.
-      extraHooksDirs: [hooksDirOf(ws), shared, shared],
+      // The workspace's hooks dir also named as an extra dir (first!), the shared dir as extra and global.
+      extraHooksDirs: [hooksDirOf(ws), shared, extra, shared, extra],
       globalHooksDir: shared,
       workspaceRoots: [ws, ws],
     })
 
     const found = await discoverHooks('TaskStart', options)
-    expect(found.map((h) => [h.path, h.source])).toEqual([
-      [wsHook, 'extra'],
-      [sharedHook, 'extra'],
+    expect(found.map((h) => [h.path, h.source, h.workspaceRoot])).toEqual([
+      [extraHook, 'extra', undefined],
+      [sharedHook, 'global', undefined],
+      [wsHook, 'workspace', ws],
     ])
 
-    const result = await runHook('TaskStart', {}, options)
-    expect(result.hooks).toHaveLength(2)
-    expect(readLines(log).sort()).toEqual(['shared', 'ws'])
+    const result = await runHook('TaskStart', {}, { ...options, sequential: true })
+    expect(result.hooks.map((h) => h.path)).toEqual([extraHook, sharedHook, wsHook])
+    const cwdOf = Object.fromEntries(readLines(log).map((line) => line.split(' ')))
+    expect(Object.keys(cwdOf)).toEqual(['extra', 'shared', 'ws'])
+    // The workspace hook runs in its root, as it would without the extra dir.
+    expect(cwdOf.ws).toBe(fs.realpathSync(ws))
   })
 
   test('the same directory spelled differently (trailing slash, relative with ..) is searched once', async () => {
@@ -147,6 +155,18 @@ describeUnix('directory order and de-duplication', () => {
     const result = await runHook('TaskStart', {}, options)
     expect(result.hooks.map((h) => h.path)).toEqual([openHook])
     expect(result.contextModification).toBe('open ran')
+  })
+
+  test('a symlink loop as hooks folder is reported as a loop, with the path and the fix (not a permissions problem)', async () => {
+    const tmp = makeTempDir()
+    const loop = path.join(tmp, 'loop')
+    fs.symlinkSync(loop, loop)
+    const found = await discoverHooks('TaskStart', opts({ extraHooksDirs: [loop] }))
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatchObject({ path: path.join(loop, 'TaskStart'), enabled: false })
+    expect(found[0].reason).toBe(`its hooks directory ${loop} is a symbolic link loop; fix or remove the link`)
+    const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [loop] }))
+    expect(result.warnings).toEqual([`skipped ${path.join(loop, 'TaskStart')}: ${found[0].reason}`])
   })
 
   testIf(
@@ -213,6 +233,41 @@ describeUnix('the global hooks directory', () => {
     expect(found.found.map((h) => h.path)).toEqual([globalHook])
     expect(found.context).toBe('xdg ran')
   })
+
+  test('runHook, discoverHooks and every HookFactory follow a changed HOME (the Documents folder) within the snapshot freshness', () => {
+    const homes = ['home-a', 'home-b'].map((name) => makeTempDir(`cline-hooks-${name}-`))
+    const [a, b] = homes.map((home, i) =>
+      writeHook(path.join(home, 'Documents', 'Cline', 'Hooks'), 'TaskStart', echoJson({ contextModification: `from ${i}` })),
+    )
+    // HOME is changed inside the child (Jest sandboxes process.env).
+    const script = `
+      const { discoverHooks, runHook, HookFactory } = require(${JSON.stringify(path.resolve(__dirname, '..'))});
+      const see = async (factory) => ({
+        discoverHooks: (await discoverHooks('TaskStart', {})).map((h) => h.path),
+        runHook: (await runHook('TaskStart', {}, {})).contextModification,
+        longLivedFactory: (await factory.create('TaskStart')).hooks.map((h) => h.path),
+        newFactory: (await new HookFactory({}).create('TaskStart')).hooks.map((h) => h.path),
+      });
+      (async () => {
+        process.env.HOME = ${JSON.stringify(homes[0])};
+        const factory = new HookFactory({});
+        const before = await see(factory);
+        process.env.HOME = ${JSON.stringify(homes[1])};
+        const changed = Date.now();
+        let after = await see(factory);
+        while (Date.now() - changed < 5000 && JSON.stringify(after).includes(${JSON.stringify(homes[0])})) {
+          await new Promise((r) => setTimeout(r, 50));
+          after = await see(factory);
+        }
+        console.log(JSON.stringify({ before, after }));
+      })().catch((e) => { console.error(e); process.exit(1); });`
+    const env = { ...process.env }
+    delete env.XDG_DOCUMENTS_DIR
+    delete env.XDG_CONFIG_HOME
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 30000 }))
+    expect(out.before).toEqual({ discoverHooks: [a], runHook: 'from 0', longLivedFactory: [a], newFactory: [a] })
+    expect(out.after).toEqual({ discoverHooks: [b], runHook: 'from 1', longLivedFactory: [b], newFactory: [b] })
+  }, 40000)
 
   test('globalHooksDir moves the global dir', async () => {
     const tmp = makeTempDir()

@@ -1,6 +1,7 @@
 //! Discovery: `discover::scan_dir` on real temporary directories (what a rescan costs every
-//! 250 ms while hooks run), and `discover::discover` over listings already in memory (what
-//! every `runHook` / `HookFactory.create()` pays on a warm snapshot).
+//! 250 ms while hooks run, interpreter lookups included), and `discover::discover` over
+//! listings already in memory (what every `runHook` / `HookFactory.create()` pays on a warm
+//! snapshot: no system call, the argv was resolved by the scan).
 //!
 //! `cargo bench --bench discovery` (each case is capped at about a second of sampling).
 
@@ -9,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cline_hooks::hooks::discover::{
-    self, Entry, EntryKind, HookDir, Listing, Platform, Profile, Source,
+    self, Contents, Entry, EntryKind, HookDir, Listing, Platform, Profile, Source,
 };
-use cline_hooks::hooks::launch::Interpreters;
+use cline_hooks::hooks::launch::{Interpreters, LiveMachine};
 use cline_hooks::hooks::name::KNOWN_HOOKS;
 use divan::Bencher;
 
@@ -94,7 +95,17 @@ fn dirs() -> &'static Dirs {
 #[divan::bench(args = SCANS, max_time = 1)]
 fn scan_dir(bencher: Bencher, case: &str) {
     let path = dirs().root.join(case);
-    bencher.bench(|| discover::scan_dir(black_box(&path)));
+    bencher.bench(|| {
+        // A new machine per scan, as a rescan makes: PATH lookups are not carried over.
+        let mut machine = LiveMachine::default();
+        let mut tools = Interpreters::new(&mut machine, None, cfg!(windows));
+        discover::scan_dir(
+            black_box(&path),
+            Profile::Extension,
+            &Platform::current(),
+            &mut tools,
+        )
+    });
 }
 
 // ------------------------------------------------------------------------------------------
@@ -110,7 +121,6 @@ const PICKS: &[&str] = &[
 ];
 
 struct Scenario {
-    dirs: Vec<HookDir>,
     listings: Vec<Listing>,
     profile: Profile,
     platform: Platform,
@@ -131,64 +141,79 @@ fn hook_dirs() -> Vec<HookDir> {
     ]
 }
 
-fn entry(name: &str, shebang: Option<&str>) -> Entry {
+/// A hook file as a scan leaves it, its interpreter resolved with real PATH lookups.
+fn entry(
+    dir: &Path,
+    name: &str,
+    shebang: Option<&str>,
+    profile: Profile,
+    platform: &Platform,
+) -> Entry {
+    let mut machine = LiveMachine::default();
+    let mut tools = Interpreters::new(&mut machine, None, cfg!(windows));
     Entry {
         name: name.to_owned(),
         kind: EntryKind::File { executable: true },
         shebang: shebang.map(str::to_owned),
-        missing_interpreter: None,
+        launch: discover::launch_for(&dir.join(name), shebang, profile, platform, &mut tools),
     }
 }
 
 /// Every known hook in every directory, as `name{ext}` with the given `#!` line.
-fn listings(ext: &str, shebang: Option<&str>, skip: Option<&str>) -> Vec<Listing> {
-    (0..4)
-        .map(|_| {
+fn listings(
+    ext: &str,
+    shebang: Option<&str>,
+    skip: Option<&str>,
+    profile: Profile,
+    platform: &Platform,
+) -> Vec<Listing> {
+    hook_dirs()
+        .into_iter()
+        .map(|dir| {
             let mut entries: Vec<Entry> = KNOWN_HOOKS
                 .iter()
                 .filter(|n| Some(**n) != skip)
-                .map(|n| entry(&format!("{n}{ext}"), shebang))
+                .map(|n| entry(&dir.path, &format!("{n}{ext}"), shebang, profile, platform))
                 .collect();
             entries.sort_by(|a, b| a.name.cmp(&b.name));
-            Listing::Entries(entries)
+            Listing {
+                dir,
+                contents: Contents::Entries(entries),
+            }
         })
         .collect()
 }
 
 fn scenario(case: &str) -> Scenario {
-    let base = |listings, profile, platform| Scenario {
-        dirs: hook_dirs(),
-        listings,
-        profile,
-        platform,
-        hook_name: "PreToolUse",
-    };
+    let base =
+        |(ext, shebang, skip): (&str, Option<&str>, Option<&str>), profile, platform| Scenario {
+            listings: listings(ext, shebang, skip, profile, &platform),
+            profile,
+            platform,
+            hook_name: "PreToolUse",
+        };
     match case {
         "extension_no_hook_for_name" => base(
-            listings("", Some("/bin/sh"), Some("PreToolUse")),
+            ("", Some("/bin/sh"), Some("PreToolUse")),
             Profile::Extension,
             Platform::Unix,
         ),
         "extension_hook_in_4_dirs" => base(
-            listings("", Some("/bin/sh"), None),
+            ("", Some("/bin/sh"), None),
             Profile::Extension,
             Platform::Unix,
         ),
         "windows_pathext_hook_in_4_dirs" => base(
-            listings(".ps1", None, None),
+            (".ps1", None, None),
             Profile::Extension,
             Platform::windows(".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC"),
         ),
-        "cli_by_extension_4_dirs" => {
-            base(listings(".py", None, None), Profile::Cli, Platform::Unix)
+        "cli_by_extension_4_dirs" => base((".py", None, None), Profile::Cli, Platform::Unix),
+        "cli_shebang_absolute_4_dirs" => {
+            base((".sh", Some("/bin/sh"), None), Profile::Cli, Platform::Unix)
         }
-        "cli_shebang_absolute_4_dirs" => base(
-            listings(".sh", Some("/bin/sh"), None),
-            Profile::Cli,
-            Platform::Unix,
-        ),
         "cli_shebang_env_4_dirs" => base(
-            listings(".sh", Some("/usr/bin/env bash"), None),
+            (".sh", Some("/usr/bin/env bash"), None),
             Profile::Cli,
             Platform::Unix,
         ),
@@ -196,24 +221,9 @@ fn scenario(case: &str) -> Scenario {
     }
 }
 
-/// The interpreters the runtime resolves once per process (real PATH lookups for
-/// `#!/usr/bin/env X`).
-fn interpreters() -> &'static Interpreters {
-    Interpreters::find()
-}
-
 #[divan::bench(args = PICKS, max_time = 1)]
 fn discover(bencher: Bencher, case: &str) {
     let s = scenario(case);
-    let tools = interpreters();
-    bencher.bench(|| {
-        discover::discover(
-            black_box(s.hook_name),
-            &s.dirs,
-            &s.listings,
-            s.profile,
-            &s.platform,
-            tools,
-        )
-    });
+    bencher
+        .bench(|| discover::discover(black_box(s.hook_name), &s.listings, s.profile, &s.platform));
 }

@@ -1,13 +1,14 @@
-//! Which directories are searched, and which of their files are hooks.
+//! Which directories are searched, which of their files are hooks, and how each one starts.
 //!
 //! The rules are pure functions over a directory listing, so the Windows rules are tested on
-//! Linux too; `scan_dir` is the only part that touches the file system.
+//! Linux too; `scan_dir` is the only part that touches the file system, and it also resolves
+//! every interpreter, so that picking hooks from a listing makes no system call.
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::hooks::launch::{self, Interpreters, LaunchKind};
+use crate::hooks::launch::{self, Interpreters, Launch, LaunchKind};
 use crate::hooks::name;
 
 /// Where a hooks directory came from.
@@ -45,7 +46,7 @@ pub enum GlobalDir {
     /// `<Documents>/Cline/Hooks`, with Documents found the OS's way.
     #[default]
     Default,
-    /// Global hooks are off.
+    /// Global hooks are off: every global folder of the profile (the CLI's `--no-global`).
     Off,
     At(PathBuf),
 }
@@ -82,6 +83,8 @@ pub struct Defaults {
 }
 
 impl Defaults {
+    /// Reads the environment and, on Linux, `user-dirs.dirs`: call it off the JavaScript
+    /// thread (the factory does, on every rescan, so a changed `CLINE_DIR` or `HOME` is seen).
     pub fn find() -> Defaults {
         Defaults {
             global_hooks_dir: default_global_dir(),
@@ -95,33 +98,38 @@ impl Defaults {
 
 /// The directories to search, in order: extra, global, then each workspace root's
 /// `.clinerules/hooks`. The CLI profile adds `$CLINE_DIR/hooks` after the global folder and
-/// `<root>/.cline/hooks` after each root's `.clinerules/hooks`. A directory named twice is
-/// searched once, at its first place.
+/// `<root>/.cline/hooks` after each root's `.clinerules/hooks`; `GlobalDir::Off` turns off
+/// both global folders.
+///
+/// A directory named twice is searched once. A global or workspace folder keeps that
+/// identity (its place, its label and, for a workspace, its root as working directory) even
+/// when it is also named as an extra dir; among global and workspace folders the first
+/// place wins.
 pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
-    let extra = layout.extra_hooks_dirs.iter().map(|p| HookDir {
-        path: p.clone(),
-        source: Source::Extra,
+    let cli = layout.profile == Profile::Cli;
+    let cline_hooks = || {
+        layout
+            .cline_dir
+            .clone()
+            .or_else(|| defaults.cline_dir.clone())
+            .filter(|_| cli)
+            .map(|d| d.join("hooks"))
+    };
+    let global_paths: Vec<PathBuf> = match &layout.global_hooks_dir {
+        GlobalDir::Off => Vec::new(),
+        GlobalDir::Default => defaults
+            .global_hooks_dir
+            .clone()
+            .into_iter()
+            .chain(cline_hooks())
+            .collect(),
+        GlobalDir::At(p) => std::iter::once(p.clone()).chain(cline_hooks()).collect(),
+    };
+    let global = global_paths.into_iter().map(|path| HookDir {
+        path,
+        source: Source::Global,
         workspace_root: None,
     });
-    let global_path = match &layout.global_hooks_dir {
-        GlobalDir::Default => defaults.global_hooks_dir.clone(),
-        GlobalDir::Off => None,
-        GlobalDir::At(p) => Some(p.clone()),
-    };
-    let cli = layout.profile == Profile::Cli;
-    let cline_dir = layout
-        .cline_dir
-        .clone()
-        .or_else(|| defaults.cline_dir.clone())
-        .filter(|_| cli);
-    let global = global_path
-        .into_iter()
-        .chain(cline_dir.map(|d| d.join("hooks")))
-        .map(|path| HookDir {
-            path,
-            source: Source::Global,
-            workspace_root: None,
-        });
     let subdirs: &[&str] = if cli {
         &[".clinerules", ".cline"]
     } else {
@@ -134,12 +142,24 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
             workspace_root: Some(root.clone()),
         })
     });
-    let mut dirs: Vec<HookDir> = Vec::new();
-    for dir in extra.chain(global).chain(workspace) {
-        if !dirs.iter().any(|d| d.path == dir.path) {
-            dirs.push(dir);
+    let mut owned: Vec<HookDir> = Vec::new();
+    for dir in global.chain(workspace) {
+        if !owned.iter().any(|d| d.path == dir.path) {
+            owned.push(dir);
         }
     }
+    let mut dirs: Vec<HookDir> = Vec::new();
+    for path in &layout.extra_hooks_dirs {
+        let seen = |d: &HookDir| d.path == *path;
+        if !owned.iter().any(seen) && !dirs.iter().any(seen) {
+            dirs.push(HookDir {
+                path: path.clone(),
+                source: Source::Extra,
+                workspace_root: None,
+            });
+        }
+    }
+    dirs.extend(owned);
     dirs
 }
 
@@ -211,16 +231,24 @@ pub struct Entry {
     pub kind: EntryKind,
     /// The text after `#!` on a file's first line.
     pub shebang: Option<String>,
-    /// The absolute interpreter its `#!` line names, when that file does not exist.
-    pub missing_interpreter: Option<String>,
+    /// How it starts (interpreters resolved when the directory was scanned).
+    pub launch: Launch,
 }
 
-/// A directory's contents, as far as hook discovery cares.
+/// What a directory held, as far as hook discovery cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Listing {
+pub enum Contents {
     Missing,
+    /// It cannot be listed; the sentence says why and what to do.
     Unreadable(String),
     Entries(Vec<Entry>),
+}
+
+/// One searched directory and what it held when it was scanned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    pub dir: HookDir,
+    pub contents: Contents,
 }
 
 /// A file that is a hook, or would be if it were runnable.
@@ -230,6 +258,17 @@ pub struct Pick {
     pub kind: LaunchKind,
     /// Why it will not run; `None` means it runs.
     pub disabled: Option<String>,
+    pub launch: Launch,
+}
+
+/// How Windows starts a file with extension `ext` (lower case, with the dot).
+fn windows_kind(ext: &str) -> LaunchKind {
+    match ext {
+        ".ps1" => LaunchKind::PowerShell,
+        ".exe" | ".com" => LaunchKind::Direct,
+        ".bat" | ".cmd" => LaunchKind::Cmd,
+        _ => LaunchKind::Unsupported,
+    }
 }
 
 /// Which entry of one directory is the hook `hook_name` (at most one per directory).
@@ -248,6 +287,7 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
                 file_name: entry.name.clone(),
                 kind: LaunchKind::Direct,
                 disabled,
+                launch: entry.launch.clone(),
             })
         }
         Platform::Windows { pathext } => {
@@ -260,12 +300,7 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
                 else {
                     continue;
                 };
-                let kind = match ext {
-                    ".ps1" => LaunchKind::PowerShell,
-                    ".exe" | ".com" => LaunchKind::Direct,
-                    ".bat" | ".cmd" => LaunchKind::Cmd,
-                    _ => LaunchKind::Unsupported,
-                };
+                let kind = windows_kind(ext);
                 let disabled = match (&entry.kind, kind) {
                     (EntryKind::File { .. }, LaunchKind::Unsupported) => Some(format!(
                         "{ext} files are in PATHEXT but are not started as hooks; use .ps1, .exe, .com, .bat or .cmd"
@@ -277,6 +312,7 @@ pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<P
                     file_name: entry.name.clone(),
                     kind,
                     disabled,
+                    launch: entry.launch.clone(),
                 });
             }
             None
@@ -306,6 +342,7 @@ pub fn pick_cli(hook_name: &str, entries: &[Entry]) -> Vec<Pick> {
                 EntryKind::File { .. } => None,
                 other => Some(kind_problem(other)),
             },
+            launch: e.launch.clone(),
         })
         .collect();
     picks.sort_by(|a, b| a.file_name.cmp(&b.file_name));
@@ -320,6 +357,25 @@ fn split_extension(name: &str) -> (&str, &str) {
     }
 }
 
+/// How the file `path` (whose `#!` line is `shebang`) starts under `profile` on `platform`.
+pub fn launch_for(
+    path: &Path,
+    shebang: Option<&str>,
+    profile: Profile,
+    platform: &Platform,
+    tools: &mut Interpreters,
+) -> Launch {
+    match (profile, platform) {
+        (Profile::Cli, _) => launch::interpreted_command(path, shebang, tools),
+        (Profile::Extension, Platform::Unix) => launch::direct_command(path, shebang, tools),
+        (Profile::Extension, Platform::Windows { .. }) => {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let ext = split_extension(name).1.to_ascii_lowercase();
+            launch::command(path, windows_kind(&ext), tools)
+        }
+    }
+}
+
 fn kind_problem(kind: &EntryKind) -> String {
     match kind {
         EntryKind::File { .. } => "it is a file".to_owned(),
@@ -330,6 +386,53 @@ fn kind_problem(kind: &EntryKind) -> String {
         EntryKind::SymlinkLoop => "it is a symbolic link that loops back on itself".to_owned(),
         EntryKind::Special => "it is not a regular file (a pipe, socket or device)".to_owned(),
         EntryKind::Uninspectable(err) => format!("it cannot be inspected: {err}"),
+    }
+}
+
+/// Why a hooks directory could not be listed, as far as the advice differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirError {
+    /// ELOOP: the path goes through a symbolic link loop.
+    Loop,
+    /// ENOTDIR: something on the path is a file.
+    NotADirectory,
+    /// ENAMETOOLONG.
+    NameTooLong,
+    /// EACCES/EPERM.
+    PermissionDenied,
+    Other,
+}
+
+impl DirError {
+    pub fn of(err: &io::Error) -> DirError {
+        match err.raw_os_error() {
+            Some(code) if code == errno::LOOP => DirError::Loop,
+            Some(code) if code == errno::NOT_A_DIRECTORY => DirError::NotADirectory,
+            Some(code) if code == errno::NAME_TOO_LONG => DirError::NameTooLong,
+            _ if err.kind() == io::ErrorKind::PermissionDenied => DirError::PermissionDenied,
+            _ => DirError::Other,
+        }
+    }
+}
+
+/// The reason every hook of an unlistable directory is reported disabled: what is wrong with
+/// `dir` and how to fix it. `detail` is the system's message, for errors without advice.
+pub fn dir_problem(dir: &Path, error: DirError, detail: &str) -> String {
+    let dir = dir.display();
+    match error {
+        DirError::Loop => format!(
+            "its hooks directory {dir} is a symbolic link loop; fix or remove the link"
+        ),
+        DirError::NotADirectory => format!(
+            "its hooks directory {dir} goes through a file, not a folder; move the file or name another folder"
+        ),
+        DirError::NameTooLong => format!(
+            "its hooks directory {dir} has a path longer than the system allows; use a shorter path"
+        ),
+        DirError::PermissionDenied => format!(
+            "its hooks directory {dir} cannot be read (permission denied); fix the directory's permissions"
+        ),
+        DirError::Other => format!("its hooks directory {dir} cannot be read ({detail})"),
     }
 }
 
@@ -355,20 +458,18 @@ impl DiscoveredHook {
     }
 }
 
-/// Every hook named `hook_name` across `dirs`, in run order. `listings[i]` belongs to `dirs[i]`.
+/// Every hook named `hook_name` across `listings`, in run order. Pure: no system call.
 pub fn discover(
     hook_name: &str,
-    dirs: &[HookDir],
     listings: &[Listing],
     profile: Profile,
     platform: &Platform,
-    interpreters: &Interpreters,
 ) -> Vec<DiscoveredHook> {
     let mut found = Vec::new();
-    for (dir, listing) in dirs.iter().zip(listings) {
-        let entries = match listing {
-            Listing::Missing => continue,
-            Listing::Unreadable(err) => {
+    for Listing { dir, contents } in listings {
+        let entries = match contents {
+            Contents::Missing => continue,
+            Contents::Unreadable(why) => {
                 // Say so for every hook name: the author must learn why their hook is not seen.
                 found.push(DiscoveredHook {
                     hook_name: hook_name.to_owned(),
@@ -376,13 +477,13 @@ pub fn discover(
                     source: dir.source,
                     workspace_root: dir.workspace_root.clone(),
                     kind: LaunchKind::Direct,
-                    disabled: Some(format!("its hooks directory cannot be read ({err}); fix the directory's permissions")),
+                    disabled: Some(why.clone()),
                     command: Vec::new(),
                     launch_error: None,
                 });
                 continue;
             }
-            Listing::Entries(entries) => entries,
+            Contents::Entries(entries) => entries,
         };
         let picks = match profile {
             Profile::Extension => pick(hook_name, entries, platform).into_iter().collect(),
@@ -394,18 +495,13 @@ pub fn discover(
             if picked.kind == LaunchKind::Cmd && disabled.is_none() {
                 disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
             }
-            let entry = entries.iter().find(|e| e.name == picked.file_name);
-            let (command, launch_error) = if picked.kind == LaunchKind::Interpreted {
-                let shebang = entry.and_then(|e| e.shebang.as_deref());
-                match launch::interpreted_command(&path, shebang, interpreters) {
-                    Ok(argv) => (argv, None),
-                    Err(why) => (Vec::new(), Some(why)),
+            let (command, launch_error) = match picked.launch {
+                Launch::Argv(argv) => (argv, None),
+                Launch::Fails(why) => (Vec::new(), Some(why)),
+                Launch::Disabled(why) => {
+                    disabled.get_or_insert(why);
+                    (Vec::new(), None)
                 }
-            } else {
-                let missing = entry.and_then(|e| e.missing_interpreter.as_deref()).map(|program| {
-                    format!("its #! line names {program}, which does not exist; install it or fix the #! line")
-                });
-                (launch::command(&path, picked.kind, interpreters), missing)
             };
             found.push(DiscoveredHook {
                 hook_name: hook_name.to_owned(),
@@ -422,14 +518,34 @@ pub fn discover(
     found
 }
 
+/// Scans one hooks directory (see [`scan_dir`]).
+pub fn scan(
+    dir: HookDir,
+    profile: Profile,
+    platform: &Platform,
+    tools: &mut Interpreters,
+) -> Listing {
+    let contents = scan_dir(&dir.path, profile, platform, tools);
+    Listing { dir, contents }
+}
+
 /// Lists one hooks directory. Only entries that could be hooks (a valid hook name, with or
-/// without an extension) are inspected, so a crowded directory costs one `stat` per hook.
-pub fn scan_dir(dir: &Path) -> Listing {
+/// without an extension) are inspected, so a crowded directory costs one `stat` per hook,
+/// plus the PATH lookups of their interpreters (each once per scan).
+pub fn scan_dir(
+    dir: &Path,
+    profile: Profile,
+    platform: &Platform,
+    tools: &mut Interpreters,
+) -> Contents {
     let read = match std::fs::read_dir(dir) {
         Ok(read) => read,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Listing::Missing,
-        Err(err) if err.raw_os_error() == Some(not_a_directory()) => return Listing::Missing,
-        Err(err) => return Listing::Unreadable(err.to_string()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Contents::Missing,
+        // A file where the folder would be (`.clinerules` is also a rules file) means no hooks.
+        Err(err) if DirError::of(&err) == DirError::NotADirectory => return Contents::Missing,
+        Err(err) => {
+            return Contents::Unreadable(dir_problem(dir, DirError::of(&err), &err.to_string()))
+        }
     };
     let mut entries = Vec::new();
     for item in read {
@@ -446,22 +562,16 @@ pub fn scan_dir(dir: &Path) -> Listing {
             EntryKind::File { .. } => read_shebang(&path),
             _ => None,
         };
-        let missing_interpreter = shebang
-            .as_deref()
-            .and_then(|line| line.split_whitespace().next())
-            .filter(|program| {
-                cfg!(unix) && program.starts_with('/') && !Path::new(program).exists()
-            })
-            .map(str::to_owned);
+        let launch = launch_for(&path, shebang.as_deref(), profile, platform, tools);
         entries.push(Entry {
-            missing_interpreter,
+            launch,
             kind,
             name,
             shebang,
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    Listing::Entries(entries)
+    Contents::Entries(entries)
 }
 
 /// The text after `#!` on the first line, if the file starts with one.
@@ -482,7 +592,7 @@ fn inspect(path: &Path) -> EntryKind {
         Ok(meta) if meta.is_dir() => EntryKind::Directory,
         Ok(_) => EntryKind::Special,
         Err(err) if err.kind() == io::ErrorKind::NotFound => EntryKind::BrokenSymlink,
-        Err(err) if err.raw_os_error() == Some(symlink_loop()) => EntryKind::SymlinkLoop,
+        Err(err) if DirError::of(&err) == DirError::Loop => EntryKind::SymlinkLoop,
         Err(err) => EntryKind::Uninspectable(err.to_string()),
     }
 }
@@ -498,47 +608,40 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
     true
 }
 
+/// The system error codes `DirError` tells apart.
 #[cfg(unix)]
-fn symlink_loop() -> i32 {
-    libc::ELOOP
+mod errno {
+    pub const LOOP: i32 = libc::ELOOP;
+    pub const NOT_A_DIRECTORY: i32 = libc::ENOTDIR;
+    pub const NAME_TOO_LONG: i32 = libc::ENAMETOOLONG;
 }
 
 #[cfg(not(unix))]
-fn symlink_loop() -> i32 {
-    // ERROR_CANT_RESOLVE_FILENAME
-    1921
-}
-
-#[cfg(unix)]
-fn not_a_directory() -> i32 {
-    libc::ENOTDIR
-}
-
-#[cfg(not(unix))]
-fn not_a_directory() -> i32 {
-    // ERROR_DIRECTORY
-    267
+mod errno {
+    /// ERROR_CANT_RESOLVE_FILENAME
+    pub const LOOP: i32 = 1921;
+    /// ERROR_DIRECTORY
+    pub const NOT_A_DIRECTORY: i32 = 267;
+    /// ERROR_FILENAME_EXCED_RANGE
+    pub const NAME_TOO_LONG: i32 = 206;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::launch::tests::FixedMachine;
 
     fn file(name: &str, executable: bool) -> Entry {
-        Entry {
-            name: name.to_owned(),
-            kind: EntryKind::File { executable },
-            shebang: None,
-            missing_interpreter: None,
-        }
+        entry(name, EntryKind::File { executable })
     }
 
+    /// An entry whose launch is its own path (what a direct start resolves to).
     fn entry(name: &str, kind: EntryKind) -> Entry {
         Entry {
             name: name.to_owned(),
             kind,
             shebang: None,
-            missing_interpreter: None,
+            launch: Launch::Argv(vec![OsString::from(name)]),
         }
     }
 
@@ -549,8 +652,23 @@ mod tests {
         }
     }
 
+    /// `dirs` paired with `contents`, as a scan would give them.
+    fn listings(dirs: Vec<HookDir>, contents: Vec<Contents>) -> Vec<Listing> {
+        assert_eq!(dirs.len(), contents.len());
+        dirs.into_iter()
+            .zip(contents)
+            .map(|(dir, contents)| Listing { dir, contents })
+            .collect()
+    }
+
+    fn paths_and_sources(dirs: &[HookDir]) -> Vec<(PathBuf, Source, Option<PathBuf>)> {
+        dirs.iter()
+            .map(|d| (d.path.clone(), d.source, d.workspace_root.clone()))
+            .collect()
+    }
+
     #[test]
-    fn a_missing_interpreter_is_reported_at_discovery() {
+    fn a_missing_interpreter_fails_the_run_but_leaves_the_hook_enabled() {
         let dirs = hook_dirs(
             &Layout {
                 global_hooks_dir: GlobalDir::At("/g".into()),
@@ -559,18 +677,39 @@ mod tests {
             &Defaults::default(),
         );
         let mut hook = file("TaskStart", true);
-        hook.missing_interpreter = Some("/nonexistent".into());
+        hook.launch = Launch::Fails("its #! line names /nonexistent, which does not exist".into());
         let found = discover(
             "TaskStart",
-            &dirs,
-            &[Listing::Entries(vec![hook])],
+            &listings(dirs, vec![Contents::Entries(vec![hook])]),
             Profile::Extension,
             &Platform::Unix,
-            &interp(),
         );
         assert!(found[0].enabled());
         let why = found[0].launch_error.as_deref().unwrap();
         assert!(why.contains("/nonexistent, which does not exist"), "{why}");
+    }
+
+    #[test]
+    fn a_launch_that_cannot_exist_here_disables_the_hook() {
+        let dirs = hook_dirs(
+            &Layout {
+                global_hooks_dir: GlobalDir::At("/g".into()),
+                profile: Profile::Cli,
+                cline_dir: Some("/c".into()),
+                ..Layout::default()
+            },
+            &Defaults::default(),
+        );
+        let mut ps1 = file("TaskStart.ps1", false);
+        ps1.launch = Launch::Disabled(launch::NO_PWSH.into());
+        let found = discover(
+            "TaskStart",
+            &listings(dirs, vec![Contents::Entries(vec![ps1]), Contents::Missing]),
+            Profile::Cli,
+            &Platform::Unix,
+        );
+        assert_eq!(found[0].disabled.as_deref(), Some(launch::NO_PWSH));
+        assert!(found[0].command.is_empty() && found[0].launch_error.is_none());
     }
 
     #[test]
@@ -597,13 +736,32 @@ mod tests {
         assert_eq!(got, want);
         let moved = Layout {
             cline_dir: Some("/cd".into()),
-            global_hooks_dir: GlobalDir::Off,
+            global_hooks_dir: GlobalDir::At("/g".into()),
             ..layout
         };
         assert_eq!(
-            hook_dirs(&moved, &defaults("/g"))[1].path,
+            hook_dirs(&moved, &defaults("/d"))[2].path,
             Path::new("/cd/hooks")
         );
+    }
+
+    #[test]
+    fn no_global_turns_off_every_global_folder_of_the_cli_profile() {
+        for cline_dir in [None, Some(PathBuf::from("/cd"))] {
+            let layout = Layout {
+                workspace_roots: vec!["/w".into()],
+                global_hooks_dir: GlobalDir::Off,
+                profile: Profile::Cli,
+                cline_dir,
+                ..Layout::default()
+            };
+            let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
+            assert!(
+                dirs.iter().all(|d| d.source == Source::Workspace),
+                "{dirs:?}"
+            );
+            assert_eq!(dirs.len(), 2);
+        }
     }
 
     #[test]
@@ -638,16 +796,12 @@ mod tests {
         assert!(picks[1].disabled.as_ref().unwrap().contains("directory"));
     }
 
-    fn interp() -> Interpreters {
-        Interpreters::fixture()
-    }
-
     #[test]
     fn directory_order_is_extra_global_then_workspaces_without_duplicates() {
         let layout = Layout {
             workspace_roots: vec!["/w1".into(), "/w2".into(), "/w1".into()],
             global_hooks_dir: GlobalDir::Default,
-            extra_hooks_dirs: vec!["/x".into(), "/w2/.clinerules/hooks".into()],
+            extra_hooks_dirs: vec!["/x".into(), "/y".into(), "/x".into()],
             ..Layout::default()
         };
         let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
@@ -655,11 +809,57 @@ mod tests {
         let got: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.source)).collect();
         let want: Vec<(PathBuf, Source)> = vec![
             ("/x".into(), Source::Extra),
-            ("/w2/.clinerules/hooks".into(), Source::Extra),
+            ("/y".into(), Source::Extra),
             ("/docs/Cline/Hooks".into(), Source::Global),
             ("/w1/.clinerules/hooks".into(), Source::Workspace),
+            ("/w2/.clinerules/hooks".into(), Source::Workspace),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_extra_dir_that_is_a_workspace_or_global_folder_is_searched_once_as_that_folder() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into()],
+            global_hooks_dir: GlobalDir::Default,
+            extra_hooks_dirs: vec![
+                "/w2/.clinerules/hooks".into(),
+                "/x".into(),
+                "/docs/Cline/Hooks".into(),
+                "/w1/.cline/hooks".into(),
+                "/home/u/.cline/hooks".into(),
+            ],
+            profile: Profile::Cli,
+            ..Layout::default()
+        };
+        let got = paths_and_sources(&hook_dirs(&layout, &defaults("/docs/Cline/Hooks")));
+        let ws = |p: &str, root: &str| (PathBuf::from(p), Source::Workspace, Some(root.into()));
+        let want = vec![
+            (PathBuf::from("/x"), Source::Extra, None),
+            ("/docs/Cline/Hooks".into(), Source::Global, None),
+            ("/home/u/.cline/hooks".into(), Source::Global, None),
+            ws("/w1/.clinerules/hooks", "/w1"),
+            ws("/w1/.cline/hooks", "/w1"),
+            ws("/w2/.clinerules/hooks", "/w2"),
+            ws("/w2/.cline/hooks", "/w2"),
+        ];
+        assert_eq!(got, want);
+
+        // The extension profile too; and a moved global folder named as extra is global.
+        let layout = Layout {
+            workspace_roots: vec!["/w".into()],
+            global_hooks_dir: GlobalDir::At("/g".into()),
+            extra_hooks_dirs: vec!["/w/.clinerules/hooks".into(), "/g".into()],
+            ..Layout::default()
+        };
+        let got = paths_and_sources(&hook_dirs(&layout, &defaults("/d")));
+        assert_eq!(
+            got,
+            vec![
+                (PathBuf::from("/g"), Source::Global, None),
+                ws("/w/.clinerules/hooks", "/w"),
+            ]
+        );
     }
 
     #[test]
@@ -742,6 +942,29 @@ mod tests {
     }
 
     #[test]
+    fn windows_launches_follow_the_extension_in_any_case() {
+        let machine = &mut FixedMachine::default();
+        let mut tools = Interpreters::new(machine, None, true);
+        let win = Platform::windows("");
+        let argv0 = |launch: Launch| match launch {
+            Launch::Argv(argv) => argv[0].to_string_lossy().into_owned(),
+            other => panic!("{other:?}"),
+        };
+        let mut start = |name: &str| {
+            argv0(launch_for(
+                &PathBuf::from(r"C:\h").join(name),
+                None,
+                Profile::Extension,
+                &win,
+                &mut tools,
+            ))
+        };
+        assert!(start("Hook.PS1").ends_with("powershell.exe"));
+        assert!(start("Hook.Bat").ends_with("cmd.exe"));
+        assert!(start("Hook.exe").ends_with("Hook.exe"));
+    }
+
+    #[test]
     fn windows_custom_pathext_decides_what_counts() {
         let win = Platform::windows(".CMD;.EXE");
         let entries = [
@@ -776,6 +999,72 @@ mod tests {
     }
 
     #[test]
+    fn each_directory_error_gets_its_own_advice() {
+        let dir = Path::new("/w/.clinerules/hooks");
+        let says = |error, detail| dir_problem(dir, error, detail);
+        let lp = says(DirError::Loop, "");
+        assert!(lp.contains("/w/.clinerules/hooks") && lp.contains("symbolic link loop"));
+        assert!(
+            lp.contains("fix or remove the link") && !lp.contains("permission"),
+            "{lp}"
+        );
+        let nd = says(DirError::NotADirectory, "");
+        assert!(
+            nd.contains("a file, not a folder") && !nd.contains("permission"),
+            "{nd}"
+        );
+        let long = says(DirError::NameTooLong, "");
+        assert!(
+            long.contains("shorter path") && !long.contains("permission"),
+            "{long}"
+        );
+        let denied = says(DirError::PermissionDenied, "");
+        assert!(
+            denied.contains("fix the directory's permissions"),
+            "{denied}"
+        );
+        let other = says(DirError::Other, "Input/output error (os error 5)");
+        assert!(
+            other.contains("(Input/output error (os error 5))"),
+            "{other}"
+        );
+        assert!(!other.contains("permission"), "{other}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn system_errors_map_to_their_advice() {
+        let of = |code| DirError::of(&io::Error::from_raw_os_error(code));
+        assert_eq!(of(libc::ELOOP), DirError::Loop);
+        assert_eq!(of(libc::ENOTDIR), DirError::NotADirectory);
+        assert_eq!(of(libc::ENAMETOOLONG), DirError::NameTooLong);
+        assert_eq!(of(libc::EACCES), DirError::PermissionDenied);
+        assert_eq!(of(libc::EPERM), DirError::PermissionDenied);
+        assert_eq!(of(libc::EIO), DirError::Other);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_loop_as_hooks_folder_is_reported_as_a_loop() {
+        let tmp = std::env::temp_dir().join(format!(
+            "cline-hooks-loop-{}-{:?}",
+            std::process::id(),
+            std::time::SystemTime::now()
+        ));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let looped = tmp.join("loop");
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        let machine = &mut FixedMachine::default();
+        let mut tools = Interpreters::new(machine, None, false);
+        let got = scan_dir(&looped, Profile::Extension, &Platform::Unix, &mut tools);
+        let _ = std::fs::remove_dir_all(&tmp);
+        let Contents::Unreadable(why) = got else {
+            panic!("{got:?}")
+        };
+        assert!(why.contains("symbolic link loop"), "{why}");
+    }
+
+    #[test]
     fn discover_builds_paths_commands_and_reports_unreadable_dirs() {
         let dirs = hook_dirs(
             &Layout {
@@ -785,17 +1074,23 @@ mod tests {
             },
             &Defaults::default(),
         );
-        let listings = [
-            Listing::Unreadable("permission denied".into()),
-            Listing::Entries(vec![file("TaskStart", true)]),
-        ];
+        let mut hook = file("TaskStart", true);
+        hook.launch = Launch::Argv(vec!["/w/.clinerules/hooks/TaskStart".into()]);
         let found = discover(
             "TaskStart",
-            &dirs,
-            &listings,
+            &listings(
+                dirs.clone(),
+                vec![
+                    Contents::Unreadable(dir_problem(
+                        Path::new("/g"),
+                        DirError::PermissionDenied,
+                        "",
+                    )),
+                    Contents::Entries(vec![hook]),
+                ],
+            ),
             Profile::Extension,
             &Platform::Unix,
-            &interp(),
         );
         assert_eq!(found.len(), 2);
         assert!(found[0]
@@ -811,11 +1106,9 @@ mod tests {
         assert_eq!(found[1].workspace_root.as_deref(), Some(Path::new("/w")));
         assert!(discover(
             "TaskStart",
-            &dirs,
-            &[Listing::Missing, Listing::Missing],
+            &listings(dirs, vec![Contents::Missing, Contents::Missing]),
             Profile::Extension,
             &Platform::Unix,
-            &interp()
         )
         .is_empty());
     }

@@ -1,7 +1,8 @@
 //! Cached discovery: hands out runners without scanning directories on every call.
 //!
 //! Revalidation is by age: a snapshot of the hooks directories is reused for
-//! [`CACHE_TTL`], then rescanned (one `readdir` per directory plus one `stat` per candidate).
+//! [`CACHE_TTL`], then rescanned (one `readdir` per directory plus one `stat` per candidate,
+//! the default folders and the interpreters found again).
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
 //! threads or inotify limits, and a warm call makes no system call at all.
 
@@ -12,11 +13,9 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::hooks::discover::{
-    self, Defaults, DiscoveredHook, HookDir, Layout, Listing, Platform, Profile,
-};
+use crate::hooks::discover::{self, Defaults, DiscoveredHook, Layout, Listing, Platform};
 use crate::hooks::error::HookError;
-use crate::hooks::launch::Interpreters;
+use crate::hooks::launch::{Interpreters, LiveMachine};
 use crate::hooks::name;
 use crate::hooks::runner::Runner;
 
@@ -72,38 +71,28 @@ struct Snapshot {
 }
 
 pub struct Factory {
-    dirs: Vec<HookDir>,
-    workspace_roots: Vec<PathBuf>,
-    profile: Profile,
+    layout: Layout,
+    /// The host's own Node binary, for `.js` hooks of the CLI profile.
+    node: Option<PathBuf>,
     platform: Platform,
-    interpreters: Interpreters,
     limiter: Arc<Semaphore>,
     snapshot: Mutex<Option<Snapshot>>,
 }
 
 impl Factory {
-    /// `node` is the host's own Node binary, used for `.js` hooks of the CLI profile.
+    /// No I/O: the folders, files and interpreters are found by the first scan, off the
+    /// caller's thread. `node` is the host's own Node binary, used for `.js` hooks of the CLI
+    /// profile.
     pub fn new(layout: &Layout, max_processes: Option<usize>, node: Option<PathBuf>) -> Factory {
-        let mut interpreters = Interpreters::find().clone();
-        if node.is_some() {
-            interpreters.node = node;
-        }
         Factory {
-            dirs: discover::hook_dirs(layout, &Defaults::find()),
-            workspace_roots: layout.workspace_roots.clone(),
-            profile: layout.profile,
+            layout: layout.clone(),
+            node,
             platform: Platform::current(),
-            interpreters,
             limiter: max_processes
                 .map(|n| Arc::new(Semaphore::new(n)))
                 .unwrap_or_else(shared_limiter),
             snapshot: Mutex::new(None),
         }
-    }
-
-    /// The directories searched, in order.
-    pub fn dirs(&self) -> &[HookDir] {
-        &self.dirs
     }
 
     /// The listings if the snapshot is still fresh; no I/O. While the hooks directories are
@@ -117,13 +106,19 @@ impl Factory {
             .map(|s| s.listings.clone())
     }
 
-    /// Rescans every directory (blocking I/O) and stores the snapshot.
+    /// Rescans (blocking I/O) and stores the snapshot: the default folders (`CLINE_DIR`,
+    /// `HOME`, Documents) are read again, so every factory, shared or not, follows them
+    /// within [`CACHE_TTL`]; every hook file's interpreter is looked up on PATH here, so
+    /// that nothing built from the snapshot asks the system again.
     fn rescan(&self) -> Arc<Vec<Listing>> {
         let taken = Instant::now();
-        let scanned: Vec<Listing> = self
-            .dirs
-            .iter()
-            .map(|d| discover::scan_dir(&d.path))
+        let dirs = discover::hook_dirs(&self.layout, &Defaults::find());
+        let mut machine = LiveMachine::default();
+        let windows = matches!(self.platform, Platform::Windows { .. });
+        let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
+        let scanned: Vec<Listing> = dirs
+            .into_iter()
+            .map(|dir| discover::scan(dir, self.layout.profile, &self.platform, &mut tools))
             .collect();
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         let listings = match guard.as_ref() {
@@ -170,15 +165,9 @@ impl Factory {
         Some(Ok(self.pick(hook_name, &listings)))
     }
 
+    /// Pure: the snapshot already holds every resolved argv.
     fn pick(&self, hook_name: &str, listings: &[Listing]) -> Vec<DiscoveredHook> {
-        discover::discover(
-            hook_name,
-            &self.dirs,
-            listings,
-            self.profile,
-            &self.platform,
-            &self.interpreters,
-        )
+        discover::discover(hook_name, listings, self.layout.profile, &self.platform)
     }
 
     pub async fn runner(self: &Arc<Self>, hook_name: &str) -> Result<Runner, HookError> {
@@ -192,7 +181,7 @@ impl Factory {
         Some(self.runner_from(hook_name, &listings))
     }
 
-    /// The runner for `hook_name` in a given snapshot (from `fresh_listings`).
+    /// The runner for `hook_name` in a given snapshot (from `fresh_listings`); no system call.
     pub fn runner_from(&self, hook_name: &str, listings: &[Listing]) -> Result<Runner, HookError> {
         let resolved = name::resolve(hook_name)?;
         Ok(self.runner_for(hook_name, self.pick(resolved, listings)))
@@ -202,7 +191,7 @@ impl Factory {
         Runner::new(
             hook_name.to_owned(),
             hooks,
-            self.workspace_roots.clone(),
+            self.layout.workspace_roots.clone(),
             self.limiter.clone(),
         )
     }
@@ -219,10 +208,14 @@ mod tests {
 
     impl TempDir {
         fn new(tag: &str) -> TempDir {
+            // No spaces: the path goes into a `#!` line.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
             let dir = std::env::temp_dir().join(format!(
-                "cline-hooks-factory-{tag}-{}-{:?}",
-                std::process::id(),
-                std::time::SystemTime::now()
+                "cline-hooks-factory-{tag}-{}-{nanos}",
+                std::process::id()
             ));
             std::fs::create_dir_all(&dir).unwrap();
             TempDir(dir)
@@ -271,6 +264,47 @@ mod tests {
         tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
         assert!(factory.runner_cached("TaskStart").is_none(), "stale");
         assert_eq!(factory.runner("TaskStart").await.unwrap().hooks.len(), 1);
+    }
+
+    #[test]
+    fn a_runner_built_from_a_snapshot_uses_the_interpreters_the_scan_resolved() {
+        use crate::hooks::discover::Profile;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = TempDir::new("interp");
+        let interpreter = dir.0.join("bin").join("myinterp");
+        std::fs::create_dir_all(interpreter.parent().unwrap()).unwrap();
+        std::fs::write(&interpreter, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&interpreter, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let hooks = dir.0.join("hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        let hook = hooks.join("TaskStart.sh");
+        std::fs::write(&hook, format!("#!{}\necho '{{}}'\n", interpreter.display())).unwrap();
+        let layout = Layout {
+            extra_hooks_dirs: vec![hooks],
+            global_hooks_dir: GlobalDir::Off,
+            profile: Profile::Cli,
+            ..Layout::default()
+        };
+        let factory = Factory::new(&layout, None, None);
+        let snapshot = factory.rescan();
+
+        // The interpreter disappears after the scan: a runner built from that snapshot must
+        // not look again (that would be a system call on the JavaScript thread), so it still
+        // carries the argv the scan resolved.
+        std::fs::remove_file(&interpreter).unwrap();
+        let runner = factory.runner_from("TaskStart", &snapshot).unwrap();
+        assert_eq!(runner.hooks.len(), 1);
+        assert_eq!(runner.hooks[0].launch_error, None);
+        assert_eq!(
+            runner.hooks[0].command,
+            vec![interpreter.into_os_string(), hook.into_os_string()]
+        );
+
+        // The next scan sees that it is gone.
+        let rescanned = factory.rescan();
+        let runner = factory.runner_from("TaskStart", &rescanned).unwrap();
+        let why = runner.hooks[0].launch_error.clone().unwrap_or_default();
+        assert!(why.contains("which does not exist"), "{why}");
     }
 
     #[tokio::test]

@@ -1,9 +1,11 @@
-//! How a discovered hook file is started: the exact argv, per platform. Pure rules; the
-//! interpreters they name are found once at the edge (`Interpreters::find`).
+//! How a discovered hook file is started: the exact argv, per platform. Pure rules over a
+//! [`Machine`] that answers PATH and file questions; the live one is only asked while a
+//! hooks directory is scanned (off the JavaScript thread), so the answers are part of the
+//! discovery snapshot and handing out a runner makes no system call.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// How a hook file is started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +22,21 @@ pub enum LaunchKind {
     Interpreted,
 }
 
+/// How one file starts, decided when its directory is scanned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// The argv it is started with (for `Cmd`, see [`cmd_line_tail`]).
+    Argv(Vec<OsString>),
+    /// Listed enabled, but it cannot start: a run reports `failed` with this sentence (an
+    /// interpreter its author can install or fix).
+    Fails(String),
+    /// Listed disabled with this reason and never started.
+    Disabled(String),
+}
+
 /// Arguments PowerShell gets before the script path: no profile, no prompts, no policy
-/// surprises, and `-File` so the path is never parsed as PowerShell code.
+/// surprises (pwsh ignores the policy outside Windows), and `-File` so the path is never
+/// parsed as PowerShell code. The same on every platform.
 pub const POWERSHELL_ARGS: [&str; 6] = [
     "-NoLogo",
     "-NoProfile",
@@ -31,79 +46,109 @@ pub const POWERSHELL_ARGS: [&str; 6] = [
     "-File",
 ];
 
-/// The programs hooks are started with, resolved once per process (PATH lookups are not
-/// free). `node` defaults to the one on PATH; the binding passes the host's own Node.
-#[derive(Debug, Clone)]
-pub struct Interpreters {
-    /// `pwsh` from PATH if present, else Windows PowerShell at its system path.
-    pub powershell: PathBuf,
-    /// `%ComSpec%`, else `cmd.exe` at its system path.
-    pub cmd: PathBuf,
-    pub bash: Option<PathBuf>,
-    pub zsh: Option<PathBuf>,
-    pub node: Option<PathBuf>,
-    pub bun: Option<PathBuf>,
-    /// The argv prefix that runs Python 3: `python3`; on Windows `py -3`, else `python`.
-    pub python: Option<Vec<OsString>>,
-    /// Finds a program on PATH (for `#!/usr/bin/env X`).
-    pub lookup: fn(&str) -> Option<PathBuf>,
+/// Why a `.ps1` hook is disabled where no PowerShell exists (macOS, Linux without pwsh).
+pub const NO_PWSH: &str = "PowerShell hooks need pwsh, which is not on PATH; install PowerShell 7 (https://aka.ms/install-powershell, or brew install powershell on macOS) to enable it";
+
+/// The questions about the machine that starting a hook depends on.
+pub trait Machine {
+    /// The program `name` found on PATH.
+    fn on_path(&mut self, name: &str) -> Option<PathBuf>;
+    /// Whether a file exists at `path`.
+    fn exists(&mut self, path: &Path) -> bool;
+    /// An environment variable (`SystemRoot`, `ComSpec`).
+    fn var(&mut self, name: &str) -> Option<OsString>;
 }
 
-#[cfg(test)]
-impl Interpreters {
-    /// Fixed interpreters for rule tests: python3, node, bun and bash "exist" under /usr/bin.
-    pub fn fixture() -> Interpreters {
-        fn lookup(name: &str) -> Option<PathBuf> {
-            ["python3", "node", "bun", "bash"]
-                .contains(&name)
-                .then(|| PathBuf::from(format!("/usr/bin/{name}")))
-        }
-        Interpreters {
-            powershell: PathBuf::from(r"C:\pwsh\pwsh.exe"),
-            cmd: PathBuf::from(r"C:\Windows\System32\cmd.exe"),
-            bash: Some("/bin/bash".into()),
-            zsh: None,
-            node: Some("/opt/node/bin/node".into()),
-            bun: None,
-            python: Some(vec!["/usr/bin/python3".into()]),
-            lookup,
-        }
+/// The real machine, for one scan: each program is looked up on PATH at most once, so ten
+/// `.sh` hooks cost one lookup of bash, and a PATH changed since the last scan is seen.
+#[derive(Debug, Default)]
+pub struct LiveMachine {
+    found: HashMap<String, Option<PathBuf>>,
+}
+
+impl Machine for LiveMachine {
+    fn on_path(&mut self, name: &str) -> Option<PathBuf> {
+        self.found
+            .entry(name.to_owned())
+            .or_insert_with(|| which::which(name).ok())
+            .clone()
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn var(&mut self, name: &str) -> Option<OsString> {
+        std::env::var_os(name).filter(|v| !v.is_empty())
     }
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
-    which::which(program).ok()
+/// The interpreters hooks are started with, found through a [`Machine`] only when a hook
+/// needs one.
+pub struct Interpreters<'m> {
+    machine: &'m mut dyn Machine,
+    /// The host's own Node binary (the binding passes `process.execPath`), preferred over
+    /// PATH's for `.js` hooks.
+    node: Option<PathBuf>,
+    /// Windows rules (PowerShell and cmd.exe at their system paths, `py -3`).
+    windows: bool,
 }
 
-impl Interpreters {
-    pub fn find() -> &'static Interpreters {
-        static FOUND: OnceLock<Interpreters> = OnceLock::new();
-        FOUND.get_or_init(|| {
-            let system_root = std::env::var_os("SystemRoot")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(r"C:\Windows"));
-            let powershell = powershell(on_path("pwsh"), &system_root);
-            let cmd = std::env::var_os("ComSpec")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| system_root.join(r"System32\cmd.exe"));
-            let python = if cfg!(windows) {
-                on_path("py")
-                    .map(|py| vec![py.into_os_string(), OsString::from("-3")])
-                    .or_else(|| on_path("python").map(|p| vec![p.into_os_string()]))
-            } else {
-                on_path("python3").map(|p| vec![p.into_os_string()])
-            };
-            Interpreters {
-                powershell,
-                cmd,
-                bash: on_path("bash"),
-                zsh: on_path("zsh"),
-                node: on_path("node"),
-                bun: on_path("bun"),
-                python,
-                lookup: on_path,
-            }
-        })
+impl<'m> Interpreters<'m> {
+    pub fn new(machine: &'m mut dyn Machine, node: Option<PathBuf>, windows: bool) -> Self {
+        Interpreters {
+            machine,
+            node,
+            windows,
+        }
+    }
+
+    fn system_root(&mut self) -> PathBuf {
+        self.machine
+            .var("SystemRoot")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(r"C:\Windows"))
+    }
+
+    /// `pwsh` from PATH, else (Windows only) the Windows PowerShell every Windows has.
+    pub fn powershell(&mut self) -> Option<PathBuf> {
+        let pwsh = self.machine.on_path("pwsh");
+        if !self.windows {
+            return pwsh;
+        }
+        let root = self.system_root();
+        Some(powershell(pwsh, &root))
+    }
+
+    /// `%ComSpec%`, else `cmd.exe` at its system path.
+    pub fn cmd(&mut self) -> PathBuf {
+        match self.machine.var("ComSpec") {
+            Some(comspec) => PathBuf::from(comspec),
+            None => self.system_root().join(r"System32\cmd.exe"),
+        }
+    }
+
+    /// The argv prefix that runs Python 3: `python3`; on Windows `py -3`, else `python`.
+    pub fn python(&mut self) -> Option<Vec<OsString>> {
+        if !self.windows {
+            return self
+                .machine
+                .on_path("python3")
+                .map(|p| vec![p.into_os_string()]);
+        }
+        if let Some(py) = self.machine.on_path("py") {
+            return Some(vec![py.into_os_string(), OsString::from("-3")]);
+        }
+        self.machine
+            .on_path("python")
+            .map(|p| vec![p.into_os_string()])
+    }
+
+    pub fn node(&mut self) -> Option<PathBuf> {
+        match &self.node {
+            Some(node) => Some(node.clone()),
+            None => self.machine.on_path("node"),
+        }
     }
 }
 
@@ -113,40 +158,53 @@ pub fn powershell(pwsh_on_path: Option<PathBuf>, system_root: &Path) -> PathBuf 
         .unwrap_or_else(|| system_root.join(r"System32\WindowsPowerShell\v1.0\powershell.exe"))
 }
 
-/// The argv a hook is started with. For `Cmd`, the last element is passed to `CreateProcess`
+/// How a file of `kind` starts. For `Cmd`, the last element is passed to `CreateProcess`
 /// verbatim (see [`cmd_line_tail`]).
-pub fn command(path: &Path, kind: LaunchKind, interpreters: &Interpreters) -> Vec<OsString> {
+pub fn command(path: &Path, kind: LaunchKind, tools: &mut Interpreters) -> Launch {
     match kind {
         LaunchKind::Direct | LaunchKind::Unsupported | LaunchKind::Interpreted => {
-            vec![path.as_os_str().to_owned()]
+            Launch::Argv(vec![path.as_os_str().to_owned()])
         }
-        LaunchKind::PowerShell => {
-            let mut argv = vec![interpreters.powershell.as_os_str().to_owned()];
-            argv.extend(POWERSHELL_ARGS.iter().map(OsString::from));
-            argv.push(path.as_os_str().to_owned());
-            argv
-        }
+        LaunchKind::PowerShell => match tools.powershell() {
+            Some(program) => {
+                let mut argv = vec![program.into_os_string()];
+                argv.extend(POWERSHELL_ARGS.iter().map(OsString::from));
+                argv.push(path.as_os_str().to_owned());
+                Launch::Argv(argv)
+            }
+            None => Launch::Disabled(NO_PWSH.to_owned()),
+        },
         LaunchKind::Cmd => {
-            let mut argv = vec![interpreters.cmd.as_os_str().to_owned()];
+            let mut argv = vec![tools.cmd().into_os_string()];
             argv.extend(["/d", "/v:off", "/s", "/c"].map(OsString::from));
             argv.push(OsString::from(cmd_line_tail(&path.to_string_lossy())));
-            argv
+            Launch::Argv(argv)
         }
     }
 }
 
+/// A file started directly (macOS/Linux): its own argv, unless its `#!` line names an
+/// absolute interpreter that does not exist (the kernel's error would only say ENOENT).
+pub fn direct_command(path: &Path, shebang: Option<&str>, tools: &mut Interpreters) -> Launch {
+    let program = shebang
+        .and_then(|line| line.split_whitespace().next())
+        .filter(|program| program.starts_with('/'));
+    match program {
+        Some(program) if !tools.machine.exists(Path::new(program)) => Launch::Fails(format!(
+            "its #! line names {program}, which does not exist; install it or fix the #! line"
+        )),
+        _ => Launch::Argv(vec![path.as_os_str().to_owned()]),
+    }
+}
+
 /// The CLI profile's argv: the `#!` line wins (`#!/usr/bin/env X` is looked up on PATH),
-/// otherwise the extension picks the interpreter. `Err` names what to install.
-pub fn interpreted_command(
-    path: &Path,
-    shebang: Option<&str>,
-    tools: &Interpreters,
-) -> Result<Vec<OsString>, String> {
-    let with = |program: &Path, args: &[&str]| -> Vec<OsString> {
+/// otherwise the extension picks the interpreter. `Fails` names what to install.
+pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Interpreters) -> Launch {
+    let with = |program: &Path, args: &[&str]| -> Launch {
         let mut argv = vec![program.as_os_str().to_owned()];
         argv.extend(args.iter().map(OsString::from));
         argv.push(path.as_os_str().to_owned());
-        argv
+        Launch::Argv(argv)
     };
     if let Some(line) = shebang {
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -160,20 +218,22 @@ pub fn interpreted_command(
                     .skip_while(|a| a.starts_with('-'))
                     .collect();
                 let Some((name, args)) = rest.split_first() else {
-                    return Err(format!("its #! line ({line}) names no program after env"));
+                    return Launch::Fails(format!(
+                        "its #! line ({line}) names no program after env"
+                    ));
                 };
-                return match (tools.lookup)(name) {
-                    Some(found) => Ok(with(&found, args)),
-                    None => Err(format!("its #! line asks for {name}, which is not on PATH; install {name} or change the #! line")),
+                return match tools.machine.on_path(name) {
+                    Some(found) => with(&found, args),
+                    None => Launch::Fails(format!("its #! line asks for {name}, which is not on PATH; install {name} or change the #! line")),
                 };
             }
-            if Path::new(program).exists() {
-                return Ok(with(Path::new(program), args));
+            if tools.machine.exists(Path::new(program)) {
+                return with(Path::new(program), args);
             }
             // A Unix path on Windows (#!/bin/bash): the same program from PATH will do.
-            return match (tools.lookup)(base) {
-                Some(found) => Ok(with(&found, args)),
-                None => Err(format!("its #! line names {program}, which does not exist; install it or change the #! line")),
+            return match tools.machine.on_path(base) {
+                Some(found) => with(&found, args),
+                None => Launch::Fails(format!("its #! line names {program}, which does not exist; install it or change the #! line")),
             };
         }
     }
@@ -183,28 +243,42 @@ pub fn interpreted_command(
         .and_then(|n| n.find('.').map(|i| n[i..].to_ascii_lowercase()))
         .unwrap_or_default();
     let missing = |what: &str, hint: &str| {
-        format!("{what} hooks need {hint}, which is not on PATH; install it or add a #! line")
+        Launch::Fails(format!(
+            "{what} hooks need {hint}, which is not on PATH; install it or add a #! line"
+        ))
+    };
+    let found = |program: Option<PathBuf>, or: Launch| match program {
+        Some(program) => with(&program, &[]),
+        None => or,
     };
     match extension.as_str() {
-        "" | ".sh" | ".bash" => tools.bash.as_deref().map(|b| with(b, &[])).ok_or_else(|| missing("shell", "bash")),
-        ".zsh" => tools.zsh.as_deref().or(tools.bash.as_deref()).map(|z| with(z, &[])).ok_or_else(|| missing("zsh", "zsh")),
-        ".js" | ".mjs" | ".cjs" => tools.node.as_deref().map(|n| with(n, &[])).ok_or_else(|| missing("JavaScript", "node")),
-        ".ts" | ".mts" | ".cts" => tools
-            .bun
-            .as_deref()
-            .map(|b| with(b, &[]))
-            .ok_or_else(|| "TypeScript hooks run with bun, which is not on PATH; install bun (npm install -g bun) or add a #! line".to_owned()),
-        ".py" => match &tools.python {
+        "" | ".sh" | ".bash" => {
+            let bash = tools.machine.on_path("bash");
+            found(bash, missing("shell", "bash"))
+        }
+        ".zsh" => {
+            let zsh = tools
+                .machine
+                .on_path("zsh")
+                .or_else(|| tools.machine.on_path("bash"));
+            found(zsh, missing("zsh", "zsh"))
+        }
+        ".js" | ".mjs" | ".cjs" => found(tools.node(), missing("JavaScript", "node")),
+        ".ts" | ".mts" | ".cts" => {
+            let bun = tools.machine.on_path("bun");
+            found(bun, Launch::Fails("TypeScript hooks run with bun, which is not on PATH; install bun (npm install -g bun) or add a #! line".to_owned()))
+        }
+        ".py" => match tools.python() {
             Some(prefix) => {
-                let mut argv = prefix.clone();
+                let mut argv = prefix;
                 argv.push(path.as_os_str().to_owned());
-                Ok(argv)
+                Launch::Argv(argv)
             }
-            None if cfg!(windows) => Err(missing("Python", "Python 3 (py -3 or python)")),
-            None => Err(missing("Python", "python3")),
+            None if tools.windows => missing("Python", "Python 3 (py -3 or python)"),
+            None => missing("Python", "python3"),
         },
-        ".ps1" => Ok(command(path, LaunchKind::PowerShell, tools)),
-        other => Err(format!("files ending in {other} are not run as hooks")),
+        ".ps1" => command(path, LaunchKind::PowerShell, tools),
+        other => Launch::Fails(format!("files ending in {other} are not run as hooks")),
     }
 }
 
@@ -232,11 +306,73 @@ pub fn cmd_unsafe_path(path: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
 
-    fn interp() -> Interpreters {
-        Interpreters::fixture()
+    /// A machine with fixed answers: python3, node, bun and bash are on PATH under
+    /// /usr/bin, `/bin/sh` and `/bin/bash` exist; it counts the questions asked.
+    #[derive(Debug, Default)]
+    pub struct FixedMachine {
+        pub on_path: Vec<(String, PathBuf)>,
+        pub asked: usize,
+    }
+
+    impl FixedMachine {
+        pub fn unix() -> FixedMachine {
+            let on_path = ["python3", "node", "bun", "bash"]
+                .iter()
+                .map(|n| (n.to_string(), PathBuf::from(format!("/usr/bin/{n}"))))
+                .collect();
+            FixedMachine { on_path, asked: 0 }
+        }
+
+        pub fn with(mut self, name: &str, at: &str) -> FixedMachine {
+            self.on_path.push((name.to_owned(), at.into()));
+            self
+        }
+    }
+
+    impl Machine for FixedMachine {
+        fn on_path(&mut self, name: &str) -> Option<PathBuf> {
+            self.asked += 1;
+            self.on_path
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, p)| p.clone())
+        }
+
+        fn exists(&mut self, path: &Path) -> bool {
+            self.asked += 1;
+            path == Path::new("/bin/sh")
+                || path == Path::new("/bin/bash")
+                || self.on_path.iter().any(|(_, p)| p == path)
+        }
+
+        fn var(&mut self, name: &str) -> Option<OsString> {
+            (name == "SystemRoot").then(|| OsString::from(r"C:\Windows"))
+        }
+    }
+
+    fn strings(launch: Launch) -> Vec<String> {
+        match launch {
+            Launch::Argv(argv) => argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            other => panic!("not an argv: {other:?}"),
+        }
+    }
+
+    fn cli(path: &str, shebang: Option<&str>, machine: &mut FixedMachine) -> Launch {
+        let mut tools = Interpreters::new(machine, Some("/opt/node/bin/node".into()), false);
+        interpreted_command(Path::new(path), shebang, &mut tools)
+    }
+
+    fn fails(launch: Launch) -> String {
+        match launch {
+            Launch::Fails(why) => why,
+            other => panic!("expected a failure: {other:?}"),
+        }
     }
 
     #[test]
@@ -252,33 +388,25 @@ mod tests {
         );
     }
 
-    fn argv(result: Result<Vec<OsString>, String>) -> Vec<String> {
-        result
-            .unwrap()
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
     #[test]
     fn cli_shebang_wins_and_env_is_resolved_on_path() {
-        let p = Path::new("/h/PreToolUse.sh");
-        let i = interp();
+        let p = "/h/PreToolUse.sh";
+        let m = &mut FixedMachine::unix();
         assert_eq!(
-            argv(interpreted_command(p, Some("/usr/bin/env python3"), &i)),
+            strings(cli(p, Some("/usr/bin/env python3"), m)),
             ["/usr/bin/python3", "/h/PreToolUse.sh"]
         );
         assert_eq!(
-            argv(interpreted_command(p, Some("/usr/bin/env -S bun run"), &i)),
+            strings(cli(p, Some("/usr/bin/env -S bun run"), m)),
             ["/usr/bin/bun", "run", "/h/PreToolUse.sh"]
         );
         assert_eq!(
-            argv(interpreted_command(p, Some("/bin/sh -e"), &i)),
+            strings(cli(p, Some("/bin/sh -e"), m)),
             ["/bin/sh", "-e", "/h/PreToolUse.sh"]
         );
-        let err = interpreted_command(p, Some("/usr/bin/env ruby"), &i).unwrap_err();
+        let err = fails(cli(p, Some("/usr/bin/env ruby"), m));
         assert!(err.contains("ruby, which is not on PATH"), "{err}");
-        let err = interpreted_command(p, Some("/nonexistent/zzz"), &i).unwrap_err();
+        let err = fails(cli(p, Some("/nonexistent/zzz"), m));
         assert!(
             err.contains("/nonexistent/zzz, which does not exist"),
             "{err}"
@@ -287,57 +415,117 @@ mod tests {
 
     #[test]
     fn cli_extension_picks_the_interpreter() {
-        let i = interp();
+        let m = &mut FixedMachine::unix();
         assert_eq!(
-            argv(interpreted_command(Path::new("/h/PreToolUse"), None, &i)),
-            ["/bin/bash", "/h/PreToolUse"]
+            strings(cli("/h/PreToolUse", None, m)),
+            ["/usr/bin/bash", "/h/PreToolUse"]
         );
         assert_eq!(
-            argv(interpreted_command(Path::new("/h/a.zsh"), None, &i)),
-            ["/bin/bash", "/h/a.zsh"]
+            strings(cli("/h/a.zsh", None, m)),
+            ["/usr/bin/bash", "/h/a.zsh"]
         );
         assert_eq!(
-            argv(interpreted_command(Path::new("/h/a.mjs"), None, &i)),
+            strings(cli("/h/a.mjs", None, m)),
             ["/opt/node/bin/node", "/h/a.mjs"]
         );
         assert_eq!(
-            argv(interpreted_command(Path::new("/h/a.PY"), None, &i)),
+            strings(cli("/h/a.PY", None, m)),
             ["/usr/bin/python3", "/h/a.PY"]
         );
-        assert_eq!(
-            argv(interpreted_command(Path::new("/h/a.ps1"), None, &i))[1..3],
-            ["-NoLogo", "-NoProfile"]
-        );
-        let err = interpreted_command(Path::new("/h/a.ts"), None, &i).unwrap_err();
+        let err = fails(cli("/h/a.ts", None, &mut FixedMachine::default()));
         assert!(err.contains("install bun"), "{err}");
     }
 
     #[test]
-    fn direct_files_are_their_own_argv() {
-        let argv = command(
-            Path::new("/repo/.clinerules/hooks/PreToolUse"),
-            LaunchKind::Direct,
-            &interp(),
-        );
+    fn a_ps1_hook_outside_windows_runs_with_pwsh_from_path_or_is_disabled_naming_pwsh() {
+        let m = &mut FixedMachine::unix().with("pwsh", "/opt/microsoft/powershell/7/pwsh");
         assert_eq!(
-            argv,
-            vec![OsString::from("/repo/.clinerules/hooks/PreToolUse")]
+            strings(cli("/h/PreToolUse.ps1", None, m)),
+            [
+                "/opt/microsoft/powershell/7/pwsh",
+                "-NoLogo",
+                "-NoProfile",
+                "-NonInteractive",
+                "-ExecutionPolicy",
+                "Bypass",
+                "-File",
+                "/h/PreToolUse.ps1"
+            ]
+        );
+        let without = cli("/h/PreToolUse.ps1", None, &mut FixedMachine::unix());
+        let Launch::Disabled(why) = without else {
+            panic!("{without:?}")
+        };
+        assert!(
+            why.contains("pwsh") && why.contains("install PowerShell"),
+            "{why}"
         );
     }
 
     #[test]
+    fn windows_falls_back_to_windows_powershell_and_python_launcher() {
+        let m = &mut FixedMachine::default().with("py", r"C:\py.exe");
+        let mut tools = Interpreters::new(m, None, true);
+        assert_eq!(
+            tools.powershell(),
+            Some(
+                PathBuf::from(r"C:\Windows")
+                    .join(r"System32\WindowsPowerShell\v1.0\powershell.exe")
+            )
+        );
+        assert_eq!(
+            tools.python(),
+            Some(vec![OsString::from(r"C:\py.exe"), OsString::from("-3")])
+        );
+        assert_eq!(
+            tools.cmd(),
+            PathBuf::from(r"C:\Windows").join(r"System32\cmd.exe")
+        );
+    }
+
+    #[test]
+    fn a_shebang_naming_a_missing_absolute_interpreter_fails_with_its_name() {
+        let m = &mut FixedMachine::unix();
+        let mut tools = Interpreters::new(m, None, false);
+        let p = Path::new("/h/TaskStart");
+        assert_eq!(
+            direct_command(p, Some("/bin/sh -e"), &mut tools),
+            Launch::Argv(vec![p.as_os_str().to_owned()])
+        );
+        let err = fails(direct_command(p, Some("/nonexistent/sh"), &mut tools));
+        assert!(
+            err.contains("/nonexistent/sh, which does not exist"),
+            "{err}"
+        );
+        // `#!sh` (relative) is the kernel's business, not checked here.
+        assert!(matches!(
+            direct_command(p, Some("sh"), &mut tools),
+            Launch::Argv(_)
+        ));
+    }
+
+    #[test]
+    fn direct_files_are_their_own_argv() {
+        let m = &mut FixedMachine::default();
+        let argv = command(
+            Path::new("/repo/.clinerules/hooks/PreToolUse"),
+            LaunchKind::Direct,
+            &mut Interpreters::new(m, None, false),
+        );
+        assert_eq!(strings(argv), ["/repo/.clinerules/hooks/PreToolUse"]);
+        assert_eq!(m.asked, 0, "a direct file needs no lookup");
+    }
+
+    #[test]
     fn powershell_gets_the_documented_flags_and_the_path_as_one_argument() {
+        let m = &mut FixedMachine::default().with("pwsh", r"C:\pwsh\pwsh.exe");
         let argv = command(
             Path::new(r"C:\my hooks\PreToolUse.ps1"),
             LaunchKind::PowerShell,
-            &interp(),
+            &mut Interpreters::new(m, None, true),
         );
-        let argv: Vec<_> = argv
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
         assert_eq!(
-            argv,
+            strings(argv),
             [
                 r"C:\pwsh\pwsh.exe",
                 "-NoLogo",
@@ -353,15 +541,12 @@ mod tests {
 
     #[test]
     fn cmd_files_run_through_cmd_with_quoting_that_keeps_metacharacters_literal() {
-        let argv = command(
+        let m = &mut FixedMachine::default();
+        let argv = strings(command(
             Path::new(r"C:\a & b^(x)!\PreToolUse.bat"),
             LaunchKind::Cmd,
-            &interp(),
-        );
-        let argv: Vec<_> = argv
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+            &mut Interpreters::new(m, None, true),
+        ));
         assert_eq!(&argv[1..5], ["/d", "/v:off", "/s", "/c"]);
         assert_eq!(argv[5], r#"""C:\a & b^(x)!\PreToolUse.bat"""#);
     }
