@@ -73,7 +73,7 @@ pub fn to_js(env: &Env, err: &HookError, cause: Option<Unknown>) -> Error {
     // A leftover exception would make every call below fail.
     let _ = take_exception(env);
     let build = || -> Result<Error> {
-        let mut error = env.create_error(Error::new(Status::GenericFailure, err.to_string()))?;
+        let mut error = new_error(env, name == "TypeError", &err.to_string())?;
         error.set("name", name)?;
         error.set("code", code)?;
         let built = Error::from(error.to_unknown());
@@ -89,6 +89,32 @@ pub fn to_js(env: &Env, err: &HookError, cause: Option<Unknown>) -> Error {
         let _ = take_exception(env);
         e
     })
+}
+
+/// A fresh `TypeError` (so `instanceof TypeError` holds, as documented) or `Error`.
+fn new_error<'env>(env: &'env Env, type_error: bool, message: &str) -> Result<Object<'env>> {
+    let message = env.create_string(message)?;
+    let mut raw = std::ptr::null_mut();
+    // Safety: plain napi calls on this thread's env with a valid message string.
+    let status = unsafe {
+        if type_error {
+            napi::sys::napi_create_type_error(
+                env.raw(),
+                std::ptr::null_mut(),
+                message.raw(),
+                &mut raw,
+            )
+        } else {
+            napi::sys::napi_create_error(env.raw(), std::ptr::null_mut(), message.raw(), &mut raw)
+        }
+    };
+    if status != napi::sys::Status::napi_ok {
+        return Err(Error::new(
+            Status::from(status),
+            "could not create an error",
+        ));
+    }
+    Ok(Object::from_raw(env.raw(), raw))
 }
 
 /// Throws `err` (for a constructor, which cannot return a promise). The returned error tells

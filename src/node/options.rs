@@ -236,7 +236,8 @@ pub fn process_limit(
         Some(n) => Err(HookError::InvalidOption {
             option,
             reason: format!(
-                "{n} is not a process count; use an integer from 1 to {MAX_PROCESS_LIMIT}"
+                "{} is not a process count; use an integer from 1 to {MAX_PROCESS_LIMIT}",
+                js_number(n)
             ),
         }),
     }
@@ -257,7 +258,7 @@ pub fn run_settings(
         Some(ms) => {
             return Err(HookError::InvalidOption {
                 option: "timeoutMs",
-                reason: format!("{ms} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)"),
+                reason: format!("{} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)", js_number(ms)),
             })
         }
         None => crate::hooks::runner::DEFAULT_TIMEOUT,
@@ -355,6 +356,15 @@ pub fn options_object<'env>(
         )),
         Ok(other) => Err(refuse(describe_type(other))),
         Err(e) => Err(refuse(e.reason)),
+    }
+}
+
+/// A number as JavaScript prints it (`Infinity`, not Rust's `inf`).
+pub fn js_number(n: f64) -> String {
+    match n {
+        f64::INFINITY => "Infinity".to_owned(),
+        f64::NEG_INFINITY => "-Infinity".to_owned(),
+        n => n.to_string(),
     }
 }
 
