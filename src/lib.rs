@@ -325,8 +325,9 @@ fn start_run<'env>(
             });
         }
         let settings = options::run_settings(run, CancellationToken::new(), owner)?;
-        // Serialised even when nothing will run, so a bad input is refused the same way
-        // whether or not a hook happens to be installed.
+        // Serialised by JSON.stringify even when nothing will run, so a bad input is refused
+        // the same way whether or not a hook happens to be installed; only a run copies the
+        // text into the core.
         let input = match input {
             Some(input) => options::read_input(env, input)?,
             None => {
@@ -358,6 +359,10 @@ fn start_run<'env>(
             ));
         }
     }
+    let input = match input.into_input() {
+        Ok(input) => input,
+        Err(failure) => return settle::reject(env, failure),
+    };
     let listener = match signal {
         SignalState::Live(signal) => match signal::listen(env, signal) {
             Ok((token, listener)) => {

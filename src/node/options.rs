@@ -617,7 +617,7 @@ pub fn check_input(input: &Unknown) -> std::result::Result<(), HookError> {
 pub fn read_input<'env>(
     env: &'env Env,
     input: Unknown<'env>,
-) -> std::result::Result<HookInput, Failure<'env>> {
+) -> std::result::Result<Stringified<'env>, Failure<'env>> {
     check_input(&input)?;
     let Some(text) = stringify(env, input)? else {
         return Err(HookError::InvalidInput(
@@ -625,14 +625,61 @@ pub fn read_input<'env>(
         )
         .into());
     };
-    HookInput::from_json(text).map_err(Failure::from)
+    // A JSON text's first character says what it is; two bytes are copied, not the text.
+    let mut first = [0u8; 2];
+    let mut copied = 0usize;
+    // Safety: a bounded copy into a local buffer on this thread's env.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            env.raw(),
+            text.raw(),
+            first.as_mut_ptr().cast(),
+            first.len(),
+            &mut copied,
+        )
+    };
+    let kind = match (status == napi::sys::Status::napi_ok, first[0]) {
+        (true, b'{') => return Ok(Stringified { env, text }),
+        (true, b'[') => "an array",
+        (true, b'"') => "a string",
+        (true, b't' | b'f') => "a boolean",
+        (true, b'n') => "null",
+        (true, _) => "a number",
+        (false, _) => "text that could not be read",
+    };
+    Err(HookError::InvalidInput(format!("the hook input must be a JSON object, not {kind}")).into())
 }
 
-/// `JSON.stringify(value)`: `None` when it returns undefined.
+/// An input `JSON.stringify` turned into an object's JSON text, still a JavaScript string:
+/// a run with nothing to run never copies it.
+pub struct Stringified<'env> {
+    env: &'env Env,
+    text: Unknown<'env>,
+}
+
+impl<'env> Stringified<'env> {
+    /// The text, checked, for the core.
+    pub fn into_input(self) -> std::result::Result<HookInput, Failure<'env>> {
+        let env = self.env;
+        // Safety: `JSON.stringify` returned a string.
+        let text = unsafe { String::from_napi_value(env.raw(), self.text.raw()) }.map_err(|e| {
+            Failure::thrown(
+                env,
+                HookError::Internal(format!(
+                    "could not read JSON.stringify's result: {}",
+                    e.reason
+                )),
+            )
+        })?;
+        HookInput::from_json(text).map_err(Failure::from)
+    }
+}
+
+/// `JSON.stringify(value)`, still a JavaScript string: `None` when it returns undefined.
 fn stringify<'env>(
     env: &'env Env,
     value: Unknown<'env>,
-) -> std::result::Result<Option<String>, Failure<'env>> {
+) -> std::result::Result<Option<Unknown<'env>>, Failure<'env>> {
     let internal = |e: Error| {
         Failure::thrown(
             env,
@@ -674,10 +721,7 @@ fn stringify<'env>(
     // Safety: `result` is the call's return value on this env.
     let result = unsafe { Unknown::from_raw_unchecked(env.raw(), result) };
     match result.get_type().map_err(internal)? {
-        // Safety: checked to be a string.
-        ValueType::String => Ok(Some(
-            unsafe { String::from_napi_value(env.raw(), result.raw()) }.map_err(internal)?,
-        )),
+        ValueType::String => Ok(Some(result)),
         _ => Ok(None),
     }
 }
