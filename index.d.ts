@@ -85,9 +85,9 @@ export interface DiscoveryOptions {
   /** The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`. */
   clineDir?: string
   /**
-   * Most hook processes this factory runs at once; more wait for a free slot (their
-   * timeout keeps running while they wait). Default: 8 per CPU core, shared by all callers
-   * that set no limit.
+   * Most hook processes this factory runs at once, an integer from 1 to 1024; more wait
+   * for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
+   * core, shared by all callers that set no limit.
    */
   maxConcurrentHooks?: number
 }
@@ -105,9 +105,10 @@ export interface HookExecution {
   /**
    * `completed`: exited 0 with valid (or no) JSON. `failed`: could not start, exited
    * non-zero, was killed, or printed invalid JSON. `timedOut`: stopped at its timeout.
-   * `aborted`: stopped by an AbortSignal or `terminateAll()`.
+   * `aborted`: stopped by an AbortSignal or `terminateAll()`. `started`: a detached run's
+   * hook, started and left running.
    */
-  status: 'completed' | 'failed' | 'timedOut' | 'aborted'
+  status: 'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'
   /** The `cancel` it printed. A failed hook's explicit `cancel: true` still blocks. */
   cancel: boolean
   /** The `contextModification` (or CLI `context`) it printed, cut at 50,000 characters. */
@@ -219,7 +220,10 @@ export interface RunOptions {
    * Results are always combined in discovery order.
    */
   sequential?: boolean
-  /** Most hook processes this call runs at once, replacing the factory's limit. */
+  /**
+   * Most hook processes this call runs at once, an integer from 1 to 1024, replacing the
+   * factory's limit.
+   */
   maxConcurrentHooks?: number
   /**
    * Fire and forget, for observation-only hooks: start the hooks with their input and

@@ -19,6 +19,7 @@ use hooks::discover::Listing;
 use hooks::error::HookError;
 use hooks::factory::{self, Factory};
 use hooks::runner::Runner;
+use node::errors::Failure;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
 use node::results::{DiscoveredHook, HookRunResult};
 use node::signal::{self, SignalState};
@@ -41,19 +42,23 @@ pub const KNOWN_HOOKS: [&str; 11] = hooks::name::KNOWN_HOOKS;
 )]
 pub fn run_hook<'env>(
     env: &'env Env,
-    hook_name: String,
-    input: Unknown<'env>,
-    options: Option<Object<'env>>,
+    hook_name: Option<Unknown<'env>>,
+    input: Option<Unknown<'env>>,
+    options: Option<Unknown<'env>>,
 ) -> Result<PromiseRaw<'env, HookRunResult>> {
-    let (discovery, run) = match options::read::<RunHookOptions>(env, options.as_ref()) {
-        Ok(parsed) => parsed.split(),
-        Err(err) => return settle::now(env, Err(err)),
-    };
-    let target = options::layout(&discovery).map(|layout| {
+    let read = || -> std::result::Result<_, Failure<'env>> {
+        let name = options::hook_name(env, hook_name)?;
+        let options = options::options_object(options)?;
+        let (discovery, run) =
+            options::read::<RunHookOptions>(env, options.as_ref(), "runHook")?.split();
+        let layout = options::layout(&discovery)?;
         let factory = factory::shared(&layout, None, options::node_path(env));
-        Target::Discover(factory, hook_name)
-    });
-    start_run(env, target, input, options.as_ref(), run)
+        Ok((Target::Discover(factory, name), options, run))
+    };
+    match read() {
+        Ok((target, options, run)) => start_run(env, target, input, options.as_ref(), run),
+        Err(failure) => settle::reject(env, failure),
+    }
 }
 
 /// Lists every hook file named `hookName` (enabled or not, with the reason) and the argv it
@@ -65,16 +70,28 @@ pub fn run_hook<'env>(
 )]
 pub fn discover_hooks<'env>(
     env: &'env Env,
-    hook_name: String,
-    options: Option<Object<'env>>,
+    hook_name: Option<Unknown<'env>>,
+    options: Option<Unknown<'env>>,
 ) -> Result<PromiseRaw<'env, Vec<DiscoveredHook>>> {
-    let factory = options::read::<DiscoveryOptions>(env, options.as_ref())
-        .and_then(|parsed| options::layout(&parsed))
-        .map(|layout| factory::shared(&layout, None, options::node_path(env)));
+    let read = || -> std::result::Result<_, Failure<'env>> {
+        let name = options::hook_name(env, hook_name)?;
+        let options = options::options_object(options)?;
+        let parsed = options::read::<DiscoveryOptions>(env, options.as_ref(), "discoverHooks")?;
+        options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
+        let layout = options::layout(&parsed)?;
+        Ok((
+            name,
+            factory::shared(&layout, None, options::node_path(env)),
+        ))
+    };
+    let (hook_name, factory) = match read() {
+        Ok(read) => read,
+        Err(failure) => return settle::reject(env, failure),
+    };
     settle::spawn(
         env,
         None,
-        async move { factory?.discover(&hook_name).await },
+        async move { factory.discover(&hook_name).await },
         |hooks| hooks.iter().map(DiscoveredHook::from).collect(),
     )
 }
@@ -113,9 +130,10 @@ impl HookFactory {
     /// A factory for the folders `options` names. Nothing is read until the first call;
     /// a bad option throws a `TypeError` with `code: 'ERR_INVALID_OPTION'`.
     #[napi(constructor, catch_unwind, ts_args_type = "options?: DiscoveryOptions")]
-    pub fn new(env: &Env, options: Option<Object>) -> Result<Self> {
-        let built = (|| -> std::result::Result<_, HookError> {
-            let parsed: DiscoveryOptions = options::read(env, options.as_ref())?;
+    pub fn new(env: &Env, options: Option<Unknown>) -> Result<Self> {
+        let built = (|| -> std::result::Result<_, Failure> {
+            let options = options::options_object(options)?;
+            let parsed: DiscoveryOptions = options::read(env, options.as_ref(), "new HookFactory")?;
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
             Ok(Factory::new(&layout, limit, options::node_path(env)))
@@ -125,17 +143,25 @@ impl HookFactory {
                 inner: Arc::new(factory),
                 runners: RefCell::new(HashMap::new()),
             }),
-            Err(err) => Err(node::errors::to_js(env, &err)),
+            Err(failure) => Err(node::errors::throw(env, failure)),
         }
     }
 
     /// Whether at least one enabled hook named `hookName` exists.
-    #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "hookName: string",
+        ts_return_type = "Promise<boolean>"
+    )]
     pub fn has_hook<'env>(
         &self,
         env: &'env Env,
-        hook_name: String,
+        hook_name: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, bool>> {
+        let hook_name = match options::hook_name(env, hook_name) {
+            Ok(name) => name,
+            Err(err) => return settle::now(env, Err(err)),
+        };
         let any_enabled =
             |hooks: Vec<hooks::discover::DiscoveredHook>| hooks.iter().any(|h| h.enabled());
         if let Some(found) = self.inner.discover_cached(&hook_name) {
@@ -151,12 +177,20 @@ impl HookFactory {
     }
 
     /// A runner for `hookName`; when no hook exists it runs nothing and resolves at once.
-    #[napi(catch_unwind, ts_return_type = "Promise<HookRunner>")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "hookName: string",
+        ts_return_type = "Promise<HookRunner>"
+    )]
     pub fn create<'env>(
         &self,
         env: &'env Env,
-        hook_name: String,
+        hook_name: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
+        let hook_name = match options::hook_name(env, hook_name) {
+            Ok(name) => name,
+            Err(err) => return settle::now(env, Err(err)),
+        };
         if let Some(listings) = self.inner.fresh_listings() {
             return self.create_now(env, hook_name, listings);
         }
@@ -245,20 +279,24 @@ impl HookRunner {
     pub fn run<'env>(
         &self,
         env: &'env Env,
-        input: Unknown<'env>,
-        options: Option<Object<'env>>,
+        input: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunResult>> {
-        let run: RunOptions = match options::read(env, options.as_ref()) {
-            Ok(run) => run,
-            Err(err) => return settle::now(env, Err(err)),
+        let read = || -> std::result::Result<_, Failure<'env>> {
+            let options = options::options_object(options)?;
+            let run: RunOptions = options::read(env, options.as_ref(), "runner.run")?;
+            Ok((options, run))
         };
-        start_run(
-            env,
-            Ok(Target::Ready(self.runner.clone())),
-            input,
-            options.as_ref(),
-            run,
-        )
+        match read() {
+            Ok((options, run)) => start_run(
+                env,
+                Target::Ready(self.runner.clone()),
+                input,
+                options.as_ref(),
+                run,
+            ),
+            Err(failure) => settle::reject(env, failure),
+        }
     }
 }
 
@@ -272,23 +310,33 @@ enum Target {
 /// (no thread hop, no system call), otherwise listen to the signal and run on the runtime.
 fn start_run<'env>(
     env: &'env Env,
-    target: std::result::Result<Target, HookError>,
-    input: Unknown<'env>,
+    target: Target,
+    input: Option<Unknown<'env>>,
     options: Option<&Object<'env>>,
     run: RunOptions,
 ) -> Result<PromiseRaw<'env, HookRunResult>> {
     let owner = teardown::ensure(env);
-    let checked = (|| -> std::result::Result<_, HookError> {
-        let target = target?;
-        let signal = signal::read(options).map_err(|e| HookError::InvalidOption {
-            option: "signal",
-            reason: e.reason,
-        })??;
-        if matches!(signal, SignalState::Aborted) {
-            return Err(HookError::Aborted);
+    let checked = (|| -> std::result::Result<_, Failure<'env>> {
+        let signal = signal::read(env, options)?;
+        if let SignalState::Aborted(signal) = &signal {
+            return Err(Failure {
+                error: HookError::Aborted,
+                cause: signal::reason(env, signal),
+            });
         }
         let settings = options::run_settings(run, CancellationToken::new(), owner)?;
-        options::check_input(&input)?;
+        // Serialised by JSON.stringify even when nothing will run, so a bad input is refused
+        // the same way whether or not a hook happens to be installed; only a run copies the
+        // text into the core.
+        let input = match input {
+            Some(input) => options::read_input(env, input)?,
+            None => {
+                return Err(HookError::InvalidInput(
+                    "the hook input is missing; pass a JSON object (for example {})".to_owned(),
+                )
+                .into())
+            }
+        };
         let target = match target {
             Target::Discover(factory, name) => match factory.runner_cached(&name) {
                 Some(runner) => Target::Ready(Arc::new(runner?)),
@@ -296,11 +344,11 @@ fn start_run<'env>(
             },
             ready => ready,
         };
-        Ok((target, signal, settings))
+        Ok((target, signal, settings, input))
     })();
-    let (target, signal, mut settings) = match checked {
+    let (target, signal, mut settings, input) = match checked {
         Ok(checked) => checked,
-        Err(err) => return settle::now(env, Err(err)),
+        Err(failure) => return settle::reject(env, failure),
     };
     if let Target::Ready(runner) = &target {
         if let Some(report) = runner.nothing_to_run() {
@@ -311,9 +359,9 @@ fn start_run<'env>(
             ));
         }
     }
-    let input = match options::read_input(env, input) {
+    let input = match input.into_input() {
         Ok(input) => input,
-        Err(err) => return settle::now(env, Err(err)),
+        Err(failure) => return settle::reject(env, failure),
     };
     let listener = match signal {
         SignalState::Live(signal) => match signal::listen(env, signal) {
@@ -322,8 +370,14 @@ fn start_run<'env>(
                 Some(listener)
             }
             Err(err) => {
-                let why = format!("could not listen to the AbortSignal: {err}");
-                return settle::now(env, Err(HookError::Internal(why)));
+                let error = HookError::InvalidOption {
+                    option: "signal",
+                    reason: format!(
+                        "listening to it failed ({}); pass an AbortSignal (for example new AbortController().signal)",
+                        err.reason
+                    ),
+                };
+                return settle::reject(env, Failure::thrown(env, error));
             }
         },
         _ => None,

@@ -1,25 +1,42 @@
-//! Any JSON a caller could pass as input: completing and serializing it never panics, the
-//! bytes are one line of JSON that parses back to the same object, and fields the caller set
-//! are kept.
+//! Any text a caller could pass as input: `HookInput::from_json` never panics, refuses what is
+//! not JSON (agreeing with serde_json wherever serde_json can tell), and a completed input is
+//! one line of JSON holding the caller's members unchanged plus the filled fields.
 #![no_main]
 
+use cline_hooks::hooks::input::HookInput;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<Value>(data) else { return };
-    let given = value.clone();
-    let Ok(map) = cline_hooks::hooks::input::complete(value, "PreToolUse", &["/w".into()], 1) else {
-        assert!(!given.is_object());
-        return;
-    };
-    let bytes = cline_hooks::hooks::input::serialize(&map);
-    assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
-    let back: Value = serde_json::from_slice(&bytes).expect("serialized input parses");
-    assert_eq!(back, Value::Object(map));
-    if let Value::Object(given) = given {
-        for (key, value) in given {
-            assert_eq!(back[&key], value);
-        }
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let ours = HookInput::from_json(text.to_owned());
+    // serde_json stops at 128 levels and refuses lone surrogate escapes, which
+    // JSON.stringify writes: only compare where it has an answer of its own.
+    let theirs = serde_json::from_str::<Value>(text);
+    let deep_or_surrogate = matches!(&theirs, Err(e) if {
+        let m = e.to_string();
+        m.contains("recursion limit") || m.contains("surrogate")
+    });
+    match (&ours, &theirs) {
+        (Ok(_), Err(_)) if !deep_or_surrogate => panic!("accepted what serde_json refuses"),
+        (Err(_), Ok(Value::Object(_))) => panic!("refused an object serde_json reads"),
+        _ => {}
     }
+    let Ok(input) = ours else { return };
+    let bytes = input.complete("PreToolUse", &["/w".into()], 1).expect("an object completes");
+    assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
+    assert_eq!(bytes.last(), Some(&b'\n'));
+    let Ok(Value::Object(given)) = theirs else { return };
+    let back: Value = serde_json::from_slice(&bytes).expect("completed input parses");
+    for (key, value) in &given {
+        assert_eq!(&back[key], value);
+    }
+    for key in ["hookName", "timestamp", "workspaceRoots", "model"] {
+        assert!(back.get(key).is_some(), "{key} filled");
+    }
+    // From a Value, the same object comes back.
+    let again = HookInput::from_value(Value::Object(given.clone()))
+        .complete("PreToolUse", &["/w".into()], 1)
+        .expect("an object completes");
+    assert_eq!(serde_json::from_slice::<Value>(&again).expect("parses"), back);
 });

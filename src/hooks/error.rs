@@ -5,8 +5,12 @@ use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum HookError {
-    #[error("\"{name}\" is not a valid hook name: {reason}. Hook names look like PreToolUse or TaskStart.")]
+    #[error("{} is not a valid hook name: {reason}. Hook names look like PreToolUse or TaskStart.", quoted(.name))]
     InvalidHookName { name: String, reason: String },
+
+    /// The hook name was not a string at all.
+    #[error("the hook name must be a string such as \"PreToolUse\", not {got}.")]
+    HookNameNotString { got: String },
 
     #[error("invalid input: {0}")]
     InvalidInput(String),
@@ -17,9 +21,49 @@ pub enum HookError {
         reason: String,
     },
 
+    /// An option name the call does not know (most often a typo).
+    #[error("unknown option {}: {hint}", quoted(.name))]
+    UnknownOption { name: String, hint: String },
+
     #[error("the hook run was aborted")]
     Aborted,
 
     #[error("internal error in @cline/hooks (please report it): {0}")]
     Internal(String),
+}
+
+/// Longest caller-supplied text repeated in a message: a 50 MB string passed as a name must
+/// not become a 50 MB error message.
+const QUOTE_LIMIT: usize = 80;
+
+/// `text` in double quotes (JSON-style escapes), cut to a readable length on a character
+/// boundary.
+pub fn quoted(text: &str) -> String {
+    let mut end = text.len().min(QUOTE_LIMIT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let shown = serde_json::Value::from(&text[..end]).to_string();
+    if end < text.len() {
+        format!("{shown}... ({} bytes)", text.len())
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_in_messages() {
+        let err = HookError::InvalidHookName {
+            name: "é".repeat(1_000_000),
+            reason: "it is longer than 64 characters".into(),
+        };
+        let message = err.to_string();
+        assert!(message.len() < 300, "{}", message.len());
+        assert!(message.contains("(2000000 bytes)"), "{message}");
+        assert_eq!(quoted("a\"b"), r#""a\"b""#);
+    }
 }

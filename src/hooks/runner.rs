@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde_json::{Map, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -14,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::hooks::combine::{combine, Combined};
 use crate::hooks::discover::DiscoveredHook;
 use crate::hooks::error::HookError;
-use crate::hooks::input;
+use crate::hooks::input::HookInput;
 use crate::hooks::run::{run_hook, start_detached, Execution, RunContext, Status};
 
 /// The default per-hook timeout (the contract's 30 s).
@@ -85,13 +84,13 @@ impl Runner {
         }
     }
 
-    /// Completes the input and serializes it once for every hook.
-    pub fn prepare_input(&self, input: Value) -> Result<Map<String, Value>, HookError> {
+    /// Completes the input and serializes it once for every hook: the bytes for stdin.
+    pub fn prepare_input(&self, input: &HookInput) -> Result<Vec<u8>, HookError> {
         let now_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis())
             .unwrap_or(0);
-        input::complete(input, &self.hook_name, &self.workspace_roots, now_ms)
+        input.complete(&self.hook_name, &self.workspace_roots, now_ms)
     }
 
     /// The report of a run when no hook is enabled: nothing starts, nothing is awaited.
@@ -121,12 +120,17 @@ impl Runner {
             .collect()
     }
 
-    pub async fn run(&self, input: Value, settings: RunSettings) -> Result<RunReport, HookError> {
+    /// Runs the hooks with `input` (a [`HookInput`], or a `serde_json::Value`).
+    pub async fn run(
+        &self,
+        input: impl Into<HookInput>,
+        settings: RunSettings,
+    ) -> Result<RunReport, HookError> {
         let started = Instant::now();
         if settings.abort.is_cancelled() {
             return Err(HookError::Aborted);
         }
-        let input = self.prepare_input(input)?;
+        let input = self.prepare_input(&input.into())?;
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
@@ -134,7 +138,7 @@ impl Runner {
             self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
 
         let ctx = Arc::new(RunContext {
-            input: input::serialize(&input).into(),
+            input: input.into(),
             env: settings.env.clone(),
             timeout: settings.timeout,
             default_cwd: self

@@ -1,23 +1,133 @@
-//! Core errors -> JavaScript errors with a stable `code` (and `name`, for AbortError).
+//! Core errors -> JavaScript errors with a stable `code` (and `name`, for AbortError), and the
+//! JavaScript exceptions a caller's own code threw while we read its arguments.
 
 use napi::bindgen_prelude::*;
 
 use crate::hooks::error::HookError;
 
-/// Builds the JavaScript error for `err`, ready to reject a promise with.
-pub fn to_js(env: &Env, err: &HookError) -> Error {
-    let (name, code) = match err {
-        HookError::InvalidHookName { .. } => ("TypeError", "ERR_INVALID_HOOK_NAME"),
+/// A rejection: the core error, and what the caller's code threw (or the signal's reason)
+/// when that is why, to become the JavaScript error's `cause`.
+pub struct Failure<'env> {
+    pub error: HookError,
+    pub cause: Option<Unknown<'env>>,
+}
+
+impl From<HookError> for Failure<'_> {
+    fn from(error: HookError) -> Self {
+        Failure { error, cause: None }
+    }
+}
+
+impl<'env> Failure<'env> {
+    /// `error`, caused by whatever a failed napi call left thrown (a getter, a Proxy trap).
+    pub fn thrown(env: &'env Env, error: HookError) -> Self {
+        Failure {
+            error,
+            cause: take_exception(env),
+        }
+    }
+}
+
+/// Clears the pending JavaScript exception, if any, and returns the thrown value. Must follow
+/// every failed napi call that can run the caller's code: with an exception pending, every
+/// later napi call fails, including building the rejection, and the call would throw.
+pub fn take_exception<'env>(env: &'env Env) -> Option<Unknown<'env>> {
+    let mut pending = false;
+    // Safety: plain napi calls on the current thread's env with valid out-pointers.
+    unsafe {
+        if napi::sys::napi_is_exception_pending(env.raw(), &mut pending)
+            != napi::sys::Status::napi_ok
+            || !pending
+        {
+            return None;
+        }
+        let mut value = std::ptr::null_mut();
+        if napi::sys::napi_get_and_clear_last_exception(env.raw(), &mut value)
+            != napi::sys::Status::napi_ok
+            || value.is_null()
+        {
+            return None;
+        }
+        Some(Unknown::from_raw_unchecked(env.raw(), value))
+    }
+}
+
+/// The `code` of each error, as documented in index.d.ts.
+pub fn code(err: &HookError) -> (&'static str, &'static str) {
+    match err {
+        HookError::InvalidHookName { .. } | HookError::HookNameNotString { .. } => {
+            ("TypeError", "ERR_INVALID_HOOK_NAME")
+        }
         HookError::InvalidInput(_) => ("TypeError", "ERR_INVALID_HOOK_INPUT"),
-        HookError::InvalidOption { .. } => ("TypeError", "ERR_INVALID_OPTION"),
+        HookError::InvalidOption { .. } | HookError::UnknownOption { .. } => {
+            ("TypeError", "ERR_INVALID_OPTION")
+        }
         HookError::Aborted => ("AbortError", "ABORT_ERR"),
         HookError::Internal(_) => ("Error", "ERR_CLINE_HOOKS_INTERNAL"),
-    };
+    }
+}
+
+/// Builds the JavaScript error for `err`, ready to reject a promise with (or throw).
+pub fn to_js(env: &Env, err: &HookError, cause: Option<Unknown>) -> Error {
+    let (name, code) = code(err);
+    // A leftover exception would make every call below fail.
+    let _ = take_exception(env);
     let build = || -> Result<Error> {
-        let mut error = env.create_error(Error::new(Status::GenericFailure, err.to_string()))?;
+        let mut error = new_error(env, name == "TypeError", &err.to_string())?;
         error.set("name", name)?;
         error.set("code", code)?;
-        Ok(Error::from(error.to_unknown()))
+        let built = Error::from(error.to_unknown());
+        // Set after the conversion above, which would otherwise stringify the cause: the
+        // caller's thrown value may throw again from its toString. The Error refers to this
+        // same object, so the cause is still there when it is thrown or rejected with.
+        if let Some(cause) = cause {
+            error.set("cause", cause)?;
+        }
+        Ok(built)
     };
-    build().unwrap_or_else(|e| e)
+    build().unwrap_or_else(|e| {
+        let _ = take_exception(env);
+        e
+    })
+}
+
+/// A fresh `TypeError` (so `instanceof TypeError` holds, as documented) or `Error`.
+fn new_error<'env>(env: &'env Env, type_error: bool, message: &str) -> Result<Object<'env>> {
+    let message = env.create_string(message)?;
+    let mut raw = std::ptr::null_mut();
+    // Safety: plain napi calls on this thread's env with a valid message string.
+    let status = unsafe {
+        if type_error {
+            napi::sys::napi_create_type_error(
+                env.raw(),
+                std::ptr::null_mut(),
+                message.raw(),
+                &mut raw,
+            )
+        } else {
+            napi::sys::napi_create_error(env.raw(), std::ptr::null_mut(), message.raw(), &mut raw)
+        }
+    };
+    if status != napi::sys::Status::napi_ok {
+        return Err(Error::new(
+            Status::from(status),
+            "could not create an error",
+        ));
+    }
+    Ok(Object::from_raw(env.raw(), raw))
+}
+
+/// Throws `err` (for a constructor, which cannot return a promise). The returned error tells
+/// napi that the exception is already pending.
+pub fn throw(env: &Env, failure: Failure) -> Error {
+    let error = failure_to_js(env, failure);
+    match env.throw(error) {
+        Ok(()) => Error::new(Status::PendingException, "thrown"),
+        Err(e) => e,
+    }
+}
+
+/// The JavaScript error for a failure.
+pub fn failure_to_js(env: &Env, failure: Failure) -> Error {
+    to_js(env, &failure.error, failure.cause)
 }

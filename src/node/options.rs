@@ -10,8 +10,10 @@ use napi_derive::napi;
 
 use crate::hooks::discover::{GlobalDir, Layout, Profile};
 use crate::hooks::error::HookError;
+use crate::hooks::input::HookInput;
 use crate::hooks::runner::RunSettings;
 use crate::hooks::running::Owner;
+use crate::node::errors::{self, Failure};
 use tokio_util::sync::CancellationToken;
 
 /// Where to look for hooks.
@@ -36,10 +38,10 @@ pub struct DiscoveryOptions {
     pub profile: Option<String>,
     /// The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`.
     pub cline_dir: Option<String>,
-    /// Most hook processes this factory runs at once; more wait for a free slot (their
-    /// timeout keeps running while they wait). Default: 8 per CPU core, shared by all callers
-    /// that set no limit.
-    pub max_concurrent_hooks: Option<u32>,
+    /// Most hook processes this factory runs at once, an integer from 1 to 1024; more wait
+    /// for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
+    /// core, shared by all callers that set no limit.
+    pub max_concurrent_hooks: Option<f64>,
 }
 
 /// How to run.
@@ -59,8 +61,9 @@ pub struct RunOptions {
     /// `false` (default): the hooks of one run start together. `true`: one after another.
     /// Results are always combined in discovery order.
     pub sequential: Option<bool>,
-    /// Most hook processes this call runs at once, replacing the factory's limit.
-    pub max_concurrent_hooks: Option<u32>,
+    /// Most hook processes this call runs at once, an integer from 1 to 1024, replacing the
+    /// factory's limit.
+    pub max_concurrent_hooks: Option<f64>,
     /// Fire and forget, for observation-only hooks: start the hooks with their input and
     /// resolve as soon as they have started (status `"started"`). Their output is not read,
     /// and they never hold the caller, its event loop or its exit.
@@ -84,7 +87,7 @@ pub struct RunHookOptions {
     /// See `DiscoveryOptions.clineDir`.
     pub cline_dir: Option<String>,
     /// See `RunOptions.maxConcurrentHooks`.
-    pub max_concurrent_hooks: Option<u32>,
+    pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
     pub timeout_ms: Option<f64>,
     /// See `RunOptions.signal`.
@@ -217,16 +220,26 @@ fn normalize(path: &std::path::Path) -> PathBuf {
     out
 }
 
+/// Most processes a `maxConcurrentHooks` may allow: far more than any machine runs hooks at
+/// once, and small enough for every target's `usize`.
+pub const MAX_PROCESS_LIMIT: f64 = 1024.0;
+
 pub fn process_limit(
     option: &'static str,
-    value: Option<u32>,
+    value: Option<f64>,
 ) -> std::result::Result<Option<usize>, HookError> {
     match value {
-        Some(0) => Err(HookError::InvalidOption {
+        None => Ok(None),
+        Some(n) if n.fract() == 0.0 && (1.0..=MAX_PROCESS_LIMIT).contains(&n) => {
+            Ok(Some(n as usize))
+        }
+        Some(n) => Err(HookError::InvalidOption {
             option,
-            reason: "must be at least 1".to_owned(),
+            reason: format!(
+                "{} is not a process count; use an integer from 1 to {MAX_PROCESS_LIMIT}",
+                js_number(n)
+            ),
         }),
-        other => Ok(other.map(|n| n as usize)),
     }
 }
 
@@ -245,7 +258,7 @@ pub fn run_settings(
         Some(ms) => {
             return Err(HookError::InvalidOption {
                 option: "timeoutMs",
-                reason: format!("{ms} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)"),
+                reason: format!("{} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)", js_number(ms)),
             })
         }
         None => crate::hooks::runner::DEFAULT_TIMEOUT,
@@ -271,46 +284,466 @@ pub fn run_settings(
     })
 }
 
-/// Converts an options object into `T`; no object means the defaults. A field of the wrong
-/// type is an `InvalidOption` error (a rejection, never a synchronous throw).
-pub fn read<T: FromNapiValue + Default>(
-    env: &Env,
-    options: Option<&Object>,
-) -> std::result::Result<T, HookError> {
+/// The option names one options type holds, for spotting typos.
+pub trait Known {
+    const KEYS: &'static [&'static str];
+}
+
+const DISCOVERY_KEYS: [&str; 6] = [
+    "workspaceRoots",
+    "globalHooksDir",
+    "extraHooksDirs",
+    "profile",
+    "clineDir",
+    "maxConcurrentHooks",
+];
+const RUN_KEYS: [&str; 6] = [
+    "timeoutMs",
+    "signal",
+    "env",
+    "sequential",
+    "maxConcurrentHooks",
+    "detached",
+];
+const RUN_HOOK_KEYS: [&str; 11] = [
+    "workspaceRoots",
+    "globalHooksDir",
+    "extraHooksDirs",
+    "profile",
+    "clineDir",
+    "maxConcurrentHooks",
+    "timeoutMs",
+    "signal",
+    "env",
+    "sequential",
+    "detached",
+];
+
+impl Known for DiscoveryOptions {
+    const KEYS: &'static [&'static str] = &DISCOVERY_KEYS;
+}
+impl Known for RunOptions {
+    const KEYS: &'static [&'static str] = &RUN_KEYS;
+}
+impl Known for RunHookOptions {
+    const KEYS: &'static [&'static str] = &RUN_HOOK_KEYS;
+}
+
+/// The `options` argument as an object: `undefined`/`null`/missing mean the defaults;
+/// anything else that is not a plain object is refused.
+pub fn options_object<'env>(
+    value: Option<Unknown<'env>>,
+) -> std::result::Result<Option<Object<'env>>, HookError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let refuse = |got: String| {
+        HookError::InvalidOption {
+        option: "options",
+        reason: format!(
+            "must be an object such as {{ timeoutMs: 5000 }} (or undefined for the defaults), not {got}"
+        ),
+    }
+    };
+    match value.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => Ok(None),
+        Ok(ValueType::Object) if value.is_array().unwrap_or(false) => {
+            Err(refuse("an array".to_owned()))
+        }
+        // Safety: checked to be an object.
+        Ok(ValueType::Object) => Ok(Some(
+            unsafe { value.cast::<Object>() }.map_err(|e| refuse(e.reason))?,
+        )),
+        Ok(other) => Err(refuse(describe_type(other))),
+        Err(e) => Err(refuse(e.reason)),
+    }
+}
+
+/// A number as JavaScript prints it (`Infinity`, not Rust's `inf`).
+pub fn js_number(n: f64) -> String {
+    match n {
+        f64::INFINITY => "Infinity".to_owned(),
+        f64::NEG_INFINITY => "-Infinity".to_owned(),
+        n => n.to_string(),
+    }
+}
+
+/// `a string`, `a number`, ... for messages.
+pub fn describe_type(t: ValueType) -> String {
+    match t {
+        ValueType::Undefined => "undefined".to_owned(),
+        ValueType::Null => "null".to_owned(),
+        ValueType::Boolean => "a boolean".to_owned(),
+        ValueType::Number => "a number".to_owned(),
+        ValueType::String => "a string".to_owned(),
+        ValueType::Symbol => "a symbol".to_owned(),
+        ValueType::Object => "an object".to_owned(),
+        ValueType::Function => "a function".to_owned(),
+        ValueType::External => "an external".to_owned(),
+        ValueType::BigInt => "a BigInt".to_owned(),
+        other => format!("{other}").to_lowercase(),
+    }
+}
+
+/// Converts an options object into `T`; no object means the defaults. An unknown option or
+/// a field of the wrong type is an `InvalidOption` error (a rejection, never a synchronous
+/// throw); whatever a getter or Proxy trap throws on the way is its cause.
+pub fn read<'env, T: FromNapiValue + Default + Known>(
+    env: &'env Env,
+    options: Option<&Object<'env>>,
+    call: &str,
+) -> std::result::Result<T, Failure<'env>> {
     let Some(obj) = options else {
         return Ok(T::default());
     };
-    unsafe { T::from_napi_value(env.raw(), obj.raw()) }.map_err(|e| HookError::InvalidOption {
-        option: "options",
-        reason: e
-            .reason
-            .replace("Failed to convert JavaScript value", "got")
-            .replace(" into rust type ", " where the API expects "),
+    let keys = own_keys(env, obj).map_err(|e| {
+        Failure::thrown(
+            env,
+            HookError::InvalidOption {
+                option: "options",
+                reason: format!(
+                    "listing its keys failed ({}); pass a plain object",
+                    e.reason
+                ),
+            },
+        )
+    })?;
+    if let Some(unknown) = keys.iter().find(|k| !T::KEYS.contains(&k.as_str())) {
+        return Err(unknown_option(unknown, call, T::KEYS).into());
+    }
+    // Each option is read once, into a plain copy: a getter runs once, and one that throws is
+    // named with what it threw as the cause.
+    let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
+    let mut copy = Object::new(env).map_err(internal)?;
+    for key in T::KEYS {
+        let value: Unknown = obj.get_named_property(key).map_err(|_| {
+            Failure::thrown(
+                env,
+                HookError::InvalidOption {
+                    option: key,
+                    reason:
+                        "reading it threw (the error's cause is what it threw); pass a plain value"
+                            .to_owned(),
+                },
+            )
+        })?;
+        check_type(key, &value)?;
+        copy.set_named_property(key, value).map_err(internal)?;
+    }
+    unsafe { T::from_napi_value(env.raw(), copy.raw()) }.map_err(|e| {
+        Failure::thrown(
+            env,
+            HookError::InvalidOption {
+                option: "options",
+                reason: e
+                    .reason
+                    .replace("Failed to convert JavaScript value", "got")
+                    .replace("Failed to convert napi value", "got a value")
+                    .replace(" into rust type ", " where the API expects "),
+            },
+        )
     })
+}
+
+/// The JavaScript type each option takes (`null` and `undefined` always mean the default).
+fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), HookError> {
+    let t = value.get_type().unwrap_or(ValueType::Unknown);
+    let is_array = value.is_array().unwrap_or(false);
+    let expected = match key {
+        "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
+        "globalHooksDir" | "clineDir" if t != ValueType::String => "a directory path",
+        "profile" if t != ValueType::String => "\"extension\" or \"cli\"",
+        "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
+        "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
+        "env" if t != ValueType::Object || is_array => {
+            "an object of variable names to string values"
+        }
+        "sequential" | "detached" if t != ValueType::Boolean => "true or false",
+        _ => return Ok(()),
+    };
+    if matches!(t, ValueType::Undefined | ValueType::Null) {
+        return Ok(());
+    }
+    let shown = match t {
+        ValueType::String => {
+            // Safety: checked to be a string.
+            let text = unsafe { String::from_napi_value(value.value().env, value.raw()) }
+                .unwrap_or_default();
+            format!("{} is a string", crate::hooks::error::quoted(&text))
+        }
+        ValueType::Number => {
+            let n = value.coerce_to_number().and_then(|n| n.get_double());
+            format!(
+                "{} is a number",
+                n.map(|n| n.to_string()).unwrap_or_default()
+            )
+        }
+        ValueType::Object if is_array => "an array was given".to_owned(),
+        other => format!("{} was given", describe_type(other)),
+    };
+    Err(HookError::InvalidOption {
+        option: key,
+        reason: format!("{shown}; use {expected}"),
+    })
+}
+
+/// The object's own enumerable string keys (what `Object.keys` lists).
+fn own_keys(env: &Env, obj: &Object) -> Result<Vec<String>> {
+    use napi::sys;
+    let mut names = std::ptr::null_mut();
+    // Safety: a plain napi call on this thread's env. A Proxy's `ownKeys` trap may throw; the
+    // exception stays pending for the caller to take.
+    let status = unsafe {
+        sys::napi_get_all_property_names(
+            env.raw(),
+            obj.raw(),
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut names,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        return Err(Error::new(Status::from(status), "its ownKeys threw"));
+    }
+    // Safety: napi returned an array.
+    let names = unsafe { Array::from_napi_value(env.raw(), names)? };
+    (0..names.len())
+        .map(|i| names.get_element::<String>(i))
+        .collect()
+}
+
+/// The error for an option `name` that `call` does not take: names the closest known one.
+pub fn unknown_option(name: &str, call: &str, known: &[&str]) -> HookError {
+    let hint = if let Some(near) = closest(name, known) {
+        format!(
+            "did you mean \"{near}\"? (the options of {call} are {})",
+            known.join(", ")
+        )
+    } else if let Some(other) = closest(name, &RUN_HOOK_KEYS) {
+        let whose = if DISCOVERY_KEYS.contains(&other) {
+            "discovery (runHook, discoverHooks, new HookFactory)"
+        } else {
+            "runs (runHook, runner.run)"
+        };
+        format!(
+            "{call} does not take \"{other}\", an option of {whose}; remove it (the options of {call} are {})",
+            known.join(", ")
+        )
+    } else {
+        format!("remove it (the options of {call} are {})", known.join(", "))
+    };
+    HookError::UnknownOption {
+        name: name.to_owned(),
+        hint,
+    }
+}
+
+/// The known name closest to `name`: one that matches ignoring case, else the one with the
+/// smallest edit distance, if that is small for the name's length (at most 1 edit for short
+/// names, 3 for long ones).
+pub fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    if let Some(same) = known.iter().find(|k| k.eq_ignore_ascii_case(name)) {
+        return Some(same);
+    }
+    if name.chars().count() > 64 {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    let allowed = (name.chars().count() / 4).clamp(1, 3);
+    known
+        .iter()
+        .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The hook name argument: a string (checked further by the core), or a typed rejection.
+pub fn hook_name(env: &Env, value: Option<Unknown>) -> std::result::Result<String, HookError> {
+    let Some(value) = value else {
+        return Err(HookError::HookNameNotString {
+            got: "null or undefined".to_owned(),
+        });
+    };
+    match value.get_type() {
+        // Safety: checked to be a string.
+        Ok(ValueType::String) => unsafe { String::from_napi_value(env.raw(), value.raw()) }
+            .map_err(|e| HookError::HookNameNotString { got: e.reason }),
+        Ok(other) => Err(HookError::HookNameNotString {
+            got: describe_type(other),
+        }),
+        Err(e) => Err(HookError::HookNameNotString { got: e.reason }),
+    }
 }
 
 /// The hook input must be a plain object; checked without converting it.
 pub fn check_input(input: &Unknown) -> std::result::Result<(), HookError> {
+    let not = |what: String| {
+        HookError::InvalidInput(format!("the hook input must be a JSON object, not {what}"))
+    };
     match input.get_type() {
-        Ok(ValueType::Object) if input.is_array().unwrap_or(false) => Err(HookError::InvalidInput(
-            "the hook input must be a JSON object, not an array".to_owned(),
-        )),
+        Ok(ValueType::Object) if input.is_array().unwrap_or(false) => {
+            Err(not("an array".to_owned()))
+        }
         Ok(ValueType::Object) => Ok(()),
-        Ok(other) => Err(HookError::InvalidInput(format!(
-            "the hook input must be a JSON object, not {}",
-            format!("{other}").to_lowercase()
-        ))),
+        Ok(other) => Err(not(describe_type(other))),
         Err(e) => Err(HookError::InvalidInput(e.reason.clone())),
     }
 }
 
-/// Converts the hook input to JSON.
-pub fn read_input(env: &Env, input: Unknown) -> std::result::Result<serde_json::Value, HookError> {
+/// Converts the hook input to JSON text with `JSON.stringify` itself, called on this thread:
+/// its exact semantics (`toJSON`, dates, dropped `undefined`s, own properties only) for free,
+/// and no recursive conversion on the native stack (an input 20,000 levels deep crashed the
+/// host that way). What it throws (a cycle, a BigInt, too deep) is the rejection's cause.
+pub fn read_input<'env>(
+    env: &'env Env,
+    input: Unknown<'env>,
+) -> std::result::Result<Stringified<'env>, Failure<'env>> {
     check_input(&input)?;
-    env.from_js_value::<serde_json::Value, _>(input)
-        .map_err(|e| {
-            HookError::InvalidInput(format!("it cannot be turned into JSON: {}", e.reason))
-        })
+    let Some(text) = stringify(env, input)? else {
+        return Err(HookError::InvalidInput(
+            "the hook input must be a JSON object, not undefined (JSON.stringify returned undefined: its toJSON returned undefined or a function)".to_owned(),
+        )
+        .into());
+    };
+    // A JSON text's first character says what it is; two bytes are copied, not the text.
+    let mut first = [0u8; 2];
+    let mut copied = 0usize;
+    // Safety: a bounded copy into a local buffer on this thread's env.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            env.raw(),
+            text.raw(),
+            first.as_mut_ptr().cast(),
+            first.len(),
+            &mut copied,
+        )
+    };
+    let kind = match (status == napi::sys::Status::napi_ok, first[0]) {
+        (true, b'{') => return Ok(Stringified { env, text }),
+        (true, b'[') => "an array",
+        (true, b'"') => "a string",
+        (true, b't' | b'f') => "a boolean",
+        (true, b'n') => "null",
+        (true, _) => "a number",
+        (false, _) => "text that could not be read",
+    };
+    Err(HookError::InvalidInput(format!("the hook input must be a JSON object, not {kind}")).into())
+}
+
+/// An input `JSON.stringify` turned into an object's JSON text, still a JavaScript string:
+/// a run with nothing to run never copies it.
+pub struct Stringified<'env> {
+    env: &'env Env,
+    text: Unknown<'env>,
+}
+
+impl<'env> Stringified<'env> {
+    /// The text, checked, for the core.
+    pub fn into_input(self) -> std::result::Result<HookInput, Failure<'env>> {
+        let env = self.env;
+        // Safety: `JSON.stringify` returned a string.
+        let text = unsafe { String::from_napi_value(env.raw(), self.text.raw()) }.map_err(|e| {
+            Failure::thrown(
+                env,
+                HookError::Internal(format!(
+                    "could not read JSON.stringify's result: {}",
+                    e.reason
+                )),
+            )
+        })?;
+        HookInput::from_json(text).map_err(Failure::from)
+    }
+}
+
+/// `JSON.stringify(value)`, still a JavaScript string: `None` when it returns undefined.
+fn stringify<'env>(
+    env: &'env Env,
+    value: Unknown<'env>,
+) -> std::result::Result<Option<Unknown<'env>>, Failure<'env>> {
+    let internal = |e: Error| {
+        Failure::thrown(
+            env,
+            HookError::Internal(format!("could not call JSON.stringify: {}", e.reason)),
+        )
+    };
+    let json: Object = env
+        .get_global()
+        .and_then(|g| g.get_named_property("JSON"))
+        .map_err(internal)?;
+    let stringify: Unknown = json.get_named_property("stringify").map_err(internal)?;
+    let mut result = std::ptr::null_mut();
+    let args = [value.raw()];
+    // Safety: a plain call on this thread's env; what the function throws stays pending and is
+    // taken just below.
+    let status = unsafe {
+        napi::sys::napi_call_function(
+            env.raw(),
+            json.raw(),
+            stringify.raw(),
+            args.len(),
+            args.as_ptr(),
+            &mut result,
+        )
+    };
+    if status != napi::sys::Status::napi_ok {
+        let thrown = errors::take_exception(env);
+        let what = thrown
+            .as_ref()
+            .map(|t| describe_thrown(env, t))
+            .unwrap_or_else(|| format!("napi status {status}"));
+        return Err(Failure {
+            error: HookError::InvalidInput(format!(
+                "JSON.stringify could not serialize it ({what}); pass plain JSON data: no cycles, no BigInt values, no nesting deeper than JSON.stringify handles (the error's cause is what it threw)"
+            )),
+            cause: thrown,
+        });
+    }
+    // Safety: `result` is the call's return value on this env.
+    let result = unsafe { Unknown::from_raw_unchecked(env.raw(), result) };
+    match result.get_type().map_err(internal)? {
+        ValueType::String => Ok(Some(result)),
+        _ => Ok(None),
+    }
+}
+
+/// `name: message` of a thrown error, without running any code of the caller's (no getters:
+/// only own data properties are read); a generic phrase otherwise.
+fn describe_thrown(env: &Env, thrown: &Unknown) -> String {
+    let read = || -> Result<String> {
+        let describe: Function<Unknown, Unknown> = env.run_script(
+            "(function (e) { try { if (e instanceof Error) { var d = Object.getOwnPropertyDescriptor(e, 'message'); \
+             return d && typeof d.value === 'string' ? String(d.value).slice(0, 200) : 'an error'; } \
+             return typeof e === 'string' ? e.slice(0, 200) : 'a value of type ' + typeof e } catch (_) { return 'a value' } })",
+        )?;
+        let text: Unknown = describe.call(*thrown)?;
+        // Safety: the function always returns a string.
+        let text = unsafe { String::from_napi_value(env.raw(), text.raw()) }?;
+        Ok(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    read().unwrap_or_else(|_| {
+        let _ = errors::take_exception(env);
+        "it threw".to_owned()
+    })
 }
 
 /// The host's own Node binary (`process.execPath`), for `.js` hooks of the CLI profile.
@@ -328,6 +761,65 @@ pub fn node_path(env: &Env) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelled_option_names_the_closest_known_one() {
+        assert_eq!(closest("timeOutMs", &RUN_KEYS), Some("timeoutMs"));
+        assert_eq!(closest("TIMEOUTMS", &RUN_KEYS), Some("timeoutMs"));
+        assert_eq!(
+            closest("workspaceRoot", &RUN_HOOK_KEYS),
+            Some("workspaceRoots")
+        );
+        assert_eq!(closest("signl", &RUN_KEYS), Some("signal"));
+        assert_eq!(
+            closest("extraHookDir", &DISCOVERY_KEYS),
+            Some("extraHooksDirs")
+        );
+        assert_eq!(closest("zzz", &RUN_HOOK_KEYS), None);
+        assert_eq!(closest("cwd", &RUN_HOOK_KEYS), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn an_option_of_another_call_says_where_it_belongs() {
+        let err = unknown_option("timeoutMs", "new HookFactory", &DISCOVERY_KEYS).to_string();
+        assert!(
+            err.contains("an option of runs (runHook, runner.run)"),
+            "{err}"
+        );
+        let err = unknown_option("timeOutMs", "discoverHooks", &DISCOVERY_KEYS).to_string();
+        assert!(err.contains("\"timeoutMs\", an option of runs"), "{err}");
+        let err = unknown_option("signl", "runner.run", &RUN_KEYS).to_string();
+        assert!(
+            err.starts_with("unknown option \"signl\": did you mean \"signal\"?"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn process_limits_are_integers_from_1_to_1024() {
+        for bad in [
+            0.0,
+            -1.0,
+            1.5,
+            4294967297.0,
+            1025.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert!(
+                process_limit("maxConcurrentHooks", Some(bad)).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(process_limit("maxConcurrentHooks", Some(1.0)), Ok(Some(1)));
+        assert_eq!(
+            process_limit("maxConcurrentHooks", Some(1024.0)),
+            Ok(Some(1024))
+        );
+        assert_eq!(process_limit("maxConcurrentHooks", None), Ok(None));
+    }
 
     #[test]
     fn the_default_timeout_is_the_contracts_30_seconds_and_bad_ones_are_refused() {

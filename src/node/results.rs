@@ -66,8 +66,9 @@ pub struct HookExecution {
     pub workspace_root: Option<String>,
     /// `completed`: exited 0 with valid (or no) JSON. `failed`: could not start, exited
     /// non-zero, was killed, or printed invalid JSON. `timedOut`: stopped at its timeout.
-    /// `aborted`: stopped by an AbortSignal or `terminateAll()`.
-    #[napi(ts_type = "'completed' | 'failed' | 'timedOut' | 'aborted'")]
+    /// `aborted`: stopped by an AbortSignal or `terminateAll()`. `started`: a detached run's
+    /// hook, started and left running.
+    #[napi(ts_type = "'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'")]
     pub status: String,
     /// The `cancel` it printed. A failed hook's explicit `cancel: true` still blocks.
     pub cancel: bool,

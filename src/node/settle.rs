@@ -30,10 +30,22 @@ where
         Ok::<_, Error>(outcome)
     };
     env.spawn_future_with_callback(guarded, move |env, outcome| {
+        // An abort rejects with the signal's reason as `cause`, read before the listener
+        // lets go of the signal.
+        let mut cause = None;
         if let Some(listener) = listener {
-            let _ = listener.remove(env);
+            if matches!(outcome, Err(HookError::Aborted)) {
+                cause = listener.reason(env);
+            }
+            if listener.remove(env).is_err() {
+                // The caller's removeEventListener threw: nothing to undo, but the
+                // exception must not stay pending.
+                let _ = errors::take_exception(env);
+            }
         }
-        outcome.map(convert).map_err(|err| errors::to_js(env, &err))
+        outcome
+            .map(convert)
+            .map_err(|err| errors::to_js(env, &err, cause))
     })
 }
 
@@ -44,8 +56,16 @@ pub fn now<T: ToNapiValue>(
 ) -> Result<PromiseRaw<'_, T>> {
     match outcome {
         Ok(value) => PromiseRaw::resolve(env, value),
-        Err(err) => PromiseRaw::reject(env, errors::to_js(env, &err)),
+        Err(err) => reject(env, err.into()),
     }
+}
+
+/// A promise rejected right away, with the failure's cause.
+pub fn reject<'env, T: ToNapiValue>(
+    env: &'env Env,
+    failure: errors::Failure,
+) -> Result<PromiseRaw<'env, T>> {
+    PromiseRaw::reject(env, errors::failure_to_js(env, failure))
 }
 
 fn panic_text(join: tokio::task::JoinError) -> String {

@@ -7,6 +7,7 @@ use napi::bindgen_prelude::*;
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::error::HookError;
+use crate::node::errors::{take_exception, Failure};
 
 type Handler<'env> = Function<'env, (), ()>;
 type ListenerMethod<'env> =
@@ -14,34 +15,70 @@ type ListenerMethod<'env> =
 
 pub enum SignalState<'env> {
     Absent,
-    /// Already aborted: start nothing.
-    Aborted,
+    /// Already aborted: start nothing. The signal, for its `reason`.
+    Aborted(Object<'env>),
     Live(Object<'env>),
 }
 
-/// Reads `options.signal` without touching it.
+/// Reads `options.signal` without touching it. A getter or Proxy trap that throws on the way
+/// is the failure's cause.
 pub fn read<'env>(
+    env: &'env Env,
     options: Option<&Object<'env>>,
-) -> Result<std::result::Result<SignalState<'env>, HookError>> {
+) -> std::result::Result<SignalState<'env>, Failure<'env>> {
     let Some(options) = options else {
-        return Ok(Ok(SignalState::Absent));
+        return Ok(SignalState::Absent);
     };
-    let value: Option<Unknown> = options.get("signal")?;
+    let thrown = |e: Error| {
+        Failure::thrown(
+            env,
+            HookError::InvalidOption {
+                option: "signal",
+                reason: format!("reading it failed ({}); pass an AbortSignal", e.reason),
+            },
+        )
+    };
+    let value: Option<Unknown> = options.get("signal").map_err(thrown)?;
     let Some(value) = value else {
-        return Ok(Ok(SignalState::Absent));
+        return Ok(SignalState::Absent);
     };
-    match value.get_type()? {
-        ValueType::Undefined | ValueType::Null => return Ok(Ok(SignalState::Absent)),
+    match value.get_type().map_err(thrown)? {
+        ValueType::Undefined | ValueType::Null => return Ok(SignalState::Absent),
         ValueType::Object => {}
-        _ => return Ok(Err(not_a_signal())),
+        other => return Err(not_a_signal(&format!("{other}").to_lowercase()).into()),
     }
-    let signal: Object = unsafe { value.cast()? };
-    let aborted: Option<bool> = signal.get("aborted")?;
-    let add: Option<Unknown> = signal.get("addEventListener")?;
-    match (aborted, add) {
-        (Some(true), Some(_)) => Ok(Ok(SignalState::Aborted)),
-        (Some(false), Some(_)) => Ok(Ok(SignalState::Live(signal))),
-        _ => Ok(Err(not_a_signal())),
+    // Safety: checked to be an object just above.
+    let signal: Object = unsafe { value.cast().map_err(thrown)? };
+    let aborted: Option<Unknown> = signal.get("aborted").map_err(thrown)?;
+    let add: Option<Unknown> = signal.get("addEventListener").map_err(thrown)?;
+    let is_function = add
+        .map(|add| add.get_type().map(|t| t == ValueType::Function))
+        .transpose()
+        .map_err(thrown)?
+        .unwrap_or(false);
+    let aborted = match aborted.map(|a| a.get_type().map(|t| (t, a))).transpose() {
+        Ok(Some((ValueType::Boolean, a))) => Some(a.coerce_to_bool().map_err(thrown)?),
+        Ok(_) => None,
+        Err(e) => return Err(thrown(e)),
+    };
+    match (aborted, is_function) {
+        (Some(true), true) => Ok(SignalState::Aborted(signal)),
+        (Some(false), true) => Ok(SignalState::Live(signal)),
+        _ => Err(not_a_signal(
+            "an object without a boolean `aborted` and an `addEventListener` method",
+        )
+        .into()),
+    }
+}
+
+/// `signal.reason`, the cause of an abort; nothing when reading it throws.
+pub fn reason<'env>(env: &'env Env, signal: &Object<'env>) -> Option<Unknown<'env>> {
+    match signal.get::<Unknown>("reason") {
+        Ok(reason) => reason.filter(|r| !matches!(r.get_type(), Ok(ValueType::Undefined))),
+        Err(_) => {
+            let _ = take_exception(env);
+            None
+        }
     }
 }
 
@@ -51,7 +88,9 @@ pub fn read<'env>(
 struct FanOut {
     token: CancellationToken,
     runs: usize,
-    signal: ObjectRef,
+    /// Unchecked for leaks: a run still pending when the process exits holds it, and the
+    /// check would print a false "memory leak" warning at `process.exit()`.
+    signal: ObjectRef<false>,
     handler: FunctionRef<(), ()>,
 }
 
@@ -109,13 +148,16 @@ pub fn listen(env: &Env, mut signal: Object) -> Result<(CancellationToken, Liste
     let mut once = Object::new(env)?;
     once.set("once", true)?;
     add.apply(signal, FnArgs::from(("abort", handler, once)))?;
-    // A frozen signal cannot carry the id: its runs then listen one by one, which still works.
-    let _ = signal.set_property(key, env.create_uint32(id)?);
+    // A frozen signal (or a Proxy refusing the write) cannot carry the id: its runs then listen
+    // one by one, which still works.
+    if signal.set_property(key, env.create_uint32(id)?).is_err() {
+        let _ = take_exception(env);
+    }
     let child = token.child_token();
     let fan_out = FanOut {
         token,
         runs: 1,
-        signal: signal.create_ref()?,
+        signal: signal.create_ref::<false>()?,
         handler: handler.create_ref()?,
     };
     FAN_OUTS.with(|all| all.borrow_mut().insert(id, fan_out));
@@ -123,6 +165,16 @@ pub fn listen(env: &Env, mut signal: Object) -> Result<(CancellationToken, Liste
 }
 
 impl Listener {
+    /// The signal's `reason`, for the rejection of an aborted run.
+    pub fn reason<'env>(&self, env: &'env Env) -> Option<Unknown<'env>> {
+        let signal = FAN_OUTS.with(|all| {
+            all.borrow()
+                .get(&self.id)
+                .map(|fan_out| fan_out.signal.get_value(env))
+        })?;
+        reason(env, &signal.ok()?)
+    }
+
     /// Lets go of the signal; the last run of a signal removes its listener. Runs on the
     /// JavaScript thread when the run settles.
     pub fn remove(self, env: &Env) -> Result<()> {
@@ -140,23 +192,32 @@ impl Listener {
             return Ok(());
         };
         let mut signal = fan_out.signal.get_value(env)?;
-        let handler = fan_out.handler.borrow_back(env)?;
-        let remove: Option<ListenerMethod> = signal.get("removeEventListener")?;
-        if let Some(remove) = remove {
-            let options = Object::new(env)?;
-            remove.apply(signal, FnArgs::from(("abort", handler, options)))?;
-        }
+        let detached = (|| -> Result<()> {
+            let handler = fan_out.handler.borrow_back(env)?;
+            let remove: Option<ListenerMethod> = signal.get("removeEventListener")?;
+            if let Some(remove) = remove {
+                let options = Object::new(env)?;
+                remove.apply(signal, FnArgs::from(("abort", handler, options)))?;
+            }
+            Ok(())
+        })();
+        // Whatever the caller's signal threw, the id comes off and the reference goes.
+        let _ = take_exception(env);
         if let Ok(key) = id_key(env) {
-            let _ = signal.delete_property(key);
+            if signal.delete_property(key).is_err() {
+                let _ = take_exception(env);
+            }
         }
         fan_out.signal.unref(env)?;
-        Ok(())
+        detached
     }
 }
 
-fn not_a_signal() -> HookError {
+fn not_a_signal(got: &str) -> HookError {
     HookError::InvalidOption {
         option: "signal",
-        reason: "must be an AbortSignal (for example new AbortController().signal)".to_owned(),
+        reason: format!(
+            "must be an AbortSignal (for example new AbortController().signal), not {got}"
+        ),
     }
 }

@@ -1,0 +1,47 @@
+'use strict'
+
+// Issue 10, B3: the addon boundary, fuzzed. The loop runs in a child process (a crash of the
+// host must fail this test, not kill Jest), for BOUNDARY_FUZZ_MS (default 15 s) with a printed
+// seed (BOUNDARY_FUZZ_SEED replays one). See fixtures/boundary/fuzz.js for what it calls.
+
+const path = require('path')
+const { spawnSync } = require('child_process')
+
+const { describeUnix } = require('./helpers')
+
+const FUZZ = path.join(__dirname, 'fixtures', 'boundary', 'fuzz.js')
+const DURATION_MS = Number(process.env.BOUNDARY_FUZZ_MS || 15000)
+
+describeUnix('B3: the addon boundary under generated hostile calls', () => {
+  test(
+    'the host never dies and every failure is a rejection with a documented code',
+    () => {
+      const child = spawnSync(process.execPath, [FUZZ, path.join(__dirname, '..')], {
+        encoding: 'utf8',
+        timeout: DURATION_MS + 60000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, BOUNDARY_FUZZ_MS: String(DURATION_MS) },
+      })
+      const lines = child.stdout.trim().split('\n')
+      const seed = lines[0]
+      let summary
+      try {
+        summary = JSON.parse(lines[lines.length - 1])
+      } catch {
+        summary = { stdout: child.stdout }
+      }
+      // The seed is in every failure message, to replay the run.
+      expect({ seed, signal: child.signal, status: child.status, stderr: child.stderr, violations: summary.violations }).toEqual({
+        seed,
+        signal: null,
+        status: 0,
+        stderr: '',
+        violations: [],
+      })
+      expect(summary.calls).toBeGreaterThan(500)
+      // Not only rejections: real runs happened too.
+      expect(summary.resolved).toBeGreaterThan(50)
+    },
+    DURATION_MS + 90000,
+  )
+})
