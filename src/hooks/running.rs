@@ -95,7 +95,8 @@ impl Registration {
         let registration = Registration {
             id,
             tree,
-            armed: true,
+            // A detached tree outlives whatever follows it (the runtime ends with the host).
+            armed: !detached,
             watched: !detached && unwatched.is_none(),
             stop,
         };
