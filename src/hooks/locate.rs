@@ -270,9 +270,9 @@ impl Phase {
                     self.lex = Lex::Num { start, at };
                     return Step::Alive;
                 }
+                // (A digit after a leading zero, `01`, then fails as a missing comma.)
                 let complete = matches!(at, Num::Zero | Num::Int | Num::Frac | Num::Exp);
-                // A digit after a leading zero (`01`) is an error, as in serde_json.
-                if !complete || b.is_ascii_digit() || !in_range(&bytes[start..i]) {
+                if !complete || !in_range(&bytes[start..i]) {
                     return Step::Failed;
                 }
                 self.structure(Want::CommaOrEnd, i, b, line_start, out)
@@ -456,4 +456,188 @@ fn in_range(number: &[u8]) -> bool {
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .is_some_and(f64::is_finite)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::discover::Profile;
+    use crate::hooks::output;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// The reference: from every `{` or `[`, the value serde_json reads there (if it reads
+    /// one), minus those inside another. Slow, and obviously right.
+    fn oracle(text: &str) -> Vec<(usize, usize, Kind)> {
+        let mut valid = Vec::new();
+        for (start, _) in text.match_indices(['{', '[']) {
+            let mut values =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            let kind = match values.next() {
+                Some(Ok(Value::Object(_))) => Kind::Object,
+                Some(Ok(Value::Array(_))) => Kind::Array,
+                _ => continue,
+            };
+            let end = start + values.byte_offset();
+            assert!(serde_json::from_str::<Value>(&text[start..end]).is_ok());
+            valid.push((start, end, kind));
+        }
+        let inside =
+            |v: &(usize, usize, Kind), w: &(usize, usize, Kind)| v != w && w.0 <= v.0 && v.1 <= w.1;
+        valid
+            .iter()
+            .filter(|v| !valid.iter().any(|w| inside(v, w)))
+            .copied()
+            .collect()
+    }
+
+    fn json_string() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "[a-z {}\\[\\]:,]{0,6}",
+            Just("\\\"".to_owned()),
+            Just("\\\\".to_owned()),
+            Just("\\n".to_owned()),
+            Just("\\u00e9".to_owned()),
+            Just("\\ud83d\\ude00".to_owned()),
+            Just("\\ud800".to_owned()),
+            Just("\\udc00x".to_owned()),
+            Just("\\x".to_owned()),
+            Just("é中".to_owned()),
+            Just("\t".to_owned()),
+        ];
+        prop::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()))
+    }
+
+    fn number() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,3})?",
+            Just("1e999".to_owned()),
+            Just("-1e309".to_owned()),
+            Just("0e99999".to_owned()),
+            Just("01".to_owned()),
+            Just("1.".to_owned()),
+            Just("-".to_owned()),
+        ]
+    }
+
+    /// JSON text, mostly valid, compact or pretty (`sep`), with a few invalid tokens mixed in.
+    fn json(sep: &'static str) -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            json_string(),
+            number(),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("null".to_owned()),
+            Just("tru".to_owned()),
+        ];
+        leaf.prop_recursive(4, 24, 4, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4)
+                    .prop_map(move |items| format!("[{}]", items.join(&format!(",{sep}")))),
+                prop::collection::vec((json_string(), inner), 0..4).prop_map(move |members| {
+                    let members: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!("{k}:{sep}{v}"))
+                        .collect();
+                    format!("{{{sep}{}{sep}}}", members.join(&format!(",{sep}")))
+                }),
+            ]
+        })
+    }
+
+    /// One piece of stdout: a log line, a value (maybe cut short), a verdict, deep nesting...
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        let text = prop_oneof![
+            4 => "[a-z \"{}\\[\\]:,\\\\1]{0,16}",
+            4 => json(""),
+            3 => json("\n  "),
+            2 => (json(" "), any::<prop::sample::Index>())
+                .prop_map(|(s, cut)| s[..s.floor_char_boundary(cut.index(s.len() + 1))].to_owned()),
+            3 => prop_oneof![Just("{\"cancel\":true}"), Just("{\"cancel\": false}")]
+                .prop_map(str::to_owned),
+            1 => (110usize..135, 110usize..135)
+                .prop_map(|(open, close)| format!("{}{{}}{}", "[".repeat(open), "]".repeat(close))),
+            1 => Just("HOOK_CONTROL\t{\"cancel\":false}".to_owned()),
+            1 => Just("log: ".to_owned()),
+        ];
+        let noise: BoxedStrategy<&'static [u8]> = prop_oneof![
+            Just(&b""[..]),
+            Just(&b"\0"[..]),
+            Just("\u{feff}".as_bytes()),
+            Just(&b"\xff"[..]),
+            Just(&b"\xc3"[..]),
+            Just(&b" "[..]),
+        ]
+        .boxed();
+        let end = prop_oneof![Just("\n"), Just("\r\n"), Just(""), Just(" ")];
+        (noise, text, end)
+            .prop_map(|(noise, text, end)| [noise, text.as_bytes(), end.as_bytes()].concat())
+    }
+
+    fn stdout() -> impl Strategy<Value = (Vec<u8>, bool)> {
+        (
+            prop::collection::vec(piece(), 1..7),
+            prop::bool::weighted(0.1),
+        )
+            .prop_map(|(pieces, cut)| (pieces.concat(), cut))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 3_000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Issue 10 B1: the one-pass locator finds exactly the values the brute-force
+        /// reference finds, and the parsed verdict is the reference's last object.
+        #[test]
+        fn the_locator_agrees_with_brute_force((bytes, cut) in stdout()) {
+            let text = String::from_utf8_lossy(&bytes);
+            let body = if cut {
+                match text.find('\n') { Some(n) => &text[n + 1..], None => "" }
+            } else {
+                &text[..]
+            };
+            let expected = oracle(body);
+            let found: Vec<(usize, usize, Kind)> =
+                scan(body).values.iter().map(|v| (v.start, v.end, v.kind)).collect();
+            prop_assert_eq!(&found, &expected, "{:?}", body);
+
+            let last = expected.iter().rev().find(|v| v.2 == Kind::Object);
+            let object = last.map(|v| match serde_json::from_str::<Value>(&body[v.0..v.1]) {
+                Ok(Value::Object(map)) => map,
+                _ => unreachable!("the oracle kept only objects that parse"),
+            });
+            let verdict = output::parse(&bytes, cut, Profile::Extension);
+            let cancel = object.as_ref().is_some_and(|o| o.get("cancel") == Some(&Value::Bool(true)));
+            prop_assert_eq!(&verdict.object, &object, "{:?}", body);
+            prop_assert_eq!(verdict.cancel, cancel, "{:?}", body);
+        }
+    }
+
+    #[test]
+    fn a_bracket_inside_a_broken_string_still_starts_a_value() {
+        let values = scan("log: [\"x {\"cancel\":true}").values;
+        assert_eq!(
+            values,
+            vec![Span {
+                start: 9,
+                end: 24,
+                kind: Kind::Object
+            }]
+        );
+    }
+
+    #[test]
+    fn values_that_overlap_are_both_kept() {
+        // `["{"]` is an array; `{"]":1}` starting inside it is an object: neither holds the other.
+        let found: Vec<_> = scan("[\"{\"]\":1}")
+            .values
+            .iter()
+            .map(|v| (v.start, v.end))
+            .collect();
+        assert_eq!(found, vec![(0, 5), (2, 9)]);
+        assert_eq!(oracle("[\"{\"]\":1}").len(), 2);
+    }
 }
