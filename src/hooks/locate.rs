@@ -73,7 +73,38 @@ pub fn scan(text: &str) -> Scan {
     let mut spare: Vec<VecDeque<Frame>> = Vec::new();
     let mut line_blank = true;
 
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Fast paths over bytes that cannot change anything: log text up to the next bracket,
+        // and the plain characters of the only open string (it began on this line, so the line
+        // is already not blank).
+        if phases.is_empty() {
+            let Some(next) = bytes[i..].iter().position(|&b| b == b'{' || b == b'[') else {
+                break;
+            };
+            if next > 0 {
+                let end = i + next;
+                line_blank = match bytes[i..end].iter().rposition(|&b| b == b'\n') {
+                    Some(n) => all_blank(text, i + n + 1, end),
+                    None => line_blank && all_blank(text, i, end),
+                };
+                i = end;
+            }
+        } else if let [Phase {
+            lex: Lex::Str { esc: Esc::None, .. },
+            ..
+        }] = phases[..]
+        {
+            let plain = bytes[i..]
+                .iter()
+                .position(|&b| matches!(b, b'"' | b'\\' | b'{' | b'[' | 0..=0x1f))
+                .unwrap_or(bytes.len() - i);
+            i += plain;
+            if i == bytes.len() {
+                break;
+            }
+        }
+        let b = bytes[i];
         let line_start = line_blank;
         if b == b'\n' {
             line_blank = true;
@@ -90,9 +121,9 @@ pub fn scan(text: &str) -> Scan {
                     nested = true;
                     p += 1;
                 }
-                Step::Done => spare.push(phases.remove(p).frames),
+                Step::Done => spare.push(phases.swap_remove(p).frames),
                 Step::Failed => {
-                    let phase = phases.remove(p);
+                    let phase = phases.swap_remove(p);
                     // `[INFO] ...` fails at its first token: a log line, not broken JSON.
                     let first_token = phase.frames.len() == 1
                         && matches!(phase.lex, Lex::Expect(Want::KeyOrEnd | Want::ValueOrEnd));
@@ -122,6 +153,7 @@ pub fn scan(text: &str) -> Scan {
             phases.push(phase);
         }
         debug_assert!(phases.len() <= 2, "more than two phases at byte {i}");
+        i += 1;
     }
 
     // Stdout ended inside these values: the outer ones dropped for depth never closed either.
@@ -141,6 +173,12 @@ pub fn scan(text: &str) -> Scan {
         }
     }
     out
+}
+
+/// Whether `text[from..to]` is blank; `from` may be inside a character already judged.
+fn all_blank(text: &str, from: usize, to: usize) -> bool {
+    let from = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
+    text[from..to].chars().all(is_blank)
 }
 
 /// Whether the character starting at byte `i` is blank (continuation bytes belong to a
@@ -450,8 +488,12 @@ impl Phase {
 }
 
 /// serde_json rejects numbers that overflow to infinity (`1e999`); its parse rounds exactly,
-/// as Rust's does, so the two agree on which those are.
+/// as Rust's does, so the two agree on which those are. Without an exponent, fewer than 300
+/// digits stay far below `f64::MAX` (about 1.8e308): no need to parse those.
 fn in_range(number: &[u8]) -> bool {
+    if number.len() < 300 && !number.iter().any(|&b| b == b'e' || b == b'E') {
+        return true;
+    }
     std::str::from_utf8(number)
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
