@@ -137,6 +137,11 @@ fn object_verdict(body: &str, scan: &Scan, index: usize) -> Verdict {
         )
     });
     let after = body[span.end..].trim_start_matches(is_blank);
+    // The object is the innermost 127 levels of something deeper: the rest closes that.
+    let too_deep = scan
+        .too_deep
+        .filter(|&at| at < span.end && !after.is_empty())
+        .map(|at| format!("{}{applied}", nested_too_deep(body, at)));
     let trailing = (!after.is_empty()).then(|| {
         let next_is_array = scan
             .values
@@ -147,7 +152,7 @@ fn object_verdict(body: &str, scan: &Scan, index: usize) -> Verdict {
             "printed {what} after its final JSON object{applied}; the JSON object must be the last thing on stdout, so send logs to stderr"
         )
     });
-    if let Some(problem) = unfinished.or(trailing) {
+    if let Some(problem) = unfinished.or(too_deep).or(trailing) {
         verdict.problem.get_or_insert(problem);
     }
     verdict
@@ -159,10 +164,7 @@ fn diagnose(text: &str, body: &str, scan: &Scan, cut: bool) -> Option<String> {
         return Some(never_ends(body, open, scan.unclosed_lines));
     }
     if let Some(at) = scan.too_deep {
-        let (line, column) = line_column(body, at);
-        return Some(format!(
-            "printed JSON nested more than 128 levels deep (at line {line} column {column}); a verdict is a flat object such as {{\"cancel\": false}}"
-        ));
+        return Some(nested_too_deep(body, at));
     }
 
     // Of a final array, a value that is not valid JSON and a scalar last line: the latest.
@@ -202,6 +204,13 @@ fn diagnose(text: &str, body: &str, scan: &Scan, cut: bool) -> Option<String> {
     } else {
         None
     }
+}
+
+fn nested_too_deep(body: &str, at: usize) -> String {
+    let (line, column) = line_column(body, at);
+    format!(
+        "printed JSON nested more than 128 levels deep (at line {line} column {column}); a verdict is a flat object such as {{\"cancel\": false}}"
+    )
 }
 
 fn final_value(what: &str) -> String {
@@ -572,6 +581,10 @@ mod tests {
         assert!(problem.contains("nested more than 128 levels"), "{problem}");
         let deep_obj = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(p(&deep_obj).problem.is_some());
+        // Its innermost 127 levels are a complete object, but the sentence names the depth.
+        let deep_keys = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+        let problem = p(&deep_keys).problem.unwrap_or_default();
+        assert!(problem.contains("nested more than 128 levels"), "{problem}");
     }
 
     #[test]
