@@ -10,6 +10,7 @@ pub mod error;
 pub mod factory;
 pub mod input;
 pub mod launch;
+pub mod locate;
 pub mod name;
 pub mod output;
 pub mod run;
