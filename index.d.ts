@@ -69,7 +69,8 @@ export interface DiscoveryOptions {
   /**
    * The global hooks folder. Default: the user's Documents folder + `/Cline/Hooks`
    * (the Documents known folder on Windows, `XDG_DOCUMENTS_DIR` on Linux, `~/Documents`
-   * otherwise). `null` turns global hooks off.
+   * otherwise). `null` turns every global folder off (in the CLI profile, `$CLINE_DIR/hooks`
+   * too).
    */
   globalHooksDir?: string | null
   /** More hooks folders, searched first (for example a CLI `--hooks-dir`). */
@@ -109,9 +110,15 @@ export interface HookExecution {
    * hook, started and left running.
    */
   status: 'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'
-  /** The `cancel` it printed. A failed hook's explicit `cancel: true` still blocks. */
+  /**
+   * The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
+   * failed, timed out or was stopped by `terminateAll()`.
+   */
   cancel: boolean
-  /** The `contextModification` (or CLI `context`) it printed, cut at 50,000 characters. */
+  /**
+   * The `contextModification` (or CLI `context`) it printed, cut at 50,000 bytes of UTF-8
+   * (the marker that says so included).
+   */
   contextModification: string
   /** The `errorMessage` it printed. */
   errorMessage: string

@@ -394,7 +394,7 @@ describeUnix('exit codes and signals', () => {
 })
 
 describeUnix('limits', () => {
-  test('contextModification is cut at 50,000 characters with a visible marker and a warning', async () => {
+  test('contextModification is cut at 50,000 bytes of UTF-8, marker included, on a character boundary, with a warning', async () => {
     const { exec, result } = await runOne(
       `import json
 print(json.dumps({"contextModification": "字" * 60000}))
@@ -403,25 +403,26 @@ print(json.dumps({"contextModification": "字" * 60000}))
     )
     expect(exec.status).toBe('completed')
     const ctx = exec.contextModification
-    expect(ctx.startsWith('字'.repeat(50000))).toBe(true)
-    const marker = ctx.slice(50000)
-    expect(marker.length).toBeGreaterThan(0)
-    expect(marker.length).toBeLessThan(500)
-    expect(marker).not.toContain('字')
-    expect(exec.warnings.length).toBeGreaterThanOrEqual(1)
-    expect(result.contextModification.startsWith('字'.repeat(50000))).toBe(true)
-    expect(result.contextModification.length).toBeLessThan(50500)
+    expect(Buffer.byteLength(ctx)).toBeLessThanOrEqual(50000)
+    expect(Buffer.byteLength(ctx)).toBeGreaterThan(49500)
+    expect(ctx).not.toContain('\uFFFD') // no character was split
+    const kept = ctx.match(/^字+/)[0]
+    const marker = ctx.slice(kept.length)
+    expect(marker).toMatch(/bytes cut by @cline\/hooks/)
+    expect(kept.length).toBeGreaterThan(16000)
+    expect(exec.warnings).toEqual([expect.stringMatching(/180000 bytes; it was cut to 50000 bytes/)])
+    expect(Buffer.byteLength(result.contextModification)).toBeLessThanOrEqual(50000)
   })
 
-  test('a contextModification of exactly 50,000 characters is kept whole, with no warning', async () => {
+  test('a contextModification of exactly 50,000 bytes is kept whole, with no warning', async () => {
     const { exec } = await runOne(
       `import json
-print(json.dumps({"contextModification": "字" * 50000}))
+print(json.dumps({"contextModification": "字" * 16000 + "a" * 2000}))
 `,
       { shebang: 'python3' },
     )
     expect(exec.status).toBe('completed')
-    expect(exec.contextModification).toBe('字'.repeat(50000))
+    expect(exec.contextModification).toBe('字'.repeat(16000) + 'a'.repeat(2000))
     expect(exec.warnings).toEqual([])
   })
 

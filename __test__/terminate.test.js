@@ -57,7 +57,7 @@ describeUnix('terminateAll()', () => {
     const running = runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [dir] })
     await waitFor(() => fs.existsSync(ready), { what: 'the hook' })
     const [first, second] = await Promise.all([terminateAll(), terminateAll()])
-    expect([first, second]).toEqual([1, 0])
+    expect([first, second].sort()).toEqual([0, 1])
     expect((await running).hooks[0].status).toBe('aborted')
     expect(await terminateAll()).toBe(0)
   })
@@ -95,7 +95,7 @@ testIf(canFreeze(), 'needs a writable cgroup v1 freezer (root on Linux)', 'a hoo
     await waitFor(() => fs.readFileSync(path.join(group, 'freezer.state'), 'utf8').trim() === 'FROZEN', { what: 'the freeze' })
 
     // Bounded here, so the finally below always thaws the hook, even if the run never settles.
-    const unsettled = new Promise((resolve) => setTimeout(resolve, 15000, 'the run did not settle within 15 s'))
+    const unsettled = new Promise((resolve) => setTimeout(resolve, 15000, 'the run did not settle within 15 s').unref())
     const result = await Promise.race([running, unsettled])
     const elapsed = Date.now() - started
     expect(result.hooks?.[0].status ?? result).toBe('timedOut')
@@ -103,7 +103,7 @@ testIf(canFreeze(), 'needs a writable cgroup v1 freezer (root on Linux)', 'a hoo
     // 1 s timeout + 250 ms grace + 1 s reap limit + pipe grace, with room for a busy machine.
     expect(elapsed).toBeLessThan(6000)
     expect(isAlive(pid)).toBe(true)
-    const stopped = await Promise.race([terminateAll(), new Promise((resolve) => setTimeout(resolve, 10000, 'terminateAll() did not settle within 10 s'))])
+    const stopped = await Promise.race([terminateAll(), new Promise((resolve) => setTimeout(resolve, 10000, 'terminateAll() did not settle within 10 s').unref())])
     expect(stopped).toBe(0)
   } finally {
     fs.writeFileSync(path.join(group, 'freezer.state'), 'THAWED')

@@ -431,7 +431,7 @@ function describeSearch(options) {
   for (const d of options.extraHooksDirs || []) parts.push(`${displayPath(d)} (extra)`)
   if (options.globalHooksDir === undefined) parts.push('Documents/Cline/Hooks (global)')
   else if (options.globalHooksDir !== null) parts.push(`${displayPath(options.globalHooksDir)} (global)`)
-  if (options.profile === 'cli') parts.push(`${process.env.CLINE_DIR ? displayPath(path.join(process.env.CLINE_DIR, 'hooks')) : '~/.cline/hooks'} (global)`)
+  if (options.profile === 'cli' && options.globalHooksDir !== null) parts.push(`${process.env.CLINE_DIR ? displayPath(path.join(process.env.CLINE_DIR, 'hooks')) : '~/.cline/hooks'} (global)`)
   const subdirs = options.profile === 'cli' ? ['.clinerules', '.cline'] : ['.clinerules']
   for (const w of options.workspaceRoots) {
     for (const sub of subdirs) parts.push(`${displayPath(path.join(w, sub, 'hooks'))} (workspace)`)

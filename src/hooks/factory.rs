@@ -193,6 +193,7 @@ impl Factory {
             hooks,
             self.layout.workspace_roots.clone(),
             self.limiter.clone(),
+            self.layout.profile,
         )
     }
 }

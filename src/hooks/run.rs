@@ -16,7 +16,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::discover::{DiscoveredHook, Source};
+use crate::hooks::discover::{DiscoveredHook, Profile, Source};
 use crate::hooks::output;
 use crate::hooks::running::{Owner, Registration};
 use crate::hooks::tree::{self, ProcessTree};
@@ -117,6 +117,8 @@ pub struct RunContext {
     pub owner: Owner,
     /// Cancelled by `terminateAll()`: hooks of this run that have not started never will.
     pub start_permission: CancellationToken,
+    /// Whose conventions the hooks' output follows.
+    pub profile: Profile,
 }
 
 enum End {
@@ -236,7 +238,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let stdout = out.into_bytes();
     // Parsing is linear but may take milliseconds on a full tail: keep it off the async
     // workers so other runs' timers and pipes are not held up, and count it in the duration.
-    let verdict = tokio::task::spawn_blocking(move || output::parse(&stdout, cut))
+    let profile = ctx.profile;
+    let verdict = tokio::task::spawn_blocking(move || output::parse(&stdout, cut, profile))
         .await
         .unwrap_or_else(|join| output::Verdict {
             problem: Some(format!(

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::combine::{combine, Combined};
-use crate::hooks::discover::DiscoveredHook;
+use crate::hooks::discover::{DiscoveredHook, Profile};
 use crate::hooks::error::HookError;
 use crate::hooks::input::HookInput;
 use crate::hooks::run::{run_hook, start_detached, Execution, RunContext, Status};
@@ -67,6 +67,8 @@ pub struct Runner {
     pub hooks: Vec<DiscoveredHook>,
     workspace_roots: Vec<PathBuf>,
     limiter: Arc<Semaphore>,
+    /// Whose conventions the hooks' output follows (HOOK_CONTROL lines are the CLI's).
+    profile: Profile,
 }
 
 impl Runner {
@@ -75,12 +77,14 @@ impl Runner {
         hooks: Vec<DiscoveredHook>,
         workspace_roots: Vec<PathBuf>,
         limiter: Arc<Semaphore>,
+        profile: Profile,
     ) -> Runner {
         Runner {
             hook_name,
             hooks,
             workspace_roots,
             limiter,
+            profile,
         }
     }
 
@@ -155,6 +159,7 @@ impl Runner {
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
             start_permission: crate::hooks::running::start_permission(),
+            profile: self.profile,
         });
 
         let executions = if settings.detached {

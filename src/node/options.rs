@@ -24,7 +24,8 @@ pub struct DiscoveryOptions {
     pub workspace_roots: Option<Vec<String>>,
     /// The global hooks folder. Default: the user's Documents folder + `/Cline/Hooks`
     /// (the Documents known folder on Windows, `XDG_DOCUMENTS_DIR` on Linux, `~/Documents`
-    /// otherwise). `null` turns global hooks off.
+    /// otherwise). `null` turns every global folder off (in the CLI profile, `$CLINE_DIR/hooks`
+    /// too).
     #[napi(ts_type = "string | null")]
     pub global_hooks_dir: Option<Either<String, Null>>,
     /// More hooks folders, searched first (for example a CLI `--hooks-dir`).
@@ -149,7 +150,6 @@ impl RunHookOptions {
     }
 }
 
-/// `global_null` says the caller passed `globalHooksDir: null` (global hooks off).
 pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookError> {
     let absolute = |option: &'static str,
                     paths: &Option<Vec<String>>|

@@ -70,9 +70,11 @@ pub struct HookExecution {
     /// hook, started and left running.
     #[napi(ts_type = "'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'")]
     pub status: String,
-    /// The `cancel` it printed. A failed hook's explicit `cancel: true` still blocks.
+    /// The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
+    /// failed, timed out or was stopped by `terminateAll()`.
     pub cancel: bool,
-    /// The `contextModification` (or CLI `context`) it printed, cut at 50,000 characters.
+    /// The `contextModification` (or CLI `context`) it printed, cut at 50,000 bytes of UTF-8
+    /// (the marker that says so included).
     pub context_modification: String,
     /// The `errorMessage` it printed.
     pub error_message: String,
