@@ -74,6 +74,30 @@ pub fn parse(stdout: &[u8], cut: bool, profile: Profile) -> Verdict {
     }
 }
 
+/// Reads the verdict when stdout was longer than the runner keeps (`head` and `tail` are its
+/// first and last bytes): from the tail when it holds one, else from the head, so that a
+/// verdict printed before a flood of output still counts. The hook is then `failed` (the
+/// verdict must be the last thing on stdout), but its cancel is applied.
+pub fn parse_cut(head: &[u8], tail: &[u8], profile: Profile) -> Verdict {
+    let from_tail = parse(tail, true, profile);
+    if from_tail.object.is_some() {
+        return from_tail;
+    }
+    let mut from_head = parse(head, false, profile);
+    if from_head.object.is_none() {
+        return from_tail;
+    }
+    let applied = if from_head.cancel {
+        " (its cancel was still applied)"
+    } else {
+        ""
+    };
+    from_head.problem = Some(format!(
+        "printed more output after its JSON object than the runner keeps{applied}; the JSON object must be the last thing on stdout, so send logs to stderr"
+    ));
+    from_head
+}
+
 fn broken(problem: String) -> Verdict {
     Verdict {
         problem: Some(problem),
@@ -748,6 +772,24 @@ mod tests {
             Profile::Extension,
         );
         assert!(!v.cancel);
+    }
+
+    #[test]
+    fn a_verdict_before_a_flood_is_read_from_the_head() {
+        let head = b"starting\n{\"cancel\":true,\"errorMessage\":\"no\"}\nxxxxxxxx";
+        let v = parse_cut(head, b"xxxx\nxxxxxxxx", Profile::Extension);
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no");
+        assert!(v.problem.unwrap().contains("cancel was still applied"));
+        // A verdict in the tail is later output, so it wins.
+        let v = parse_cut(head, b"xx\n{\"cancel\":false}\n", Profile::Extension);
+        assert!(!v.cancel);
+        assert_eq!(v.problem, None);
+        // Nothing in either: nothing, as from the tail alone.
+        assert_eq!(
+            parse_cut(b"log\nlog", b"log\nlog", Profile::Extension),
+            parse(b"log\nlog", true, Profile::Extension)
+        );
     }
 
     #[test]

@@ -23,6 +23,8 @@ use crate::hooks::tree::{self, ProcessTree};
 
 /// Bytes of stdout kept for finding the final JSON object (the rest streams through).
 pub const STDOUT_KEEP: usize = 1 << 20;
+/// Bytes of the start of stdout kept too, where a verdict printed before a flood still is.
+pub const STDOUT_HEAD_KEEP: usize = 64 << 10;
 /// Bytes of stderr kept for the result.
 pub const STDERR_KEEP: usize = 16 << 10;
 /// How long pipes are still read after the hook's own process exited: a background process
@@ -172,7 +174,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         }
     };
 
-    let mut out = Tail::new(STDOUT_KEEP);
+    let mut out = Tail::with_head(STDOUT_KEEP, STDOUT_HEAD_KEEP);
     let mut err = Tail::new(STDERR_KEEP);
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
@@ -235,11 +237,17 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     exec.stderr = err.text();
     let cut = out.cut();
     let total = out.total;
-    let stdout = out.into_bytes();
     // Parsing is linear but may take milliseconds on a full tail: keep it off the async
     // workers so other runs' timers and pipes are not held up, and count it in the duration.
     let profile = ctx.profile;
-    let verdict = tokio::task::spawn_blocking(move || output::parse(&stdout, cut, profile))
+    let verdict = tokio::task::spawn_blocking(move || {
+        let (head, tail) = out.into_parts();
+        if cut {
+            output::parse_cut(&head, &tail, profile)
+        } else {
+            output::parse(&tail, false, profile)
+        }
+    })
         .await
         .unwrap_or_else(|join| output::Verdict {
             problem: Some(format!(
@@ -627,23 +635,33 @@ async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, tail: &mut Tail) {
     }
 }
 
-/// The last `cap` bytes of a stream, and how many there were in all.
+/// The last `cap` bytes of a stream (and its first `head_cap`), and how many there were.
 struct Tail {
     buf: VecDeque<u8>,
     cap: usize,
+    head: Vec<u8>,
+    head_cap: usize,
     total: u64,
 }
 
 impl Tail {
     fn new(cap: usize) -> Tail {
+        Tail::with_head(cap, 0)
+    }
+
+    fn with_head(cap: usize, head_cap: usize) -> Tail {
         Tail {
             buf: VecDeque::new(),
             cap,
+            head: Vec::new(),
+            head_cap,
             total: 0,
         }
     }
 
     fn push(&mut self, chunk: &[u8]) {
+        let room = self.head_cap - self.head.len();
+        self.head.extend_from_slice(&chunk[..chunk.len().min(room)]);
         self.total += chunk.len() as u64;
         let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
         let overflow = (self.buf.len() + chunk.len()).saturating_sub(self.cap);
@@ -659,9 +677,9 @@ impl Tail {
         self.buf.make_contiguous()
     }
 
-    fn into_bytes(mut self) -> Vec<u8> {
-        self.buf.make_contiguous();
-        self.buf.into()
+    /// The first bytes kept and the last ones.
+    fn into_parts(self) -> (Vec<u8>, Vec<u8>) {
+        (self.head, self.buf.into())
     }
 
     fn text(&mut self) -> String {
@@ -792,5 +810,14 @@ mod tests {
         assert_eq!(tail.bytes(), b"6789");
         assert_eq!(tail.total, 16);
         assert!(tail.cut());
+    }
+
+    #[test]
+    fn tail_with_head_keeps_the_first_bytes_too() {
+        let mut tail = Tail::with_head(4, 3);
+        tail.push(b"ab");
+        tail.push(b"cdef");
+        tail.push(b"0123456789");
+        assert_eq!(tail.into_parts(), (b"abc".to_vec(), b"6789".to_vec()));
     }
 }
