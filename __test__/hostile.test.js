@@ -277,6 +277,27 @@ describeUnix('hostile hooks: broken output', () => {
   })
 })
 
+describeUnix('hostile hooks: output built to be slow to read', () => {
+  test('7b. 1 MiB of lines that each open an array never closed, from 4 hooks at once: each is read in linear time and named as arrays, and an unrelated run with a 1 s timeout is not held up', async () => {
+    // 256 lines of 4 KiB, each opening an array that never closes: quadratic for a parser
+    // that retries every line start (2.4 s of CPU per hook, on the workers every run shares).
+    const line = `[${'"x",'.repeat(1023)}`
+    const dirs = hookDirs(...Array(4).fill(`i=0; while [ $i -lt 256 ]; do echo '${line}'; i=$((i+1)); done`))
+    const [quickDir] = hookDirs(echoJson({ contextModification: 'quick' }))
+    const slow = run(dirs)
+    const quick = await run([quickDir], { timeoutMs: 1000 })
+    expect(quick.hooks[0].status).toBe('completed')
+    expect(quick.elapsed).toBeLessThan(3000)
+    const { hooks, elapsed } = await slow
+    expect(elapsed).toBeLessThan(10000)
+    for (const h of hooks) {
+      expect(h.status).toBe('failed')
+      expect(h.failure).toMatch(/arrays that are never closed/)
+      expect(h.failure).not.toMatch(/object that ends too early/)
+    }
+  })
+})
+
 describeUnix('hostile hooks: not runnable', () => {
   test('9. no exec bit, a directory, a broken symlink, a symlink loop, a missing #! interpreter: listed with a reason or failed with one; runHook never throws', async () => {
     const tmp = makeTempDir()
