@@ -134,7 +134,10 @@ fn runner_run(bencher: Bencher) {
         ..Layout::default()
     };
     let factory = Arc::new(Factory::new(&layout, None, None));
-    let runner: Arc<Runner> = Arc::new(rt.block_on(factory.runner("PreToolUse")).expect("runner"));
+    let runner: Arc<Runner> = Arc::new(
+        rt.block_on(factory.runner("PreToolUse", cline_hooks::hooks::factory::DISCOVERY_LIMIT))
+            .expect("runner"),
+    );
     let input: serde_json::Value = serde_json::from_slice(INPUT).expect("input is JSON");
     bencher.bench(|| {
         let runner = runner.clone();

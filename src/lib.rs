@@ -91,7 +91,7 @@ pub fn discover_hooks<'env>(
     settle::spawn(
         env,
         None,
-        async move { factory.discover(&hook_name).await },
+        async move { factory.discover(&hook_name, factory::DISCOVERY_LIMIT).await },
         |hooks| hooks.iter().map(DiscoveredHook::from).collect(),
     )
 }
@@ -171,7 +171,7 @@ impl HookFactory {
         settle::spawn(
             env,
             None,
-            async move { factory.discover(&hook_name).await },
+            async move { factory.discover(&hook_name, factory::DISCOVERY_LIMIT).await },
             any_enabled,
         )
     }
@@ -198,7 +198,7 @@ impl HookFactory {
         settle::spawn(
             env,
             None,
-            async move { factory.runner(&hook_name).await },
+            async move { factory.runner(&hook_name, factory::DISCOVERY_LIMIT).await },
             HookRunner::new,
         )
     }
@@ -385,7 +385,11 @@ fn start_run<'env>(
     let work = async move {
         let runner = match target {
             Target::Ready(runner) => runner,
-            Target::Discover(factory, name) => Arc::new(factory.runner(&name).await?),
+            // A folder that does not answer must not hold the run past its own deadline.
+            Target::Discover(factory, name) => {
+                let limit = settings.timeout + hooks::run::KILL_GRACE;
+                Arc::new(factory.runner(&name, limit).await?)
+            }
         };
         runner.run(input, settings).await
     };

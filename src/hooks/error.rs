@@ -28,6 +28,10 @@ pub enum HookError {
     #[error("the hook run was aborted")]
     Aborted,
 
+    /// Reading the hooks folders did not finish in time: a folder that does not answer.
+    #[error("finding the hooks did not finish within {waited_ms} ms: a hooks folder does not answer (a hung network filesystem?), so no hook ran; check the folders with `cline-hooks list`")]
+    DiscoveryTimedOut { waited_ms: u128 },
+
     #[error("internal error in @cline/hooks (please report it): {0}")]
     Internal(String),
 }

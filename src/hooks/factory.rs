@@ -19,6 +19,10 @@ use crate::hooks::launch::{Interpreters, LiveMachine};
 use crate::hooks::name;
 use crate::hooks::runner::Runner;
 
+/// How long discovery may take outside a run (`discoverHooks`, `hasHook`, `create`): the
+/// default hook timeout plus the kill grace, as for a run with the default timeout.
+pub const DISCOVERY_LIMIT: Duration = Duration::from_millis(30_250);
+
 /// How long a discovery snapshot is trusted.
 pub const CACHE_TTL: Duration = Duration::from_millis(250);
 
@@ -77,6 +81,10 @@ pub struct Factory {
     platform: Platform,
     limiter: Arc<Semaphore>,
     snapshot: Mutex<Option<Snapshot>>,
+    /// Held by the one rescan in flight, until its blocking thread returns: callers on a
+    /// stale snapshot wait for it instead of starting scans of their own, so a folder that
+    /// hangs (a dead network filesystem) holds one thread, not one per call.
+    scanning: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Factory {
@@ -92,6 +100,7 @@ impl Factory {
                 .map(|n| Arc::new(Semaphore::new(n)))
                 .unwrap_or_else(shared_limiter),
             snapshot: Mutex::new(None),
+            scanning: Arc::default(),
         }
     }
 
@@ -133,22 +142,38 @@ impl Factory {
     }
 
     /// The hooks named `hook_name`, enabled or not, in run order. Scans only when the snapshot
-    /// is stale, and then on a blocking thread, never on the caller's.
+    /// is stale, and then on a blocking thread, never on the caller's; gives up after `limit`
+    /// (a folder that does not answer) with [`HookError::DiscoveryTimedOut`].
     pub async fn discover(
         self: &Arc<Self>,
         hook_name: &str,
+        limit: Duration,
     ) -> Result<Vec<DiscoveredHook>, HookError> {
         let hook_name = name::resolve(hook_name)?;
         let listings = match self.fresh_listings() {
             Some(listings) => listings,
-            None => {
-                let this = self.clone();
-                tokio::task::spawn_blocking(move || this.rescan())
-                    .await
-                    .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))?
-            }
+            None => tokio::time::timeout(limit, self.rescan_once())
+                .await
+                .map_err(|_| HookError::DiscoveryTimedOut {
+                    waited_ms: limit.as_millis(),
+                })??,
         };
         Ok(self.pick(hook_name, &listings))
+    }
+
+    /// A fresh snapshot: the one a rescan in flight produces, or a new rescan.
+    async fn rescan_once(self: &Arc<Self>) -> Result<Arc<Vec<Listing>>, HookError> {
+        let turn = self.scanning.clone().lock_owned().await;
+        if let Some(listings) = self.fresh_listings() {
+            return Ok(listings);
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            this.rescan()
+        })
+        .await
+        .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))
     }
 
     /// Discovery from the cached snapshot alone, when it is fresh: no I/O, no system call.
@@ -170,8 +195,13 @@ impl Factory {
         discover::discover(hook_name, listings, self.layout.profile, &self.platform)
     }
 
-    pub async fn runner(self: &Arc<Self>, hook_name: &str) -> Result<Runner, HookError> {
-        let hooks = self.discover(hook_name).await?;
+    /// The runner for `hook_name`, discovering within `limit` (see `discover`).
+    pub async fn runner(
+        self: &Arc<Self>,
+        hook_name: &str,
+        limit: Duration,
+    ) -> Result<Runner, HookError> {
+        let hooks = self.discover(hook_name, limit).await?;
         Ok(self.runner_for(hook_name, hooks))
     }
 
@@ -245,12 +275,55 @@ mod tests {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    /// A rescan stuck in the kernel holds the scan turn until its thread returns; here the
+    /// turn is held by the test instead. Callers give up at their limit with a typed error,
+    /// start no scan of their own, and are served as soon as the turn is free again.
+    #[tokio::test]
+    async fn callers_waiting_on_a_rescan_that_does_not_return_give_up_at_their_limit() {
+        let dir = TempDir::new("stuck");
+        add_hook(&dir);
+        let factory = factory_for(&dir);
+        let stuck = factory.scanning.clone().lock_owned().await;
+        let started = Instant::now();
+        let waiting: Vec<_> = (0..4)
+            .map(|_| {
+                let factory = factory.clone();
+                tokio::spawn(async move {
+                    factory
+                        .runner("TaskStart", Duration::from_millis(200))
+                        .await
+                })
+            })
+            .collect();
+        for waiter in waiting {
+            let err = waiter.await.unwrap().unwrap_err();
+            assert_eq!(err, HookError::DiscoveryTimedOut { waited_ms: 200 });
+            assert!(err.to_string().contains("does not answer"), "{err}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(
+            factory.fresh_listings().is_none(),
+            "no caller scanned on its own"
+        );
+        drop(stuck);
+        let runner = factory
+            .runner("TaskStart", Duration::from_millis(2000))
+            .await
+            .unwrap();
+        assert_eq!(runner.hooks.len(), 1);
+    }
+
     #[tokio::test]
     async fn a_fresh_snapshot_answers_without_scanning_and_a_stale_one_is_rescanned() {
         let dir = TempDir::new("cache");
         let factory = factory_for(&dir);
         assert!(factory.fresh_listings().is_none(), "nothing scanned yet");
-        assert!(factory.runner("TaskStart").await.unwrap().hooks.is_empty());
+        assert!(factory
+            .runner("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap()
+            .hooks
+            .is_empty());
         let first = factory
             .fresh_listings()
             .expect("a snapshot after the first scan");
@@ -264,7 +337,15 @@ mod tests {
         // Past the snapshot's age the next call rescans and sees it.
         tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
         assert!(factory.runner_cached("TaskStart").is_none(), "stale");
-        assert_eq!(factory.runner("TaskStart").await.unwrap().hooks.len(), 1);
+        assert_eq!(
+            factory
+                .runner("TaskStart", DISCOVERY_LIMIT)
+                .await
+                .unwrap()
+                .hooks
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -313,10 +394,10 @@ mod tests {
         let dir = TempDir::new("same");
         add_hook(&dir);
         let factory = factory_for(&dir);
-        factory.runner("TaskStart").await.unwrap();
+        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
         let first = factory.fresh_listings().unwrap();
         tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
-        factory.runner("TaskStart").await.unwrap();
+        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
         // Same Arc: callers that cache what they derived from it (runner objects) keep it.
         assert!(Arc::ptr_eq(&first, &factory.fresh_listings().unwrap()));
     }

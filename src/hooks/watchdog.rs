@@ -122,10 +122,7 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             .stdin
             .take()
             .ok_or_else(|| std::io::Error::other("no pipe to the watchdog"))?;
-        Ok(Watchdog {
-            process,
-            pipe,
-        })
+        Ok(Watchdog { process, pipe })
     }
 
     #[cfg(test)]
@@ -148,10 +145,7 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             let mut watchdog = start().unwrap();
             let (a, b) = (listed.id() as i32, taken_off.id() as i32);
             write!(watchdog.pipe, "+{a}\n+{b}\n-{b}\n").unwrap();
-            let Watchdog {
-                mut process,
-                pipe,
-            } = watchdog;
+            let Watchdog { mut process, pipe } = watchdog;
             drop(pipe);
             assert!(process.wait().unwrap().success());
             let status = listed.wait().unwrap();

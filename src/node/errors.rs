@@ -63,6 +63,7 @@ pub fn code(err: &HookError) -> (&'static str, &'static str) {
             ("TypeError", "ERR_INVALID_OPTION")
         }
         HookError::Aborted => ("AbortError", "ABORT_ERR"),
+        HookError::DiscoveryTimedOut { .. } => ("Error", "ERR_HOOK_DISCOVERY_TIMEOUT"),
         HookError::Internal(_) => ("Error", "ERR_CLINE_HOOKS_INTERNAL"),
     }
 }
