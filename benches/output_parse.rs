@@ -226,3 +226,14 @@ fn realistic(bencher: Bencher, name: &str) {
 fn hostile(bencher: Bencher, name: &str) {
     run(bencher, name);
 }
+
+/// Linear time, shown: the A3 shape (4 KiB lines that each open an array never closed, the
+/// case that once took 2.4 s per MiB) at growing sizes. Throughput stays flat as size doubles.
+#[divan::bench(args = [128, 256, 512, 1024], max_time = 1, sample_count = 30)]
+fn scaling_open_arrays_kib(bencher: Bencher, kib: usize) {
+    let line = format!("[{}\n", "\"x\",".repeat(1023));
+    let bytes = line.repeat(kib / 4).into_bytes();
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| output::parse(black_box(&bytes), false, Profile::Extension));
+}

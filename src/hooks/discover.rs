@@ -1098,7 +1098,13 @@ mod tests {
             .as_ref()
             .unwrap()
             .contains("cannot be read"));
-        assert_eq!(found[1].path, Path::new("/w/.clinerules/hooks/TaskStart"));
+        assert_eq!(
+            found[1].path,
+            Path::new("/w")
+                .join(".clinerules")
+                .join("hooks")
+                .join("TaskStart")
+        );
         assert_eq!(
             found[1].command,
             vec![found[1].path.clone().into_os_string()]
