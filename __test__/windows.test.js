@@ -463,14 +463,14 @@ describe('Windows: .ps1 hooks', () => {
     const dir = freshDir('ps hooks & (ü) 100%')
     writeFiles(dir, { 'PreToolUse.ps1': 'Write-Output \'{"cancel":false}\'\n' })
     const env = envWith({ PATH: `${PWSH_STANDIN_DIR};${process.env.PATH || process.env.Path || ''}` })
-    const options = { extraHooksDirs: [dir], globalHooksDir: null, timeoutMs: 30000 }
+    const options = { extraHooksDirs: [dir], globalHooksDir: null }
 
     const [hook] = inChild(env, { hookName: 'PreToolUse', options })
     const standIn = path.join(PWSH_STANDIN_DIR, 'pwsh.exe')
     expect(hook.command).toEqual([standIn, ...POWERSHELL_FLAGS, path.join(dir, 'PreToolUse.ps1')])
 
     const input = { tool: 'write_to_file', prompt: '你好 🌍' }
-    const result = inChild(env, { run: true, hookName: 'PreToolUse', input, options })
+    const result = inChild(env, { run: true, hookName: 'PreToolUse', input, options: { ...options, timeoutMs: 30000 } })
     const [exec] = result.hooks
     expect(exec.failure).toBeUndefined()
     expect(exec.status).toBe('completed')
