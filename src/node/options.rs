@@ -67,7 +67,8 @@ pub struct RunOptions {
     pub max_concurrent_hooks: Option<f64>,
     /// Fire and forget, for observation-only hooks: start the hooks with their input and
     /// resolve as soon as they have started (status `"started"`). Their output is not read,
-    /// and they never hold the caller, its event loop or its exit.
+    /// and they never hold the caller, its event loop or its exit. Each takes a process slot
+    /// until its own process ends; `terminateAll()` stops them; the host's exit does not.
     pub detached: Option<bool>,
 }
 
