@@ -122,6 +122,18 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             .stdin
             .take()
             .ok_or_else(|| std::io::Error::other("no pipe to the watchdog"))?;
+        // A watchdog that stopped reading (SIGSTOP) must not block the thread starting a hook:
+        // a full pipe is an error (the hook is then reported unwatched), never a wait.
+        use std::os::fd::AsRawFd;
+        let fd = pipe.as_raw_fd();
+        // Safety: fcntl on a descriptor this function owns; no memory is passed.
+        let nonblocking = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+        };
+        if !nonblocking {
+            return Err(std::io::Error::last_os_error());
+        }
         Ok(Watchdog { process, pipe })
     }
 
