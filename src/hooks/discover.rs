@@ -1074,8 +1074,12 @@ mod tests {
             },
             &Defaults::default(),
         );
+        let expected = Path::new("/w")
+            .join(".clinerules")
+            .join("hooks")
+            .join("TaskStart");
         let mut hook = file("TaskStart", true);
-        hook.launch = Launch::Argv(vec!["/w/.clinerules/hooks/TaskStart".into()]);
+        hook.launch = Launch::Argv(vec![expected.clone().into_os_string()]);
         let found = discover(
             "TaskStart",
             &listings(
@@ -1098,13 +1102,7 @@ mod tests {
             .as_ref()
             .unwrap()
             .contains("cannot be read"));
-        assert_eq!(
-            found[1].path,
-            Path::new("/w")
-                .join(".clinerules")
-                .join("hooks")
-                .join("TaskStart")
-        );
+        assert_eq!(found[1].path, expected);
         assert_eq!(
             found[1].command,
             vec![found[1].path.clone().into_os_string()]
