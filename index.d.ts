@@ -235,13 +235,16 @@ export interface RunOptions {
   /**
    * Fire and forget, for observation-only hooks: start the hooks with their input and
    * resolve as soon as they have started (status `"started"`). Their output is not read,
-   * and they never hold the caller, its event loop or its exit.
+   * and they never hold the caller, its event loop or its exit. Each takes a process slot
+   * until its own process ends; `terminateAll()` stops them; the host's exit does not.
    */
   detached?: boolean
 }
 
 /**
- * Stops every running hook's process tree (SIGTERM, then SIGKILL) and resolves with how
- * many there were, once all of them are gone. Their runs report `aborted`.
+ * Stops every running hook's process tree (SIGTERM, then SIGKILL), detached ones included,
+ * and resolves with how many it stopped, once they are gone (at most 5 s for processes stuck
+ * in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
+ * waiting for a slot never start.
  */
 export declare function terminateAll(): Promise<number>

@@ -135,11 +135,7 @@ enum End {
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
-    if let Some(why) = &hook.launch_error {
-        exec.failure = Some(format!("could not start: {why}"));
-        return exec;
-    }
-    let permit = match wait_for_slot(ctx, deadline).await {
+    let permit = match admit(hook, ctx, deadline).await {
         Ok(permit) => permit,
         Err((status, why)) => {
             exec.status = status;
@@ -339,8 +335,20 @@ fn stop_sequence() -> String {
     }
 }
 
-/// Waits for a free process slot, within the deadline, unless the run is aborted or
-/// `terminateAll()` is called first. The error is the hook's status and why.
+/// What every hook goes through before it starts: it must be startable, then get a free
+/// process slot within the deadline, unless the run is aborted or `terminateAll()` is called
+/// first. The error is the hook's status and why.
+async fn admit(
+    hook: &DiscoveredHook,
+    ctx: &RunContext,
+    deadline: Instant,
+) -> Result<OwnedSemaphorePermit, (Status, String)> {
+    if let Some(why) = &hook.launch_error {
+        return Err((Status::Failed, format!("could not start: {why}")));
+    }
+    wait_for_slot(ctx, deadline).await
+}
+
 async fn wait_for_slot(
     ctx: &RunContext,
     deadline: Instant,
@@ -384,11 +392,7 @@ pub async fn start_detached(
 ) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
-    if let Some(why) = &hook.launch_error {
-        exec.failure = Some(format!("could not start: {why}"));
-        return exec;
-    }
-    let permit = match wait_for_slot(ctx, deadline).await {
+    let permit = match admit(hook, ctx, deadline).await {
         Ok(permit) => permit,
         Err((status, why)) => {
             exec.status = status;
