@@ -305,6 +305,35 @@ describeUnix('A10: every bad call rejects with a typed code and a message that n
   })
 })
 
+describeUnix('options and a polluted Object.prototype', () => {
+  test("only the caller's own options count, and no setter up the prototype chain runs", () => {
+    // In a child: the addon's objects come from Node's main realm, not from Jest's sandbox.
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `echo '{"contextModification": "ran"}'\n`)
+    const script = `
+      const { runHook } = require(${JSON.stringify(ADDON_DIR)})
+      const options = { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] }
+      const report = (name, p) => p.then((r) => ({ name, ok: r.contextModification }), (e) => ({ name, code: e.code, message: e.message }))
+      ;(async () => {
+        const out = []
+        Object.prototype.timeoutMs = -5
+        out.push(await report('inherited value', runHook('TaskStart', {}, options)))
+        delete Object.prototype.timeoutMs
+        Object.defineProperty(Object.prototype, 'timeoutMs', { configurable: true, set() { throw new Error('setter ran') } })
+        out.push(await report('inherited setter', runHook('TaskStart', {}, { ...options, timeoutMs: 5000 })))
+        delete Object.prototype.timeoutMs
+        console.log(JSON.stringify(out))
+      })()`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout)).toEqual([
+      { name: 'inherited value', ok: 'ran' },
+      { name: 'inherited setter', ok: 'ran' },
+    ])
+  })
+})
+
 describeUnix('A9: AbortSignal at the boundary', () => {
   test("an abort's rejection carries signal.reason as its cause, aborted before or during the run", async () => {
     const tmp = makeTempDir()
@@ -332,6 +361,26 @@ describeUnix('A9: AbortSignal at the boundary', () => {
     const err = await rejectionOf(() => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal: plain.signal })))
     expect(err.cause).toBe(plain.signal.reason)
     expect(err.cause.name).toBe('AbortError')
+  })
+
+  test("a signal aborted by the caller's own code during the call (the input's toJSON, a getter) rejects and starts no hook", async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const started = path.join(tmp, 'started')
+    writeHook(dir, 'TaskStart', `touch ${shq(started)}\nexec sleep 30\n`)
+    const reason = new Error('aborted while the input was read')
+    const viaToJSON = new AbortController()
+    const input = { toJSON: () => (viaToJSON.abort(reason), {}) }
+    const err = await rejectionOf(() => runHook('TaskStart', input, opts({ extraHooksDirs: [dir], signal: viaToJSON.signal, timeoutMs: 2000 })))
+    expect([err.name, err.code, err.cause]).toEqual(['AbortError', 'ABORT_ERR', reason])
+
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    const viaGetter = new AbortController()
+    const sneaky = {}
+    Object.defineProperty(sneaky, 'taskId', { enumerable: true, get: () => (viaGetter.abort(), 't') })
+    const again = await rejectionOf(() => runner.run(sneaky, { signal: viaGetter.signal, timeoutMs: 2000 }))
+    expect(again.code).toBe('ABORT_ERR')
+    expect(fs.existsSync(started)).toBe(false)
   })
 
   test('process.exit() with a run holding a signal prints no "ObjectRef is not unref" warning', () => {

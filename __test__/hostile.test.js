@@ -225,7 +225,7 @@ ${echoJson({ cancel: true, contextModification: 'after the flood' })}
     expect(hooks[0].status).toBe('completed')
     expect(result.cancel).toBe(true)
     expect(result.contextModification).toBe('after the flood\n\nthe good hook still counts')
-    expect(hooks[0].warnings.join(' ')).toMatch(/printed \d+ bytes to stdout; only the last/)
+    expect(hooks[0].warnings.join(' ')).toMatch(/printed \d+ bytes to stdout; only the first and the last 1 MiB were kept/)
     expect(Buffer.byteLength(hooks[0].stderr)).toBeLessThanOrEqual(64 * 1024)
     expect(hooks[0].stderr).toMatch(/stderr noise\n.*the last stderr line\n$/)
     expect(growth).toBeLessThan(32)

@@ -27,6 +27,8 @@ const WAYS = [
   { way: 'prints it after 256 lines that open arrays never closed', body: `for i in $(seq 256); do echo '["x",'; done\n${CANCEL}` },
   { way: 'prints a HOOK_CONTROL log line before it (extension profile)', body: `printf 'HOOK_CONTROL\\t{"cancel": false}\\n'\n${CANCEL}` },
   { way: 'prints it as an indented HOOK_CONTROL line (CLI profile)', body: `printf '  HOOK_CONTROL\\t{"cancel": true}\\n'\necho '{"cancel": false}'`, profile: 'cli' },
+  { way: 'prints a truncated HOOK_CONTROL line after it (CLI profile)', body: `printf 'HOOK_CONTROL\\t{"cancel": true}\\nHOOK_CONTROL\\t{"cancel": tr\\n'`, profile: 'cli' },
+  { way: 'prints it after 100 KB of logs, then 3 MB more', body: `head -c 100000 /dev/zero | tr '\\0' l\necho\n${CANCEL}\nhead -c 3000000 /dev/zero | tr '\\0' x` },
   { way: 'leaves a background child holding stdout', body: `${CANCEL}\nsleep 5 &` },
   { way: 'floods 1 GiB of output after it', body: `${CANCEL}\nhead -c 1073741824 /dev/zero | tr '\\0' x` },
   { way: 'times out', body: `${CANCEL}\nsleep 30`, options: { timeoutMs: 1000 }, status: 'timedOut' },

@@ -59,16 +59,24 @@ pub fn parse(stdout: &[u8], cut: bool, profile: Profile) -> Verdict {
     } else {
         &text
     };
-    if profile == Profile::Cli {
-        if let Some(payload) = last_control_line(body) {
-            return control_verdict(payload);
-        }
+    let controls = if profile == Profile::Cli {
+        control_lines(body)
+    } else {
+        Vec::new()
+    };
+    if !controls.is_empty() {
+        return control_verdict(&controls, || object_rule(&text, body, cut));
     }
+    object_rule(&text, body, cut)
+}
+
+/// Rule 1 to 4: the verdict among the JSON values of `body`.
+fn object_rule(text: &str, body: &str, cut: bool) -> Verdict {
     let scan = locate::scan(body);
     match scan.values.iter().rposition(|v| v.kind == Kind::Object) {
         Some(index) => object_verdict(body, &scan, index),
         None => Verdict {
-            problem: diagnose(&text, body, &scan, cut),
+            problem: diagnose(text, body, &scan, cut),
             ..Verdict::default()
         },
     }
@@ -105,11 +113,12 @@ fn broken(problem: String) -> Verdict {
     }
 }
 
-/// The last line that is `HOOK_CONTROL<tab>` and a payload, trimmed as the SDK trims.
-fn last_control_line(body: &str) -> Option<&str> {
+/// The payloads of the lines that are `HOOK_CONTROL<tab>` and a payload, in order, each line
+/// trimmed as the SDK trims it.
+fn control_lines(body: &str) -> Vec<&str> {
     body.split('\n')
-        .rev()
-        .find_map(|line| line.trim_matches(is_js_space).strip_prefix(CONTROL_PREFIX))
+        .filter_map(|line| line.trim_matches(is_js_space).strip_prefix(CONTROL_PREFIX))
+        .collect()
 }
 
 /// What JavaScript's `String.prototype.trim` removes.
@@ -117,17 +126,53 @@ fn is_js_space(c: char) -> bool {
     (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
-fn control_verdict(payload: &str) -> Verdict {
-    match serde_json::from_str::<Value>(payload) {
-        Ok(Value::Object(map)) => read_fields(map),
-        Ok(other) => broken(format!(
-            "printed a HOOK_CONTROL line holding {}, not a JSON object",
-            describe(&other)
-        )),
-        Err(err) => broken(format!(
-            "printed a HOOK_CONTROL line that is not valid JSON: {err}"
-        )),
+/// Rule 5: the last control line that holds a JSON object is the verdict. A broken control
+/// line after it, or text after its object, makes the hook `failed` but never discards it;
+/// with no usable control line the final-object rule decides, and the hook is `failed`.
+fn control_verdict(payloads: &[&str], otherwise: impl FnOnce() -> Verdict) -> Verdict {
+    let mut broken_later: Option<String> = None;
+    for payload in payloads.iter().rev() {
+        let mut stream = serde_json::Deserializer::from_str(payload).into_iter::<Value>();
+        let why = match stream.next() {
+            Some(Ok(Value::Object(map))) => {
+                let trailing = !payload[stream.byte_offset()..].trim().is_empty();
+                let mut verdict = read_fields(map);
+                let problem = broken_later.or_else(|| {
+                    trailing.then(|| {
+                        "printed text after the JSON object of its last HOOK_CONTROL line"
+                            .to_owned()
+                    })
+                });
+                if let Some(problem) = problem {
+                    let applied = if verdict.cancel {
+                        " (its cancel was still applied)"
+                    } else {
+                        ""
+                    };
+                    verdict.problem.get_or_insert(format!("{problem}{applied}"));
+                }
+                return verdict;
+            }
+            Some(Ok(other)) => format!(
+                "printed a HOOK_CONTROL line holding {}, not a JSON object",
+                describe(&other)
+            ),
+            Some(Err(err)) => format!("printed a HOOK_CONTROL line that is not valid JSON: {err}"),
+            // Unreachable: a trimmed line ending in the tab is no control line.
+            None => "printed a HOOK_CONTROL line with nothing after it".to_owned(),
+        };
+        broken_later.get_or_insert(why);
     }
+    let mut verdict = otherwise();
+    if let Some(why) = broken_later {
+        let applied = if verdict.cancel {
+            " (the cancel of its final JSON object was still applied)"
+        } else {
+            ""
+        };
+        verdict.problem = Some(format!("{why}{applied}"));
+    }
+    verdict
 }
 
 /// The verdict is `scan.values[index]`; what surrounds it may still make the hook `failed`.
@@ -712,6 +757,27 @@ mod tests {
         assert!(v.cancel);
         let v = cli("HOOK_CONTROL\t[1]\n");
         assert!(v.problem.unwrap().contains("holding a JSON array"));
+        // A broken control line never discards a cancel printed before it (a hook killed while
+        // writing its second line, a line of junk, an array), nor junk after its object.
+        for later in [
+            "HOOK_CONTROL\t{\"cancel\":tr",
+            "HOOK_CONTROL\tnot json",
+            "HOOK_CONTROL\t[]",
+        ] {
+            let v = cli(&format!("HOOK_CONTROL\t{{\"cancel\":true}}\n{later}"));
+            assert!(v.cancel, "{later}");
+            assert!(
+                v.problem.unwrap().contains("cancel was still applied"),
+                "{later}"
+            );
+        }
+        let v = cli("HOOK_CONTROL\t{\"cancel\":true} junk\n");
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().contains("text after"));
+        // With no usable control line, the final object still counts, and the hook fails.
+        let v = cli("{\"cancel\":true}\nHOOK_CONTROL\tbroken\n");
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().contains("not valid JSON"));
         // Without one, the final object decides, as in the extension profile.
         assert!(cli("log\n{\"cancel\":true}\n").cancel);
     }

@@ -24,7 +24,7 @@ use crate::hooks::tree::{self, ProcessTree};
 /// Bytes of stdout kept for finding the final JSON object (the rest streams through).
 pub const STDOUT_KEEP: usize = 1 << 20;
 /// Bytes of the start of stdout kept too, where a verdict printed before a flood still is.
-pub const STDOUT_HEAD_KEEP: usize = 64 << 10;
+pub const STDOUT_HEAD_KEEP: usize = 1 << 20;
 /// Bytes of stderr kept for the result.
 pub const STDERR_KEEP: usize = 16 << 10;
 /// How long pipes are still read after the hook's own process exited: a background process
@@ -254,7 +254,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     exec.duration = started.elapsed();
     if cut {
         exec.warnings.push(format!(
-            "printed {total} bytes to stdout; only the last {STDOUT_KEEP} were kept to find its JSON"
+            "printed {total} bytes to stdout; only the first and the last {} MiB were kept to find its JSON, so a verdict printed between them would not be seen: print the verdict last and send logs to stderr",
+            STDOUT_KEEP >> 20
         ));
     }
     if !pipes_closed && matches!(end, End::Exited(_)) {

@@ -413,10 +413,18 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
         return Err(unknown_option(unknown, call, T::KEYS).into());
     }
     // Each option is read once, into a plain copy: a getter runs once, and one that throws is
-    // named with what it threw as the cause.
+    // named with what it threw as the cause. Only the object's own options count: one
+    // inherited from a polluted `Object.prototype` is not the caller's. The copy's options are
+    // defined, not assigned, so no setter up its prototype chain runs either.
     let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
     let mut copy = Object::new(env).map_err(internal)?;
+    let mut properties = Vec::with_capacity(T::KEYS.len());
     for key in T::KEYS {
+        if !keys.iter().any(|own| own == key) {
+            let property = Property::new().with_utf8_name(key).map_err(internal)?;
+            properties.push(property.with_napi_value(env, ()).map_err(internal)?);
+            continue;
+        }
         let value: Unknown = obj.get_named_property(key).map_err(|_| {
             Failure::thrown(
                 env,
@@ -429,8 +437,10 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
             )
         })?;
         check_type(key, &value)?;
-        copy.set_named_property(key, value).map_err(internal)?;
+        let property = Property::new().with_utf8_name(key).map_err(internal)?;
+        properties.push(property.with_value(&value));
     }
+    copy.define_properties(&properties).map_err(internal)?;
     unsafe { T::from_napi_value(env.raw(), copy.raw()) }.map_err(|e| {
         Failure::thrown(
             env,

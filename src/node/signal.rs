@@ -148,6 +148,15 @@ pub fn listen(env: &Env, mut signal: Object) -> Result<(CancellationToken, Liste
     let mut once = Object::new(env)?;
     once.set("once", true)?;
     add.apply(signal, FnArgs::from(("abort", handler, once)))?;
+    // The caller's own code run since the signal was first read (a getter, a `toJSON` of the
+    // input) may have aborted it: that event has fired already, so ask again.
+    match signal.get::<bool>("aborted") {
+        Ok(Some(true)) => token.cancel(),
+        Ok(_) => {}
+        Err(_) => {
+            let _ = take_exception(env);
+        }
+    }
     // A frozen signal (or a Proxy refusing the write) cannot carry the id: its runs then listen
     // one by one, which still works.
     if signal.set_property(key, env.create_uint32(id)?).is_err() {
