@@ -44,6 +44,23 @@ function startHost(dirs, runs) {
   return { host, ended }
 }
 
+/** The live watchdog processes whose parent is `hostPid` (Linux). */
+function watchdogsOf(hostPid) {
+  const found = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(ppid) !== hostPid || state === 'Z') continue
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('cline-hooks-watchdog')) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
 describeUnix('hooks do not outlive a host that dies', () => {
   test.each(['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGKILL'])(
     'host killed by %s: every hook process and grandchild is gone within 2 s, and the host died of that signal',
@@ -75,6 +92,55 @@ describeUnix('hooks do not outlive a host that dies', () => {
     },
     30000,
   )
+
+  test('a host that kills itself in the middle of a burst of hook starts leaves nothing, round after round', async () => {
+    const tmp = makeTempDir()
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `echo $$ > ${shq(pids)}/$$\ntrap '' TERM\nwhile :; do sleep 1; done`)
+    for (let round = 0; round < 8; round++) {
+      // Dies 0-7 ms after asking for 8 runs, while their processes are being started.
+      const script = `
+        const { runHook } = require(${JSON.stringify(ADDON_DIR)})
+        for (let i = 0; i < 8; i++) runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
+        const until = Date.now() + ${round}
+        while (Date.now() < until) {}
+        process.kill(process.pid, 'SIGKILL')`
+      const host = spawn(process.execPath, ['-e', script], { stdio: 'ignore', detached: true })
+      await new Promise((resolve) => host.on('exit', resolve))
+    }
+    // A hook that survived would have written its pid by now; every one written must go.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const recorded = fs.readdirSync(pids).map((p) => trackPid(Number(p)))
+    const left = []
+    for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
+    expect(left).toEqual([])
+  }, 60000)
+
+  test('a killed watchdog is replaced at once: the host dying right after still leaves nothing', async () => {
+    const tmp = makeTempDir()
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    const dir = path.join(tmp, 'hooks')
+    forkingHook(dir, pids)
+    const { host, ended } = startHost([dir], 2)
+    try {
+      await waitFor(() => fs.readdirSync(pids).length >= 6, { timeoutMs: 20000, what: '6 hook pids' })
+      const recorded = fs.readdirSync(pids).map((p) => trackPid(Number(p)))
+      const [first] = watchdogsOf(host.pid)
+      expect(first).toBeGreaterThan(0)
+      process.kill(first, 'SIGKILL')
+      await waitFor(() => watchdogsOf(host.pid).some((pid) => pid !== first), { what: 'a new watchdog' })
+      host.kill('SIGKILL')
+      await ended
+      const left = []
+      for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
+      expect(left).toEqual([])
+    } finally {
+      if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
+    }
+  }, 30000)
 
   test('a detached run is left running when the host dies: that is what detached means', async () => {
     const tmp = makeTempDir()

@@ -20,6 +20,7 @@ use crate::hooks::discover::{DiscoveredHook, Profile, Source};
 use crate::hooks::output;
 use crate::hooks::running::{Owner, Registration};
 use crate::hooks::tree::{self, ProcessTree};
+use crate::hooks::watchdog;
 
 /// Bytes of stdout kept for finding the final JSON object (the rest streams through).
 pub const STDOUT_KEEP: usize = 1 << 20;
@@ -149,19 +150,28 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
+    // Announced before the start, so a host that dies during it still leaves nothing.
+    let announced = match watchdog::announce() {
+        Ok(announced) => Some(announced),
+        Err(why) => {
+            exec.warnings.push(why);
+            None
+        }
+    };
+    let mut env = ctx.env.clone();
+    env.extend(announced.as_ref().and_then(watchdog::Announced::env));
     let started_process = start(
         hook,
         &cwd,
-        &ctx.env,
+        &env,
         &mut exec.warnings,
         Stdio::piped(),
         Stdio::piped,
     );
     let (mut child, mut registration) = match started_process {
         Ok((child, tree)) => {
-            let (registration, unwatched) = Registration::new(tree, ctx.owner, false);
-            exec.warnings.extend(unwatched);
-            (child, registration)
+            let watched = announced.map(|announced| announced.started(tree.group()));
+            (child, Registration::new(tree, ctx.owner, false, watched))
         }
         Err(err) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
@@ -426,7 +436,7 @@ pub async fn start_detached(
         Stdio::null,
     ) {
         Ok((child, tree)) => {
-            let (registration, _) = Registration::new(tree, ctx.owner, true);
+            let registration = Registration::new(tree, ctx.owner, true, None);
             exec.status = Status::Started;
             tokio::spawn(follow_detached(child, registration, permit));
         }

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::tree::ProcessTree;
-use crate::hooks::watchdog;
+use crate::hooks::watchdog::Watched;
 
 struct Entry {
     tree: ProcessTree,
@@ -65,23 +65,23 @@ pub struct Registration {
     id: u64,
     tree: ProcessTree,
     armed: bool,
-    watched: bool,
+    /// Listed with the watchdog (non-detached trees), so it is stopped if the host dies.
+    watched: Option<Watched>,
     /// Cancelled when `terminate_all` asks this tree to stop.
     pub stop: CancellationToken,
 }
 
 impl Registration {
-    /// Registers a started tree. A non-detached tree is also given to the watchdog, so it is
-    /// stopped if the host dies; the error (the hook still runs) says why it could not be.
-    pub fn new(tree: ProcessTree, owner: Owner, detached: bool) -> (Registration, Option<String>) {
+    /// Registers a started tree; `watched` is its listing with the watchdog, if any.
+    pub fn new(
+        tree: ProcessTree,
+        owner: Owner,
+        detached: bool,
+        watched: Option<Watched>,
+    ) -> Registration {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let stop = CancellationToken::new();
-        let unwatched = if detached {
-            None
-        } else {
-            watchdog::watch(tree.group()).err()
-        };
         lock().insert(
             id,
             Entry {
@@ -92,15 +92,14 @@ impl Registration {
                 stopping: false,
             },
         );
-        let registration = Registration {
+        Registration {
             id,
             tree,
             // A detached tree outlives whatever follows it (the runtime ends with the host).
             armed: !detached,
-            watched: !detached && unwatched.is_none(),
+            watched,
             stop,
-        };
-        (registration, unwatched)
+        }
     }
 
     /// The hook's own process has been reaped; whatever it left in the background is its
@@ -117,10 +116,7 @@ impl Registration {
     }
 
     fn forget(&mut self) {
-        if self.watched {
-            watchdog::unwatch(self.tree.group());
-            self.watched = false;
-        }
+        self.watched = None;
         if lock().remove(&self.id).is_some() {
             registry().gone.notify_waiters();
         }

@@ -2,43 +2,87 @@
 //! the host was running when it died.
 //!
 //! A host killed by a signal (SIGKILL included) runs no code of ours, so the stopping has to
-//! happen elsewhere. With the first hook, a `/bin/sh` loop is started in its own process
-//! group, reading lines from a pipe the host holds: `+<pgid>` when a hook tree starts, `-<pgid>`
-//! when its process ends. When the host dies, the kernel closes the pipe; the loop reads EOF,
-//! sends SIGTERM to every group still listed, then SIGKILL. It ignores the terminal's signals
-//! so a Ctrl-C that kills the host cannot kill it first, and it installs nothing in the host.
-//! Windows needs none of this: a job object set to kill on close does the same.
+//! happen elsewhere. Before the first hook starts, a `/bin/sh` loop is started in its own
+//! process group, reading lines from a pipe the host holds:
+//!
+//! - `?<n>`: hook start number `n` is under way; the hook's environment carries
+//!   `CLINE_HOOKS_START=<host pid>.<n>`;
+//! - `+<n> <pgid>`: it started, heading process group `pgid`; `!<n>`: it did not start;
+//! - `-<pgid>`: its own process ended (what it left in the background is its business).
+//!
+//! When the host dies, the kernel closes the pipe; the loop reads EOF and sends SIGTERM, then
+//! SIGKILL, to every group still listed. A start the host did not live to confirm is found by
+//! its marker (Linux: the environments in `/proc`), so a host killed in the middle of a burst
+//! of starts leaves nothing either. The loop ignores the terminal's signals, so a Ctrl-C that
+//! kills the host cannot kill it first, and nothing is installed in the host. If the watchdog
+//! itself is killed, a thread of the host notices at once and starts another with the same
+//! list. Windows needs none of this: a job object set to kill on close does the same.
 
 #[cfg(unix)]
-pub use unix::{unwatch, watch};
+pub use unix::{announce, Announced, PROCESS_NAME};
 
-/// Windows: job objects already die with the host.
+/// Windows: job objects already die with the host; nothing is announced.
 #[cfg(not(unix))]
-pub fn watch(_group: i32) -> Result<(), String> {
-    Ok(())
+pub fn announce() -> Result<Announced, String> {
+    Ok(Announced)
 }
 
 #[cfg(not(unix))]
-pub fn unwatch(_group: i32) {}
+pub struct Announced;
+
+#[cfg(not(unix))]
+impl Announced {
+    pub fn env(&self) -> Option<(std::ffi::OsString, std::ffi::OsString)> {
+        None
+    }
+    pub fn started(self, _group: i32) -> Watched {
+        Watched
+    }
+}
+
+/// A group the watchdog stops if the host dies; dropping it takes the group off the list.
+#[cfg(not(unix))]
+pub struct Watched;
+
+#[cfg(unix)]
+pub use unix::Watched;
 
 #[cfg(unix)]
 mod unix {
     use std::collections::BTreeSet;
-    use std::io::Write;
+    use std::ffi::OsString;
+    use std::io::{Read, Write};
     use std::os::unix::process::CommandExt;
     use std::process::{Child, ChildStdin, Command, Stdio};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    /// The watchdog's program. `groups` holds " 12 34 "; a group leaves it when its hook ends.
+    /// The watchdog's program; `$1` is the host's pid. `groups` holds " 12 34 ", `pending`
+    /// " 5 6 " (start numbers), `started` " 5:12 " (which group a start became).
     const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
-groups=" "
+host=$1 groups=" " pending=" "
 while IFS= read -r line; do
   case $line in
-    +*) groups="$groups${line#+} " ;;
-    -*) id=${line#-}
-        case $groups in *" $id "*) groups="${groups%%" $id "*} ${groups#*" $id "}" ;; esac ;;
+    \?*) pending="$pending${line#?} " ;;
+    +*) rest=${line#+}; n=${rest%% *}; g=${rest#* }
+        groups="$groups$g "
+        case $pending in *" $n "*) pending="${pending%%" $n "*} ${pending#*" $n "}" ;; esac ;;
+    !*) n=${line#!}
+        case $pending in *" $n "*) pending="${pending%%" $n "*} ${pending#*" $n "}" ;; esac ;;
+    -*) g=${line#-}
+        case $groups in *" $g "*) groups="${groups%%" $g "*} ${groups#*" $g "}" ;; esac ;;
   esac
 done
+if [ "$pending" != " " ] && [ -d /proc/self ]; then
+  sleep 0.1
+  for n in $pending; do
+    for f in $(grep -lzx "CLINE_HOOKS_START=$host.$n" /proc/[0-9]*/environ 2>/dev/null); do
+      p=${f#/proc/}; p=${p%/environ}
+      read -r stat < "/proc/$p/stat" || continue
+      set -- ${stat##*) }
+      [ "$3" = "$p" ] && groups="$groups$p "
+    done
+  done
+fi
 [ "$groups" = " " ] && exit 0
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
 sleep 0.25
@@ -48,16 +92,23 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
     /// The name the watchdog shows in `ps` (its `$0`).
     pub const PROCESS_NAME: &str = "cline-hooks-watchdog";
 
+    /// The environment variable that marks a hook start.
+    const MARKER: &str = "CLINE_HOOKS_START";
+
     struct Watchdog {
-        /// Reaped only if it dies early; normally it outlives us.
-        process: Child,
+        /// Reaped by the monitor thread if it dies; normally it outlives the host.
         pipe: ChildStdin,
+        generation: u64,
     }
 
     #[derive(Default)]
     struct State {
         watchdog: Option<Watchdog>,
-        /// Every group listed, so a restarted watchdog can be told all of them again.
+        generation: u64,
+        next_start: u64,
+        /// Starts announced and not yet confirmed, and every group listed: what a restarted
+        /// watchdog must be told again.
+        pending: BTreeSet<u64>,
         groups: BTreeSet<i32>,
     }
 
@@ -69,59 +120,136 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Lists a hook's process group with the watchdog, starting it on first use. An error
-    /// says why the tree would not be stopped if the host died (the hook still runs).
-    pub fn watch(group: i32) -> Result<(), String> {
-        let mut state = state();
-        state.groups.insert(group);
-        let line = format!("+{group}\n");
-        if let Some(watchdog) = state.watchdog.as_mut() {
-            if watchdog.pipe.write_all(line.as_bytes()).is_ok() {
-                return Ok(());
+    impl State {
+        /// Sends `line`, starting a watchdog first if there is none (and telling a new one
+        /// everything listed). The error says why the hook would outlive a crashed host.
+        fn send(&mut self, line: &str) -> Result<(), String> {
+            if let Some(watchdog) = self.watchdog.as_mut() {
+                if watchdog.pipe.write_all(line.as_bytes()).is_ok() {
+                    return Ok(());
+                }
+                self.watchdog = None;
             }
-            // It died: reap it so it does not stay a zombie.
-            let _ = watchdog.process.try_wait();
+            self.restart()?;
+            match self.watchdog.as_mut() {
+                Some(watchdog) => watchdog.pipe.write_all(line.as_bytes()).map_err(|err| {
+                    format!("the watchdog that stops hooks when the host dies did not accept this hook ({err}), so it would outlive a crashed host")
+                }),
+                None => Err("the watchdog that stops hooks when the host dies is not running".to_owned()),
+            }
         }
-        // Not started yet, or it died (someone killed it): start one and tell it everything.
-        let mut watchdog = start().map_err(|err| {
-            format!("the watchdog that stops hooks when the host dies could not be started ({err}), so this hook would outlive a crashed host")
-        })?;
-        let all: String = state.groups.iter().map(|g| format!("+{g}\n")).collect();
-        watchdog
-            .pipe
-            .write_all(all.as_bytes())
-            .map_err(|err| format!("the watchdog that stops hooks when the host dies did not accept this hook ({err}), so it would outlive a crashed host"))?;
-        state.watchdog = Some(watchdog);
-        Ok(())
-    }
 
-    /// Takes a group off the list: its hook's own process has ended.
-    pub fn unwatch(group: i32) {
-        let mut state = state();
-        if !state.groups.remove(&group) {
-            return;
-        }
-        let line = format!("-{group}\n");
-        if let Some(watchdog) = state.watchdog.as_mut() {
-            if watchdog.pipe.write_all(line.as_bytes()).is_err() {
-                state.watchdog = None;
-            }
+        /// Starts a watchdog and gives it the current list.
+        fn restart(&mut self) -> Result<(), String> {
+            self.generation += 1;
+            let mut watchdog = start(self.generation).map_err(|err| {
+                format!("the watchdog that stops hooks when the host dies could not be started ({err}), so this hook would outlive a crashed host")
+            })?;
+            let mut all: String = self.pending.iter().map(|n| format!("?{n}\n")).collect();
+            all.extend(self.groups.iter().map(|g| format!("+0 {g}\n")));
+            watchdog
+                .pipe
+                .write_all(all.as_bytes())
+                .map_err(|err| format!("the watchdog that stops hooks when the host dies could not be told the running hooks ({err})"))?;
+            self.watchdog = Some(watchdog);
+            Ok(())
         }
     }
 
-    fn start() -> std::io::Result<Watchdog> {
+    /// A hook start announced to the watchdog; confirm it with [`Announced::started`]. Dropped
+    /// unconfirmed, it tells the watchdog the start failed.
+    pub struct Announced {
+        number: u64,
+        confirmed: bool,
+    }
+
+    /// Announces a hook start (starting the watchdog with the first one). The hook's
+    /// environment must carry [`Announced::env`], so that the watchdog can find it should the
+    /// host die before the start is confirmed.
+    pub fn announce() -> Result<Announced, String> {
+        let mut state = state();
+        state.next_start += 1;
+        let number = state.next_start;
+        state.pending.insert(number);
+        let announced = Announced {
+            number,
+            confirmed: false,
+        };
+        state.send(&format!("?{number}\n"))?;
+        Ok(announced)
+    }
+
+    impl Announced {
+        /// The variable that marks this start in the hook's environment.
+        pub fn env(&self) -> Option<(OsString, OsString)> {
+            Some((
+                MARKER.into(),
+                format!("{}.{}", std::process::id(), self.number).into(),
+            ))
+        }
+
+        /// The hook started, heading `group`: the watchdog lists the group until the returned
+        /// guard is dropped.
+        pub fn started(mut self, group: i32) -> Watched {
+            self.confirmed = true;
+            let mut state = state();
+            state.pending.remove(&self.number);
+            state.groups.insert(group);
+            let _ = state.send(&format!("+{} {group}\n", self.number));
+            Watched { group }
+        }
+    }
+
+    impl Drop for Announced {
+        fn drop(&mut self) {
+            if self.confirmed {
+                return;
+            }
+            let mut state = state();
+            state.pending.remove(&self.number);
+            if let Some(watchdog) = state.watchdog.as_mut() {
+                let _ = watchdog
+                    .pipe
+                    .write_all(format!("!{}\n", self.number).as_bytes());
+            }
+        }
+    }
+
+    /// A group the watchdog stops if the host dies; dropping it takes the group off the list
+    /// (the hook's own process has ended, or its tree was stopped).
+    pub struct Watched {
+        group: i32,
+    }
+
+    impl Drop for Watched {
+        fn drop(&mut self) {
+            let mut state = state();
+            if !state.groups.remove(&self.group) {
+                return;
+            }
+            if let Some(watchdog) = state.watchdog.as_mut() {
+                let _ = watchdog
+                    .pipe
+                    .write_all(format!("-{}\n", self.group).as_bytes());
+            }
+        }
+    }
+
+    fn start(generation: u64) -> std::io::Result<Watchdog> {
         let mut process = Command::new("/bin/sh")
             .args(["-c", SCRIPT, PROCESS_NAME])
+            .arg(std::process::id().to_string())
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             // Its own group: a terminal's Ctrl-C goes to the host's group, not to it.
             .process_group(0)
             .spawn()?;
-        let pipe = process
-            .stdin
-            .take()
-            .ok_or_else(|| std::io::Error::other("no pipe to the watchdog"))?;
+        let (Some(pipe), Some(lifeline)) = (process.stdin.take(), process.stdout.take()) else {
+            let _ = process.kill();
+            let _ = process.wait();
+            return Err(std::io::Error::other("no pipes to the watchdog"));
+        };
         // A watchdog that stopped reading (SIGSTOP) must not block the thread starting a hook:
         // a full pipe is an error (the hook is then reported unwatched), never a wait.
         use std::os::fd::AsRawFd;
@@ -132,42 +260,68 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
         };
         if !nonblocking {
+            let _ = process.kill();
+            let _ = process.wait();
             return Err(std::io::Error::last_os_error());
         }
-        Ok(Watchdog { process, pipe })
+        std::thread::Builder::new()
+            .name("cline-hooks-watchdog-monitor".into())
+            .spawn(move || monitor(process, lifeline, generation))?;
+        Ok(Watchdog { pipe, generation })
+    }
+
+    /// Waits for the watchdog to die (its stdout closes; it never writes to it), reaps it,
+    /// and starts another with the current list if hooks are running: a watchdog killed by
+    /// someone must not leave the host's hooks unprotected until the next hook starts.
+    fn monitor(mut process: Child, mut lifeline: std::process::ChildStdout, generation: u64) {
+        let mut sink = [0u8; 64];
+        while matches!(lifeline.read(&mut sink), Ok(n) if n > 0) {}
+        let _ = process.wait();
+        let mut state = state();
+        if state.watchdog.as_ref().map(|w| w.generation) != Some(generation) {
+            return;
+        }
+        state.watchdog = None;
+        if !state.groups.is_empty() || !state.pending.is_empty() {
+            let _ = state.restart();
+        }
     }
 
     #[cfg(test)]
     mod tests {
         use super::*;
 
-        /// The script itself, run as the watchdog runs: a group listed and never taken off
-        /// is stopped when the pipe closes; a group taken off is left alone.
+        fn spawn_group(env: Option<(&str, String)>) -> Child {
+            let mut command = Command::new("sleep");
+            command.arg("30").process_group(0);
+            if let Some((key, value)) = env {
+                command.env(key, value);
+            }
+            command.spawn().unwrap()
+        }
+
+        /// The script itself, run as the watchdog runs: when its pipe closes it stops the
+        /// groups still listed and the unconfirmed starts it finds by their marker, and leaves
+        /// alone the groups taken off the list and the starts that failed.
         #[test]
-        fn the_script_stops_the_groups_still_listed_when_its_pipe_closes() {
-            let spawn_group = || {
-                Command::new("sleep")
-                    .arg("30")
-                    .process_group(0)
-                    .spawn()
-                    .unwrap()
-            };
-            let mut listed = spawn_group();
-            let mut taken_off = spawn_group();
-            let mut watchdog = start().unwrap();
+        fn the_script_stops_listed_groups_and_unconfirmed_starts_when_its_pipe_closes() {
+            let host = std::process::id();
+            let mut listed = spawn_group(None);
+            let mut taken_off = spawn_group(None);
+            let mut unconfirmed = spawn_group(Some((MARKER, format!("{host}.7"))));
+            let mut failed_marker = spawn_group(Some((MARKER, format!("{host}.8"))));
+            let mut watchdog = start(u64::MAX).unwrap();
             let (a, b) = (listed.id() as i32, taken_off.id() as i32);
-            write!(watchdog.pipe, "+{a}\n+{b}\n-{b}\n").unwrap();
-            let Watchdog { mut process, pipe } = watchdog;
-            drop(pipe);
-            assert!(process.wait().unwrap().success());
-            let status = listed.wait().unwrap();
-            assert!(!status.success(), "the listed group was stopped");
-            assert_eq!(taken_off.try_wait().unwrap(), None, "still running");
-            taken_off.kill().unwrap();
-            taken_off.wait().unwrap();
+            write!(watchdog.pipe, "?1\n+1 {a}\n?2\n+2 {b}\n-{b}\n?7\n?8\n!8\n").unwrap();
+            drop(watchdog.pipe);
+            for stopped in [&mut listed, &mut unconfirmed] {
+                assert!(!stopped.wait().unwrap().success(), "stopped");
+            }
+            for alive in [&mut taken_off, &mut failed_marker] {
+                assert_eq!(alive.try_wait().unwrap(), None, "still running");
+                alive.kill().unwrap();
+                alive.wait().unwrap();
+            }
         }
     }
 }
-
-#[cfg(unix)]
-pub use unix::PROCESS_NAME;
