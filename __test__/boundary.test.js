@@ -270,7 +270,8 @@ describeUnix('A10: every bad call rejects with a typed code and a message that n
     const cases = [
       [Object.defineProperty(opts({ extraHooksDirs: [dir] }), 'timeoutMs', { enumerable: true, get: throwing }), 'timeoutMs'],
       [new Proxy({}, { ownKeys: throwing }), 'options'],
-      [new Proxy(opts(), { get: throwing }), 'workspaceRoots'],
+      // Only own options are read: the first of them is named.
+      [new Proxy(opts(), { get: throwing }), 'globalHooksDir'],
       [opts({ extraHooksDirs: [dir], signal: { get aborted() { throw boom }, addEventListener() {} } }), 'signal'],
     ]
     for (const [options, option] of cases) {
