@@ -136,8 +136,8 @@ enum End {
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
-    let permit = match admit(hook, ctx, deadline).await {
-        Ok(permit) => permit,
+    let (permit, mut registration) = match admit(hook, ctx, deadline, false).await {
+        Ok(admitted) => admitted,
         Err((status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
@@ -150,6 +150,12 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
+    if registration.stop.is_cancelled() {
+        let (status, why) = terminated_before_start();
+        exec.status = status;
+        exec.failure = Some(why);
+        return exec;
+    }
     // Announced before the start, so a host that dies during it still leaves nothing.
     let announced = match watchdog::announce() {
         Ok(announced) => Some(announced),
@@ -168,10 +174,11 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         Stdio::piped(),
         Stdio::piped,
     );
-    let (mut child, mut registration) = match started_process {
+    let mut child = match started_process {
         Ok((child, tree)) => {
             let watched = announced.map(|announced| announced.started(tree.group()));
-            (child, Registration::new(tree, ctx.owner, false, watched))
+            registration.attach(tree, watched);
+            child
         }
         Err(err) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
@@ -217,7 +224,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
             _ => {
                 // SIGTERM the tree, keep draining its pipes through the grace, then SIGKILL.
                 // The leader stays unreaped until after SIGKILL, so its group id cannot be reused.
-                registration.tree().terminate();
+                registration.terminate();
                 let grace_end = Instant::now() + KILL_GRACE;
                 loop {
                     tokio::select! {
@@ -225,7 +232,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
                         _ = sleep_until(grace_end) => break,
                     }
                 }
-                registration.tree().kill_now();
+                registration.kill_now();
                 stuck = !reap_after_kill(&mut child).await;
             }
         }
@@ -353,25 +360,34 @@ async fn admit(
     hook: &DiscoveredHook,
     ctx: &RunContext,
     deadline: Instant,
-) -> Result<OwnedSemaphorePermit, (Status, String)> {
+    detached: bool,
+) -> Result<(OwnedSemaphorePermit, Registration), (Status, String)> {
     if let Some(why) = &hook.launch_error {
         return Err((Status::Failed, format!("could not start: {why}")));
     }
-    wait_for_slot(ctx, deadline).await
+    let permit = wait_for_slot(ctx, deadline).await?;
+    // Registered before the start, then asked again: a `terminateAll()` from here on either
+    // finds this registration or has already withdrawn the permission to start.
+    let registration = Registration::reserve(ctx.owner, detached);
+    if ctx.start_permission.is_cancelled() {
+        return Err(terminated_before_start());
+    }
+    Ok((permit, registration))
+}
+
+fn terminated_before_start() -> (Status, String) {
+    (
+        Status::Aborted,
+        "was stopped by terminateAll() before it started".to_owned(),
+    )
 }
 
 async fn wait_for_slot(
     ctx: &RunContext,
     deadline: Instant,
 ) -> Result<OwnedSemaphorePermit, (Status, String)> {
-    let terminated = || {
-        (
-            Status::Aborted,
-            "was stopped by terminateAll() before it started".to_owned(),
-        )
-    };
     if ctx.start_permission.is_cancelled() {
-        return Err(terminated());
+        return Err(terminated_before_start());
     }
     tokio::select! {
         permit = ctx.limiter.clone().acquire_owned() => permit.map_err(|_| {
@@ -388,7 +404,7 @@ async fn wait_for_slot(
             Status::Aborted,
             "the run was aborted before this hook started".to_owned(),
         )),
-        _ = ctx.start_permission.cancelled() => Err(terminated()),
+        _ = ctx.start_permission.cancelled() => Err(terminated_before_start()),
     }
 }
 
@@ -403,8 +419,8 @@ pub async fn start_detached(
 ) -> Execution {
     let started = Instant::now();
     let mut exec = Execution::of(hook, Status::Failed);
-    let permit = match admit(hook, ctx, deadline).await {
-        Ok(permit) => permit,
+    let (permit, mut registration) = match admit(hook, ctx, deadline, true).await {
+        Ok(admitted) => admitted,
         Err((status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
@@ -436,7 +452,7 @@ pub async fn start_detached(
         Stdio::null,
     ) {
         Ok((child, tree)) => {
-            let registration = Registration::new(tree, ctx.owner, true, None);
+            registration.attach(tree, None);
             exec.status = Status::Started;
             tokio::spawn(follow_detached(child, registration, permit));
         }
@@ -458,9 +474,9 @@ async fn follow_detached(
         _ = registration.stop.cancelled() => true,
     };
     if terminated {
-        registration.tree().terminate();
+        registration.terminate();
         sleep(KILL_GRACE).await;
-        registration.tree().kill_now();
+        registration.kill_now();
         if !reap_after_kill(&mut child).await {
             tokio::spawn(reap_eventually(child));
         }

@@ -14,7 +14,9 @@ use crate::hooks::tree::ProcessTree;
 use crate::hooks::watchdog::Watched;
 
 struct Entry {
-    tree: ProcessTree,
+    /// `None` while its process is being started: `terminate_all` already sees (and counts)
+    /// it, and the run stops the tree as soon as it has one.
+    tree: Option<ProcessTree>,
     stop: CancellationToken,
     owner: Owner,
     /// Detached hooks are stopped by `terminate_all` only; the host's exit leaves them running.
@@ -59,11 +61,12 @@ pub fn start_permission() -> CancellationToken {
         .clone()
 }
 
-/// A running hook tree. While it is registered the tree can be stopped from outside; dropping
-/// it while still `armed` (the run was abandoned) kills the tree, so nothing is left behind.
+/// A hook tree, registered from just before its process starts until its process ends.
+/// While registered it can be stopped from outside; dropping it while still `armed` (the run
+/// was abandoned) kills the tree, so nothing is left behind.
 pub struct Registration {
     id: u64,
-    tree: ProcessTree,
+    tree: Option<ProcessTree>,
     armed: bool,
     /// Listed with the watchdog (non-detached trees), so it is stopped if the host dies.
     watched: Option<Watched>,
@@ -72,20 +75,16 @@ pub struct Registration {
 }
 
 impl Registration {
-    /// Registers a started tree; `watched` is its listing with the watchdog, if any.
-    pub fn new(
-        tree: ProcessTree,
-        owner: Owner,
-        detached: bool,
-        watched: Option<Watched>,
-    ) -> Registration {
+    /// Registers a hook about to start, before its process exists, so that `terminate_all`
+    /// can never miss it: called from then on, it stops the tree once there is one.
+    pub fn reserve(owner: Owner, detached: bool) -> Registration {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let stop = CancellationToken::new();
         lock().insert(
             id,
             Entry {
-                tree: tree.clone(),
+                tree: None,
                 stop: stop.clone(),
                 owner,
                 detached,
@@ -94,12 +93,29 @@ impl Registration {
         );
         Registration {
             id,
-            tree,
+            tree: None,
             // A detached tree outlives whatever follows it (the runtime ends with the host).
             armed: !detached,
-            watched,
+            watched: None,
             stop,
         }
+    }
+
+    /// The hook's process started, heading `tree`; `watched` is its listing with the
+    /// watchdog, if any. If its environment was torn down meanwhile, the tree is killed now.
+    pub fn attach(&mut self, tree: ProcessTree, watched: Option<Watched>) {
+        let registered = match lock().get_mut(&self.id) {
+            Some(entry) => {
+                entry.tree = Some(tree.clone());
+                true
+            }
+            None => false,
+        };
+        if !registered && self.armed {
+            tree.kill_now();
+        }
+        self.tree = Some(tree);
+        self.watched = watched;
     }
 
     /// The hook's own process has been reaped; whatever it left in the background is its
@@ -107,12 +123,24 @@ impl Registration {
     /// the tree leaves the registry now.
     pub fn disarm(&mut self) {
         self.armed = false;
-        self.tree.release();
+        if let Some(tree) = &self.tree {
+            tree.release();
+        }
         self.forget();
     }
 
-    pub fn tree(&self) -> &ProcessTree {
-        &self.tree
+    /// Asks the tree to stop (SIGTERM; Windows terminates the job).
+    pub fn terminate(&self) {
+        if let Some(tree) = &self.tree {
+            tree.terminate();
+        }
+    }
+
+    /// Stops the tree now (SIGKILL).
+    pub fn kill_now(&self) {
+        if let Some(tree) = &self.tree {
+            tree.kill_now();
+        }
     }
 
     fn forget(&mut self) {
@@ -126,7 +154,7 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         if self.armed {
-            self.tree.kill_now();
+            self.kill_now();
         }
         self.forget();
     }
@@ -183,8 +211,8 @@ pub fn kill_now(owner: Option<Owner>) -> usize {
     let before = entries.len();
     entries.retain(|_, entry| {
         let ours = !entry.detached && owner.is_none_or(|o| entry.owner == o);
-        if ours {
-            entry.tree.kill_now();
+        if let (true, Some(tree)) = (ours, &entry.tree) {
+            tree.kill_now();
         }
         !ours
     });
