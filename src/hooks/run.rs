@@ -135,26 +135,18 @@ enum End {
 /// outlives it by more than [`KILL_GRACE`] plus [`REAP_LIMIT`] plus [`PIPE_GRACE`].
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
-    let mut exec = Execution::of(hook, Status::Failed);
     let (permit, mut registration) = match admit(hook, ctx, deadline, false).await {
         Ok(admitted) => admitted,
-        Err((status, why)) => {
-            exec.status = status;
-            exec.failure = Some(why);
-            exec.duration = started.elapsed();
-            return exec;
-        }
+        Err(refused) => return not_started(hook, refused, started),
     };
+    let mut exec = Execution::of(hook, Status::Failed);
 
     let cwd = hook
         .workspace_root
         .clone()
         .unwrap_or_else(|| ctx.default_cwd.clone());
     if registration.stop.is_cancelled() {
-        let (status, why) = terminated_before_start();
-        exec.status = status;
-        exec.failure = Some(why);
-        return exec;
+        return not_started(hook, terminated_before_start(), started);
     }
     // Announced before the start, so a host that dies during it still leaves nothing.
     let announced = match watchdog::announce() {
@@ -375,6 +367,18 @@ async fn admit(
     Ok((permit, registration))
 }
 
+/// The record of a hook that never started, with its status and why.
+fn not_started(
+    hook: &DiscoveredHook,
+    (status, why): (Status, String),
+    since: Instant,
+) -> Execution {
+    let mut exec = Execution::of(hook, status);
+    exec.failure = Some(why);
+    exec.duration = since.elapsed();
+    exec
+}
+
 fn terminated_before_start() -> (Status, String) {
     (
         Status::Aborted,
@@ -418,16 +422,11 @@ pub async fn start_detached(
     deadline: Instant,
 ) -> Execution {
     let started = Instant::now();
-    let mut exec = Execution::of(hook, Status::Failed);
     let (permit, mut registration) = match admit(hook, ctx, deadline, true).await {
         Ok(admitted) => admitted,
-        Err((status, why)) => {
-            exec.status = status;
-            exec.failure = Some(why);
-            exec.duration = started.elapsed();
-            return exec;
-        }
+        Err(refused) => return not_started(hook, refused, started),
     };
+    let mut exec = Execution::of(hook, Status::Failed);
     let input = match input_file(&ctx.input) {
         Ok(file) => file,
         Err(err) => {
