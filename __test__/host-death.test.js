@@ -44,6 +44,13 @@ function startHost(dirs, runs) {
   return { host, ended }
 }
 
+/** The pids of `recorded` that did not end within 2 s of waiting for each, in turn. */
+async function survivors(recorded) {
+  const left = []
+  for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
+  return left
+}
+
 /** The live watchdog processes whose parent is `hostPid` (Linux). */
 function watchdogsOf(hostPid) {
   const found = []
@@ -83,9 +90,7 @@ describeUnix('hooks do not outlive a host that dies', () => {
         expect({ code, signal: diedBy }).toEqual({ code: null, signal })
         expect(output()).toBe('')
 
-        const left = []
-        for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
-        expect(left).toEqual([])
+        expect(await survivors(recorded)).toEqual([])
       } finally {
         if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
       }
@@ -113,9 +118,7 @@ describeUnix('hooks do not outlive a host that dies', () => {
     // A hook that survived would have written its pid by now; every one written must go.
     await new Promise((resolve) => setTimeout(resolve, 500))
     const recorded = fs.readdirSync(pids).map((p) => trackPid(Number(p)))
-    const left = []
-    for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
-    expect(left).toEqual([])
+    expect(await survivors(recorded)).toEqual([])
   }, 60000)
 
   test('a killed watchdog is replaced at once: the host dying right after still leaves nothing', async () => {
@@ -134,9 +137,7 @@ describeUnix('hooks do not outlive a host that dies', () => {
       await waitFor(() => watchdogsOf(host.pid).some((pid) => pid !== first), { what: 'a new watchdog' })
       host.kill('SIGKILL')
       await ended
-      const left = []
-      for (const pid of recorded) if (!(await waitDead(pid, 2000))) left.push(pid)
-      expect(left).toEqual([])
+      expect(await survivors(recorded)).toEqual([])
     } finally {
       if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
     }

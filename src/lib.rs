@@ -389,7 +389,7 @@ fn start_run<'env>(
             Target::Ready(runner) => runner,
             // A folder that does not answer must not hold the run past its own deadline.
             Target::Discover(factory, name) => {
-                let limit = settings.timeout + hooks::run::KILL_GRACE;
+                let limit = factory::discovery_limit(settings.timeout);
                 Arc::new(factory.runner(&name, limit).await?)
             }
         };

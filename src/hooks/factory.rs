@@ -17,11 +17,18 @@ use crate::hooks::discover::{self, Defaults, DiscoveredHook, Layout, Listing, Pl
 use crate::hooks::error::HookError;
 use crate::hooks::launch::{Interpreters, LiveMachine};
 use crate::hooks::name;
-use crate::hooks::runner::Runner;
+use crate::hooks::run::KILL_GRACE;
+use crate::hooks::runner::{Runner, DEFAULT_TIMEOUT};
 
-/// How long discovery may take outside a run (`discoverHooks`, `hasHook`, `create`): the
-/// default hook timeout plus the kill grace, as for a run with the default timeout.
-pub const DISCOVERY_LIMIT: Duration = Duration::from_millis(30_250);
+/// How long a run with hook timeout `timeout` may wait for discovery: the timeout plus the
+/// kill grace, the same bound as for stopping a hook.
+pub const fn discovery_limit(timeout: Duration) -> Duration {
+    timeout.saturating_add(KILL_GRACE)
+}
+
+/// How long discovery may take outside a run (`discoverHooks`, `hasHook`, `create`): as for a
+/// run with the default timeout.
+pub const DISCOVERY_LIMIT: Duration = discovery_limit(DEFAULT_TIMEOUT);
 
 /// How long a discovery snapshot is trusted.
 pub const CACHE_TTL: Duration = Duration::from_millis(250);
