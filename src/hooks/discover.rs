@@ -4,9 +4,12 @@
 //! Linux too; `scan_dir` is the only part that touches the file system, and it also resolves
 //! every interpreter, so that picking hooks from a listing makes no system call.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
 
 use crate::hooks::launch::{self, Interpreters, Launch, LaunchKind};
 use crate::hooks::name;
@@ -177,51 +180,121 @@ pub enum Platform {
     /// macOS and Linux: the extensionless, executable file named like the hook.
     Unix,
     /// Windows: `Name.ps1`, then `Name<ext>` for each PATHEXT extension, in that order.
-    Windows { pathext: Vec<String> },
+    Windows { pathext: PathExt },
 }
 
 const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
 
-impl Platform {
-    pub fn current() -> Platform {
-        if cfg!(windows) {
-            let raw = std::env::var("PATHEXT").unwrap_or_default();
-            Platform::windows(&raw)
+/// Most PATHEXT extensions searched. Windows' default has 11; a PATHEXT grown without bound
+/// (one of 1,000 entries made discovery take 6 s under Wine) is cut here, and a hook file with
+/// an extension past the cap is listed disabled, saying so.
+pub const PATHEXT_CAP: usize = 64;
+
+/// PATHEXT, read once: the extensions searched after `.ps1`, and what every other extension
+/// PATHEXT mentions means.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PathExt {
+    /// Lower case, with the dot, in PATHEXT order, without `.ps1` (always searched first).
+    searched: Vec<String>,
+    /// Every extension PATHEXT names in some way, lower case with the dot.
+    rules: HashMap<String, ExtRule>,
+}
+
+/// What PATHEXT makes of one extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtRule {
+    /// Searched, at this place (`.ps1` is 0, the first PATHEXT extension 1).
+    Rank(usize),
+    /// Not searched because of how PATHEXT is written: a file with it is listed disabled
+    /// with this reason.
+    Ignored(String),
+}
+
+impl PathExt {
+    /// Parses a PATHEXT value; an empty one means Windows' default. Pure.
+    pub fn parse(raw: &str) -> PathExt {
+        let raw = if raw.trim().is_empty() {
+            DEFAULT_PATHEXT
         } else {
-            Platform::Unix
+            raw
+        };
+        let mut searched: Vec<String> = Vec::new();
+        let mut rules = HashMap::from([(".ps1".to_owned(), ExtRule::Rank(0))]);
+        for entry in raw.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+            match entry.strip_prefix('.') {
+                Some("") => {}
+                Some(_) => {
+                    let ext = entry.to_ascii_lowercase();
+                    if matches!(rules.get(&ext), Some(ExtRule::Rank(_))) {
+                        continue;
+                    }
+                    if searched.len() < PATHEXT_CAP {
+                        searched.push(ext.clone());
+                        rules.insert(ext, ExtRule::Rank(searched.len()));
+                    } else {
+                        rules.entry(ext).or_insert_with(|| ExtRule::Ignored(format!(
+                            "PATHEXT lists {entry} after its first {PATHEXT_CAP} extensions, the most that are searched; move {entry} earlier in PATHEXT or remove entries from it"
+                        )));
+                    }
+                }
+                // Windows appends each entry as written: `Name` + `CMD` never names Name.cmd.
+                None => {
+                    let ext = format!(".{}", entry.to_ascii_lowercase());
+                    rules.entry(ext.clone()).or_insert_with(|| ExtRule::Ignored(format!(
+                        "PATHEXT lists {entry} without its leading dot, so Windows does not count {ext} files as programs; write .{entry} in PATHEXT to enable it"
+                    )));
+                }
+            }
         }
+        PathExt { searched, rules }
+    }
+
+    /// The searched extensions after `.ps1`, in order.
+    pub fn searched(&self) -> &[String] {
+        &self.searched
+    }
+
+    /// What PATHEXT makes of `ext` (with the dot, any case).
+    pub fn rule(&self, ext: &str) -> Option<&ExtRule> {
+        self.rules.get(&ext.to_ascii_lowercase())
+    }
+}
+
+impl Platform {
+    /// The rules of this machine. PATHEXT is read once per process, like Windows' own
+    /// programs do; a different PATHEXT needs a new process.
+    pub fn current() -> Platform {
+        static CURRENT: OnceLock<Platform> = OnceLock::new();
+        CURRENT
+            .get_or_init(|| {
+                if cfg!(windows) {
+                    Platform::windows(&std::env::var("PATHEXT").unwrap_or_default())
+                } else {
+                    Platform::Unix
+                }
+            })
+            .clone()
     }
 
     /// Windows rules for a PATHEXT value; an empty one means Windows' default.
     pub fn windows(pathext: &str) -> Platform {
-        let raw = if pathext.trim().is_empty() {
-            DEFAULT_PATHEXT
-        } else {
-            pathext
-        };
-        let mut exts: Vec<String> = Vec::new();
-        for ext in raw
-            .split(';')
-            .map(str::trim)
-            .filter(|e| e.starts_with('.') && e.len() > 1)
-        {
-            let ext = ext.to_ascii_lowercase();
-            if ext != ".ps1" && !exts.contains(&ext) {
-                exts.push(ext);
-            }
+        Platform::Windows {
+            pathext: PathExt::parse(pathext),
         }
-        Platform::Windows { pathext: exts }
     }
 }
 
 /// What a directory entry turned out to be (symlinks followed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryKind {
-    File { executable: bool },
+    File {
+        executable: bool,
+    },
     Directory,
     BrokenSymlink,
     SymlinkLoop,
     Special,
+    /// It could not be inspected; the sentence says why and what to do.
     Uninspectable(String),
 }
 
@@ -271,53 +344,106 @@ fn windows_kind(ext: &str) -> LaunchKind {
     }
 }
 
-/// Which entry of one directory is the hook `hook_name` (at most one per directory).
-pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<Pick> {
-    match platform {
-        Platform::Unix => {
-            let entry = entries.iter().find(|e| e.name == hook_name)?;
-            let disabled = match &entry.kind {
-                EntryKind::File { executable: true } => None,
-                EntryKind::File { executable: false } => {
-                    Some("it is not executable; run chmod +x on it to enable it".to_owned())
-                }
-                other => Some(kind_problem(other)),
-            };
-            Some(Pick {
-                file_name: entry.name.clone(),
-                kind: LaunchKind::Direct,
-                disabled,
-                launch: entry.launch.clone(),
-            })
+/// Whether a directory entry named `name` can be a hook file under these rules, for some
+/// hook name. Only such entries are inspected (opened and read), so a folder crowded with
+/// other files costs one listing. Pure.
+pub fn could_be_hook_file(name: &str, profile: Profile, platform: &Platform) -> bool {
+    let (stem, ext) = split_extension(name);
+    match (profile, platform) {
+        (Profile::Cli, _) => {
+            name::is_valid_ignoring_case(stem)
+                && CLI_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
         }
-        Platform::Windows { pathext } => {
-            let exts = std::iter::once(".ps1").chain(pathext.iter().map(String::as_str));
-            for ext in exts {
-                let wanted = format!("{hook_name}{ext}");
-                let Some(entry) = entries
-                    .iter()
-                    .find(|e| e.name.eq_ignore_ascii_case(&wanted))
-                else {
-                    continue;
-                };
-                let kind = windows_kind(ext);
-                let disabled = match (&entry.kind, kind) {
-                    (EntryKind::File { .. }, LaunchKind::Unsupported) => Some(format!(
-                        "{ext} files are in PATHEXT but are not started as hooks; use .ps1, .exe, .com, .bat or .cmd"
-                    )),
-                    (EntryKind::File { .. }, _) => None,
-                    (other, _) => Some(kind_problem(other)),
-                };
-                return Some(Pick {
-                    file_name: entry.name.clone(),
-                    kind,
-                    disabled,
-                    launch: entry.launch.clone(),
-                });
-            }
-            None
+        (Profile::Extension, Platform::Unix) => name::is_valid(name),
+        (Profile::Extension, Platform::Windows { pathext }) => {
+            !ext.is_empty() && name::is_valid_ignoring_case(stem) && pathext.rule(ext).is_some()
         }
     }
+}
+
+/// Which entries of one directory are listed for the hook `hook_name`: on macOS/Linux the
+/// one named exactly so; on Windows the file Windows itself would run (the first *file* in
+/// `.ps1`-then-PATHEXT order: Windows passes over folders), after every non-file that
+/// comes before it (listed disabled, so a folder named `Hook.exe` cannot silently take a
+/// gate's place), and files whose extension PATHEXT names in a way Windows ignores.
+pub fn pick(hook_name: &str, entries: &[Entry], platform: &Platform) -> Vec<Pick> {
+    match platform {
+        Platform::Unix => entries
+            .iter()
+            .filter(|e| e.name == hook_name)
+            .map(|entry| {
+                let disabled = match &entry.kind {
+                    EntryKind::File { executable: true } => None,
+                    EntryKind::File { executable: false } => {
+                        Some("it is not executable; run chmod +x on it to enable it".to_owned())
+                    }
+                    other => Some(kind_problem(other)),
+                };
+                Pick {
+                    file_name: entry.name.clone(),
+                    kind: LaunchKind::Direct,
+                    disabled,
+                    launch: entry.launch.clone(),
+                }
+            })
+            .collect(),
+        Platform::Windows { pathext } => pick_windows(hook_name, entries, pathext),
+    }
+}
+
+fn pick_windows(hook_name: &str, entries: &[Entry], pathext: &PathExt) -> Vec<Pick> {
+    let mut named: Vec<(&ExtRule, &Entry, String)> = entries
+        .iter()
+        .filter_map(|entry| {
+            let (stem, ext) = split_extension(&entry.name);
+            if ext.is_empty() || !stem.eq_ignore_ascii_case(hook_name) {
+                return None;
+            }
+            let ext = ext.to_ascii_lowercase();
+            pathext.rule(&ext).map(|rule| (rule, entry, ext))
+        })
+        .collect();
+    named.sort_by_key(|(rule, _, _)| match rule {
+        ExtRule::Rank(rank) => (0, *rank),
+        ExtRule::Ignored(_) => (1, 0),
+    });
+    let pick_of = |entry: &Entry, kind, disabled| Pick {
+        file_name: entry.name.clone(),
+        kind,
+        disabled,
+        launch: entry.launch.clone(),
+    };
+    let mut picks = Vec::new();
+    let mut runs: Option<&str> = None;
+    for (rule, entry, ext) in named {
+        let kind = windows_kind(&ext);
+        match (rule, &entry.kind) {
+            // Behind the file Windows runs: Windows never gets to it.
+            (ExtRule::Rank(_), _) if runs.is_some() => {}
+            (ExtRule::Rank(_), EntryKind::File { .. }) => {
+                let disabled = (kind == LaunchKind::Unsupported).then(|| format!(
+                    "{ext} files are in PATHEXT but are not started as hooks; use .ps1, .exe, .com, .bat or .cmd"
+                ));
+                runs = Some(&entry.name);
+                picks.push(pick_of(entry, kind, disabled));
+            }
+            (ExtRule::Rank(_), other) => {
+                picks.push(pick_of(entry, kind, Some(kind_problem(other))));
+            }
+            (ExtRule::Ignored(why), EntryKind::File { .. }) => {
+                picks.push(pick_of(entry, kind, Some(why.clone())));
+            }
+            (ExtRule::Ignored(_), _) => {}
+        }
+    }
+    if let Some(file) = runs {
+        for shadow in picks.iter_mut().take_while(|p| p.file_name != file) {
+            if let Some(why) = &mut shadow.disabled {
+                why.push_str(&format!("; Windows passes over it, so {file} runs instead"));
+            }
+        }
+    }
+    picks
 }
 
 /// Extensions the CLI profile runs, lower case.
@@ -385,7 +511,7 @@ fn kind_problem(kind: &EntryKind) -> String {
         }
         EntryKind::SymlinkLoop => "it is a symbolic link that loops back on itself".to_owned(),
         EntryKind::Special => "it is not a regular file (a pipe, socket or device)".to_owned(),
-        EntryKind::Uninspectable(err) => format!("it cannot be inspected: {err}"),
+        EntryKind::Uninspectable(why) => why.clone(),
     }
 }
 
@@ -400,6 +526,8 @@ pub enum DirError {
     NameTooLong,
     /// EACCES/EPERM.
     PermissionDenied,
+    /// A name the system does not accept (Windows' `* ? " < > |`, a NUL byte).
+    InvalidName,
     Other,
 }
 
@@ -409,7 +537,16 @@ impl DirError {
             Some(code) if code == errno::LOOP => DirError::Loop,
             Some(code) if code == errno::NOT_A_DIRECTORY => DirError::NotADirectory,
             Some(code) if code == errno::NAME_TOO_LONG => DirError::NameTooLong,
+            Some(code) if errno::INVALID_NAME == Some(code) => DirError::InvalidName,
             _ if err.kind() == io::ErrorKind::PermissionDenied => DirError::PermissionDenied,
+            // std refuses a path holding a NUL byte with InvalidInput, before any system call.
+            _ if matches!(
+                err.kind(),
+                io::ErrorKind::InvalidInput | io::ErrorKind::InvalidFilename
+            ) =>
+            {
+                DirError::InvalidName
+            }
             _ => DirError::Other,
         }
     }
@@ -431,6 +568,9 @@ pub fn dir_problem(dir: &Path, error: DirError, detail: &str) -> String {
         ),
         DirError::PermissionDenied => format!(
             "its hooks directory {dir} cannot be read (permission denied); fix the directory's permissions"
+        ),
+        DirError::InvalidName => format!(
+            "its hooks directory {dir} is not a valid path on this system (a name in it holds a character the system does not allow, such as * ? \" < > | or a control character); correct the path"
         ),
         DirError::Other => format!("its hooks directory {dir} cannot be read ({detail})"),
     }
@@ -486,7 +626,7 @@ pub fn discover(
             Contents::Entries(entries) => entries,
         };
         let picks = match profile {
-            Profile::Extension => pick(hook_name, entries, platform).into_iter().collect(),
+            Profile::Extension => pick(hook_name, entries, platform),
             Profile::Cli => pick_cli(hook_name, entries),
         };
         for picked in picks {
@@ -497,6 +637,11 @@ pub fn discover(
             }
             let (command, launch_error) = match picked.launch {
                 Launch::Argv(argv) => (argv, None),
+                // The CLI lists a hook it has no way to start as disabled, with the reason.
+                Launch::Fails(why) if profile == Profile::Cli => {
+                    disabled.get_or_insert(why);
+                    (Vec::new(), None)
+                }
                 Launch::Fails(why) => (Vec::new(), Some(why)),
                 Launch::Disabled(why) => {
                     disabled.get_or_insert(why);
@@ -518,7 +663,47 @@ pub fn discover(
     found
 }
 
-/// Scans one hooks directory (see [`scan_dir`]).
+/// Scans hooks directories for one factory, remembering each directory's listing so that a
+/// directory that has not changed is not listed again: a rescan of an unchanged folder of
+/// 100,000 files costs one `stat` of the folder plus the inspection of its hook files.
+#[derive(Debug, Default)]
+pub struct Scanner {
+    listed: HashMap<PathBuf, Listed>,
+}
+
+/// One directory's entries that could be hooks, as of its change stamp.
+#[derive(Debug, Clone)]
+struct Listed {
+    stamp: Stamp,
+    /// Each with the type the listing reported (no `stat` needed for it).
+    candidates: Vec<(String, Option<std::fs::FileType>)>,
+}
+
+impl Scanner {
+    /// Scans `dirs` in order. Only the directories of this scan stay remembered.
+    pub fn scan(
+        &mut self,
+        dirs: Vec<HookDir>,
+        profile: Profile,
+        platform: &Platform,
+        tools: &mut Interpreters,
+    ) -> Vec<Listing> {
+        let mut previous = std::mem::take(&mut self.listed);
+        dirs.into_iter()
+            .map(|dir| {
+                let previous = previous.remove(&dir.path);
+                let (contents, listed) =
+                    scan_dir_with(&dir.path, profile, platform, tools, previous);
+                if let Some(listed) = listed {
+                    self.listed.insert(dir.path.clone(), listed);
+                }
+                Listing { dir, contents }
+            })
+            .collect()
+    }
+}
+
+/// Scans one hooks directory with nothing remembered (see [`Scanner`]).
 pub fn scan(
     dir: HookDir,
     profile: Profile,
@@ -529,71 +714,338 @@ pub fn scan(
     Listing { dir, contents }
 }
 
-/// Lists one hooks directory. Only entries that could be hooks (a valid hook name, with or
-/// without an extension) are inspected, so a crowded directory costs one `stat` per hook,
-/// plus the PATH lookups of their interpreters (each once per scan).
+/// Lists and inspects one hooks directory with nothing remembered (see [`scan_dir_with`]).
 pub fn scan_dir(
     dir: &Path,
     profile: Profile,
     platform: &Platform,
     tools: &mut Interpreters,
 ) -> Contents {
-    let read = match std::fs::read_dir(dir) {
-        Ok(read) => read,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Contents::Missing,
+    scan_dir_with(dir, profile, platform, tools, None).0
+}
+
+/// Lists one hooks directory (or reuses `previous`, its listing from the last scan, if the
+/// directory has not changed since) and inspects the entries that could be hooks: each costs
+/// an `open`, an `fstat` and a read of its first bytes, plus the PATH lookups of its
+/// interpreter (each once per scan). Also returns what to remember for the next scan.
+fn scan_dir_with(
+    dir: &Path,
+    profile: Profile,
+    platform: &Platform,
+    tools: &mut Interpreters,
+    previous: Option<Listed>,
+) -> (Contents, Option<Listed>) {
+    // The clock is read before the directory, so that a change made after this point can
+    // never carry a time that counts as settled (see `settled`).
+    let now = SystemTime::now();
+    let listed = match list(dir, profile, platform, previous, now) {
+        Ok(listed) => listed,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return (Contents::Missing, None),
         // A file where the folder would be (`.clinerules` is also a rules file) means no hooks.
-        Err(err) if DirError::of(&err) == DirError::NotADirectory => return Contents::Missing,
+        Err(err) if DirError::of(&err) == DirError::NotADirectory => {
+            return (Contents::Missing, None)
+        }
         Err(err) => {
-            return Contents::Unreadable(dir_problem(dir, DirError::of(&err), &err.to_string()))
+            let why = dir_problem(dir, DirError::of(&err), &err.to_string());
+            return (Contents::Unreadable(why), None);
         }
     };
+    // Windows' extension profile starts files by their extension, never by a #! line.
+    let want_shebang = profile == Profile::Cli || *platform == Platform::Unix;
     let mut entries = Vec::new();
-    for item in read {
-        let Ok(item) = item else { continue };
-        let Ok(name) = item.file_name().into_string() else {
+    for (name, listed_as) in &listed.candidates {
+        let path = dir.join(name);
+        // Gone since the listing: it is not there, so it is not listed.
+        let Some((kind, shebang)) = inspect(&path, *listed_as, want_shebang) else {
             continue;
         };
-        if !name::could_be_hook(split_extension(&name).0) {
-            continue;
+        if want_shebang {
+            remember_interpreter(&path, shebang.as_deref());
         }
-        let path = item.path();
-        let kind = inspect(&path);
-        let shebang = match kind {
-            EntryKind::File { .. } => read_shebang(&path),
-            _ => None,
-        };
         let launch = launch_for(&path, shebang.as_deref(), profile, platform, tools);
         entries.push(Entry {
             launch,
             kind,
-            name,
+            name: name.clone(),
             shebang,
         });
     }
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    Contents::Entries(entries)
+    (
+        Contents::Entries(entries),
+        listed.stamp.reusable.then_some(listed),
+    )
 }
 
-/// The text after `#!` on the first line, if the file starts with one.
-pub fn read_shebang(path: &Path) -> Option<String> {
+/// The entries of `dir` that could be hooks, sorted by name: `previous` again when the
+/// directory's stamp shows it unchanged and settled at `now`, else a fresh listing.
+fn list(
+    dir: &Path,
+    profile: Profile,
+    platform: &Platform,
+    previous: Option<Listed>,
+    now: SystemTime,
+) -> io::Result<Listed> {
+    let stamp = Stamp::of(dir, now);
+    if let Some(previous) = previous {
+        if stamp.reusable && previous.stamp == stamp {
+            return Ok(previous);
+        }
+    }
+    let mut candidates = Vec::new();
+    for item in std::fs::read_dir(dir)? {
+        let Ok(item) = item else { continue };
+        let Ok(name) = item.file_name().into_string() else {
+            continue;
+        };
+        if could_be_hook_file(&name, profile, platform) {
+            candidates.push((name, item.file_type().ok()));
+        }
+    }
+    candidates.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Listed { stamp, candidates })
+}
+
+/// How long after its last change a directory's listing may be reused. Timestamps are
+/// coarse (a kernel tick, or 2 s on FAT): a file created in the same tick as the last
+/// change leaves the stamp as it was. A directory whose last change is older than this
+/// cannot be changed again without its stamp changing, so only then is its listing kept.
+pub const SETTLE: Duration = Duration::from_secs(3);
+
+/// What identifies a directory's contents without reading them: on macOS/Linux creating,
+/// removing or renaming an entry updates the directory's change time (POSIX), and its inode
+/// tells a replaced directory apart. Elsewhere nothing is reusable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    /// Device, inode, size, link count, then modification and change times (s, ns).
+    id: Option<([u64; 4], [i64; 4])>,
+    /// Whether a listing made now may be reused while the stamp stays the same.
+    reusable: bool,
+}
+
+impl Stamp {
+    #[cfg(unix)]
+    fn of(dir: &Path, now: SystemTime) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(m) = std::fs::metadata(dir) else {
+            return Stamp {
+                id: None,
+                reusable: false,
+            };
+        };
+        let changed = (m.ctime(), m.ctime_nsec()).max((m.mtime(), m.mtime_nsec()));
+        Stamp {
+            id: Some((
+                [m.dev(), m.ino(), m.size(), m.nlink()],
+                [m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()],
+            )),
+            reusable: settled(changed, now),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(_dir: &Path, _now: SystemTime) -> Stamp {
+        Stamp {
+            id: None,
+            reusable: false,
+        }
+    }
+}
+
+/// Whether a directory last changed at `changed` (seconds and nanoseconds since the epoch)
+/// is settled at `now`: changed more than [`SETTLE`] ago. Pure.
+fn settled(changed: (i64, i64), now: SystemTime) -> bool {
+    let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
+        return false;
+    };
+    let (Ok(secs), Ok(nanos)) = (u64::try_from(changed.0), u32::try_from(changed.1)) else {
+        return false;
+    };
+    Duration::new(secs, nanos.min(999_999_999)) + SETTLE < now
+}
+
+/// What one look at an entry found.
+#[derive(Debug)]
+enum Seen {
+    Entry(EntryKind, Option<String>),
+    /// It is no longer there.
+    Gone,
+    /// It was replaced between two steps of the look.
+    Changed,
+}
+
+/// Looks at an entry at most this many times while it keeps being replaced.
+const LOOKS: usize = 3;
+
+/// What the entry at `path` is, and its `#!` line (if `want_shebang`), from what was
+/// observed: `None` if it was deleted since the listing. Nothing is concluded from two
+/// looks that may have seen two different files: the type, mode and first line of a file
+/// come from one open file, and a link is called broken only if the same link was there
+/// before and after its target could not be found.
+fn inspect(
+    path: &Path,
+    listed_as: Option<std::fs::FileType>,
+    want_shebang: bool,
+) -> Option<(EntryKind, Option<String>)> {
+    for _ in 0..LOOKS {
+        match look(path, listed_as, want_shebang) {
+            Seen::Entry(kind, shebang) => return Some((kind, shebang)),
+            Seen::Gone => return None,
+            Seen::Changed => {}
+        }
+    }
+    Some((
+        EntryKind::Uninspectable(
+            "it was replaced again and again while it was being inspected; it is looked at again on the next discovery".to_owned(),
+        ),
+        None,
+    ))
+}
+
+fn look(path: &Path, listed_as: Option<std::fs::FileType>, want_shebang: bool) -> Seen {
+    // Listed as a regular file: open it without following links and learn everything
+    // from the open file.
+    if listed_as.is_some_and(|t| t.is_file()) {
+        match open_entry(path, false) {
+            Ok(file) => return from_open(&file, None, want_shebang),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
+            // Replaced by a link, or unreadable: the general way below tells which.
+            Err(_) => {}
+        }
+    }
+    let before = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
+        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+    };
+    if !before.file_type().is_symlink() {
+        return with_shebang(path, &before, false, want_shebang);
+    }
+    match std::fs::metadata(path) {
+        Ok(target) => with_shebang(path, &target, true, want_shebang),
+        Err(err) => {
+            let kind = if err.kind() == io::ErrorKind::NotFound {
+                EntryKind::BrokenSymlink
+            } else if DirError::of(&err) == DirError::Loop {
+                EntryKind::SymlinkLoop
+            } else {
+                return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None);
+            };
+            // Only a link that was there before and after its target was looked for is
+            // broken: a link deleted or replaced in between says nothing about its target.
+            match std::fs::symlink_metadata(path) {
+                Ok(after) if after.file_type().is_symlink() && same_file(&before, &after) => {
+                    Seen::Entry(kind, None)
+                }
+                Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Gone,
+                _ => Seen::Changed,
+            }
+        }
+    }
+}
+
+/// The entry whose metadata (`meta`, its target's if it is a link) was just read; for a
+/// file, its first line too, read from an open file that must be the same file.
+fn with_shebang(path: &Path, meta: &std::fs::Metadata, follow: bool, want_shebang: bool) -> Seen {
+    let kind = kind_of(meta);
+    if !want_shebang || !matches!(kind, EntryKind::File { .. }) {
+        return Seen::Entry(kind, None);
+    }
+    match open_entry(path, follow) {
+        Ok(file) => from_open(&file, Some(meta), want_shebang),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Changed,
+        // Not readable (mode --x): the kernel may still run it; no #! line is known.
+        Err(_) => Seen::Entry(kind, None),
+    }
+}
+
+/// Everything about an entry from its open file; `Changed` if it is not the file whose
+/// metadata `expected` is.
+fn from_open(
+    file: &std::fs::File,
+    expected: Option<&std::fs::Metadata>,
+    want_shebang: bool,
+) -> Seen {
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+    };
+    if expected.is_some_and(|expected| !same_file(expected, &meta)) {
+        return Seen::Changed;
+    }
+    let kind = kind_of(&meta);
+    let shebang = match kind {
+        EntryKind::File { .. } if want_shebang => {
+            first_bytes(file).and_then(|head| parse_shebang(&head))
+        }
+        _ => None,
+    };
+    Seen::Entry(kind, shebang)
+}
+
+/// Opens an entry for reading its first bytes: never blocking (a FIFO swapped in), never
+/// taking a terminal, and, unless `follow`, never through a link.
+fn open_entry(path: &Path, follow: bool) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow);
+    }
+    #[cfg(not(unix))]
+    let _ = follow;
+    options.open(path)
+}
+
+fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut head = [0u8; 512];
-    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-    let rest = head[..n].strip_prefix(b"#!")?;
+    let n = (&*file).read(&mut head).ok()?;
+    Some(head[..n].to_vec())
+}
+
+/// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one.
+pub fn parse_shebang(head: &[u8]) -> Option<String> {
+    let rest = head.strip_prefix(b"#!")?;
     let line = rest.split(|b| *b == b'\n').next()?;
     Some(String::from_utf8_lossy(line).trim().to_owned())
 }
 
-fn inspect(path: &Path) -> EntryKind {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => EntryKind::File {
-            executable: is_executable(&meta),
-        },
-        Ok(meta) if meta.is_dir() => EntryKind::Directory,
-        Ok(_) => EntryKind::Special,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => EntryKind::BrokenSymlink,
-        Err(err) if DirError::of(&err) == DirError::Loop => EntryKind::SymlinkLoop,
-        Err(err) => EntryKind::Uninspectable(err.to_string()),
+fn kind_of(meta: &std::fs::Metadata) -> EntryKind {
+    if meta.is_file() {
+        EntryKind::File {
+            executable: is_executable(meta),
+        }
+    } else if meta.is_dir() {
+        EntryKind::Directory
+    } else {
+        EntryKind::Special
+    }
+}
+
+/// Whether two metadata describe the same file (Windows: assumed, std has no stable file id).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// Why an entry cannot be inspected, with the fix that fits the error.
+fn inspect_problem(err: &io::Error) -> String {
+    match DirError::of(err) {
+        DirError::NameTooLong => {
+            "its path is longer than the system allows; move its hooks directory to a shorter path".to_owned()
+        }
+        DirError::PermissionDenied => {
+            "it cannot be inspected (permission denied); give this user read access to it and search access to its directory".to_owned()
+        }
+        _ => format!("it cannot be inspected ({err})"),
     }
 }
 
@@ -608,12 +1060,47 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
     true
 }
 
+/// The program each hook file's `#!` line named when it was last scanned, by path (`None`:
+/// no `#!` line). A start that fails is explained from this,
+/// what discovery saw, never from a second look at a file that may have been replaced since.
+static INTERPRETERS: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
+
+/// Paths remembered before the table starts over (a host scanning ever new folders).
+const INTERPRETERS_KEPT: usize = 4096;
+
+fn remember_interpreter(path: &Path, shebang: Option<&str>) {
+    let program = shebang
+        .and_then(|line| line.split_whitespace().next())
+        .map(str::to_owned);
+    let mut seen = INTERPRETERS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if seen.len() >= INTERPRETERS_KEPT && !seen.contains_key(path) {
+        seen.clear();
+    }
+    seen.insert(path.to_owned(), program);
+}
+
+/// What the last scan saw of `path`: `Some(Some(program))` if its `#!` line named a
+/// program, `Some(None)` if it had none, `None` if it was not scanned.
+pub fn interpreter_seen(path: &Path) -> Option<Option<String>> {
+    INTERPRETERS
+        .get()?
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(path)
+        .cloned()
+}
+
 /// The system error codes `DirError` tells apart.
 #[cfg(unix)]
 mod errno {
     pub const LOOP: i32 = libc::ELOOP;
     pub const NOT_A_DIRECTORY: i32 = libc::ENOTDIR;
     pub const NAME_TOO_LONG: i32 = libc::ENAMETOOLONG;
+    /// Unix takes any byte but `/` and NUL in a name (a NUL is refused by std, see above).
+    pub const INVALID_NAME: Option<i32> = None;
 }
 
 #[cfg(not(unix))]
@@ -624,12 +1111,21 @@ mod errno {
     pub const NOT_A_DIRECTORY: i32 = 267;
     /// ERROR_FILENAME_EXCED_RANGE
     pub const NAME_TOO_LONG: i32 = 206;
+    /// ERROR_INVALID_NAME
+    pub const INVALID_NAME: Option<i32> = Some(123);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::hooks::launch::tests::FixedMachine;
+
+    /// The one pick for `hook_name`, where one at most is expected.
+    fn pick_one(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<Pick> {
+        let mut picks = pick(hook_name, entries, platform);
+        assert!(picks.len() <= 1, "{picks:?}");
+        picks.pop()
+    }
 
     fn file(name: &str, executable: bool) -> Entry {
         entry(name, EntryKind::File { executable })
@@ -882,9 +1378,9 @@ mod tests {
             file("PreToolUse.ps1", true),
             file("pretooluse", true),
         ];
-        assert_eq!(pick("PreToolUse", &entries, &Platform::Unix), None);
+        assert_eq!(pick_one("PreToolUse", &entries, &Platform::Unix), None);
         let entries = [file("PreToolUse", true), file("PreToolUse.sh", true)];
-        let picked = pick("PreToolUse", &entries, &Platform::Unix).unwrap();
+        let picked = pick_one("PreToolUse", &entries, &Platform::Unix).unwrap();
         assert_eq!(
             (picked.file_name.as_str(), picked.disabled),
             ("PreToolUse", None)
@@ -900,7 +1396,8 @@ mod tests {
             (EntryKind::SymlinkLoop, "loops"),
             (EntryKind::Special, "not a regular file"),
         ] {
-            let picked = pick("TaskStart", &[entry("TaskStart", kind)], &Platform::Unix).unwrap();
+            let picked =
+                pick_one("TaskStart", &[entry("TaskStart", kind)], &Platform::Unix).unwrap();
             assert!(picked.disabled.unwrap().contains(needle), "{needle}");
         }
     }
@@ -914,16 +1411,19 @@ mod tests {
             file("PreToolUse.bat", true),
         ];
         assert_eq!(
-            pick("PreToolUse", &entries, &win).unwrap().file_name,
+            pick_one("PreToolUse", &entries, &win).unwrap().file_name,
             "PreToolUse.bat"
         );
         let entries = [file("PreToolUse.exe", true), file("pretooluse.PS1", true)];
-        let picked = pick("PreToolUse", &entries, &win).unwrap();
+        let picked = pick_one("PreToolUse", &entries, &win).unwrap();
         assert_eq!(
             (picked.file_name.as_str(), picked.kind),
             ("pretooluse.PS1", LaunchKind::PowerShell)
         );
-        assert_eq!(pick("PreToolUse", &[file("PreToolUse", true)], &win), None);
+        assert_eq!(
+            pick_one("PreToolUse", &[file("PreToolUse", true)], &win),
+            None
+        );
     }
 
     #[test]
@@ -936,7 +1436,7 @@ mod tests {
             ("Hook.Cmd", LaunchKind::Cmd),
             ("Hook.ps1", LaunchKind::PowerShell),
         ] {
-            let picked = pick("Hook", &[file(file_name, true)], &win).unwrap();
+            let picked = pick_one("Hook", &[file(file_name, true)], &win).unwrap();
             assert_eq!((picked.kind, picked.disabled), (kind, None), "{file_name}");
         }
     }
@@ -972,16 +1472,16 @@ mod tests {
             file("TaskStart.exe", true),
             file("TaskStart.cmd", true),
         ];
-        let picked = pick("TaskStart", &entries, &win).unwrap();
+        let picked = pick_one("TaskStart", &entries, &win).unwrap();
         assert_eq!(
             (picked.file_name.as_str(), picked.kind),
             ("TaskStart.cmd", LaunchKind::Cmd)
         );
         assert_eq!(
-            pick("TaskStart", &[file("TaskStart.bat", true)], &win),
+            pick_one("TaskStart", &[file("TaskStart.bat", true)], &win),
             None
         );
-        let vbs = pick(
+        let vbs = pick_one(
             "TaskStart",
             &[file("TaskStart.vbs", true)],
             &Platform::windows(""),
@@ -991,11 +1491,233 @@ mod tests {
     }
 
     #[test]
+    fn only_names_that_can_be_hooks_for_the_profile_are_candidates() {
+        let unix = Platform::Unix;
+        let win = Platform::windows("");
+        let ext = Profile::Extension;
+        for name in ["PreToolUse", "FutureHook2", "A"] {
+            assert!(could_be_hook_file(name, ext, &unix), "{name}");
+        }
+        // What a crowded folder holds: none of it is inspected.
+        for name in [
+            "f12345",
+            "file12345",
+            "Notes12345.txt",
+            "PreToolUse.sh",
+            "PreToolUse.ps1",
+            "pretooluse",
+            "Pre-Tool",
+            ".PreToolUse",
+            "",
+        ] {
+            assert!(!could_be_hook_file(name, ext, &unix), "{name}");
+        }
+        for name in [
+            "PreToolUse.ps1",
+            "pretooluse.CMD",
+            "TaskStart.exe",
+            "Hook.vbs",
+        ] {
+            assert!(could_be_hook_file(name, ext, &win), "{name}");
+        }
+        for name in [
+            "PreToolUse",
+            "PreToolUse.txt",
+            "PreToolUse.test.cmd",
+            "f-1.cmd",
+            "1Hook.cmd",
+        ] {
+            assert!(!could_be_hook_file(name, ext, &win), "{name}");
+        }
+        let cli = Profile::Cli;
+        for name in [
+            "PreToolUse.sh",
+            "pretooluse.PY",
+            "PreToolUse",
+            "TaskStart.mjs",
+        ] {
+            assert!(could_be_hook_file(name, cli, &unix), "{name}");
+        }
+        for name in [
+            "PreToolUse.md",
+            "f12345.txt",
+            "data-1.json",
+            "PreToolUse.sh.bak",
+        ] {
+            assert!(!could_be_hook_file(name, cli, &unix), "{name}");
+        }
+    }
+
+    #[test]
+    fn pathext_entries_without_a_dot_and_past_the_cap_are_not_searched_and_say_why() {
+        let parsed = PathExt::parse(" .cmd ; BAT;;.EXE;.ps1;.CMD;.");
+        assert_eq!(parsed.searched(), [".cmd", ".exe"]);
+        assert_eq!(parsed.rule(".PS1"), Some(&ExtRule::Rank(0)));
+        assert_eq!(parsed.rule(".Cmd"), Some(&ExtRule::Rank(1)));
+        let Some(ExtRule::Ignored(why)) = parsed.rule(".bat") else {
+            panic!("{parsed:?}")
+        };
+        assert!(
+            why.contains("BAT without its leading dot") && why.contains("write .BAT in PATHEXT"),
+            "{why}"
+        );
+        // A dotless entry does not hide the same extension written properly.
+        assert_eq!(
+            PathExt::parse("CMD;.CMD").rule(".cmd"),
+            Some(&ExtRule::Rank(1))
+        );
+
+        let many: Vec<String> = (0..1000).map(|i| format!(".X{i}")).collect();
+        let parsed = PathExt::parse(&format!("{};.CMD", many.join(";")));
+        assert_eq!(parsed.searched().len(), PATHEXT_CAP);
+        assert_eq!(parsed.rule(".x63"), Some(&ExtRule::Rank(64)));
+        let Some(ExtRule::Ignored(why)) = parsed.rule(".cmd") else {
+            panic!("{:?}", parsed.rule(".cmd"))
+        };
+        assert!(why.contains("after its first 64 extensions"), "{why}");
+    }
+
+    #[test]
+    fn windows_a_folder_named_like_a_hook_does_not_shadow_the_file_after_it() {
+        let win = Platform::windows("");
+        for folder in ["PreToolUse.exe", "PreToolUse.ps1", "PRETOOLUSE.COM"] {
+            let entries = [
+                entry(folder, EntryKind::Directory),
+                file("PreToolUse.cmd", true),
+                file("PreToolUse.vbs", true),
+            ];
+            let picks = pick("PreToolUse", &entries, &win);
+            let listed: Vec<_> = picks
+                .iter()
+                .map(|p| (p.file_name.as_str(), p.disabled.is_none()))
+                .collect();
+            assert_eq!(
+                listed,
+                [(folder, false), ("PreToolUse.cmd", true)],
+                "{folder}"
+            );
+            let why = picks[0].disabled.as_deref().unwrap_or_default();
+            assert!(
+                why.contains("directory, not a file")
+                    && why.contains("Windows passes over it, so PreToolUse.cmd runs instead"),
+                "{why}"
+            );
+            assert_eq!(picks[1].kind, LaunchKind::Cmd);
+        }
+        // With no file behind it, the folder is listed alone, disabled.
+        let only = pick(
+            "PreToolUse",
+            &[entry("PreToolUse.exe", EntryKind::Directory)],
+            &win,
+        );
+        assert_eq!(only.len(), 1);
+        assert_eq!(
+            only[0].disabled.as_deref(),
+            Some("it is a directory, not a file")
+        );
+        // A file PATHEXT names without a dot is listed disabled with the reason.
+        let dotless = Platform::windows("CMD;.BAT");
+        let picks = pick("TaskStart", &[file("TaskStart.cmd", true)], &dotless);
+        assert_eq!(picks.len(), 1);
+        let why = picks[0].disabled.as_deref().unwrap_or_default();
+        assert!(why.contains("CMD without its leading dot"), "{why}");
+    }
+
+    #[test]
+    fn a_listing_is_reused_only_while_its_directory_is_unchanged_and_settled() {
+        let t = |secs: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
+        assert!(settled((100, 0), t(104)));
+        assert!(
+            !settled((100, 0), t(103)),
+            "within SETTLE of the last change"
+        );
+        assert!(!settled((100, 0), t(90)), "a change in the future");
+        assert!(!settled((-1, 0), t(104)));
+
+        let dir = scratch("reuse");
+        std::fs::write(dir.join("PreToolUse"), "#!/bin/sh\n").unwrap();
+        let later = SystemTime::now() + SETTLE + Duration::from_secs(1);
+        let list_at =
+            |previous, now| list(&dir, Profile::Extension, &Platform::Unix, previous, now).unwrap();
+        let first = list_at(None, later);
+        assert_eq!(first.candidates.len(), 1);
+        assert_eq!(first.stamp.reusable, cfg!(unix));
+        // Unchanged: the remembered listing comes back without reading the directory.
+        let mut marked = first.clone();
+        marked.candidates.clear();
+        assert_eq!(
+            list_at(Some(marked.clone()), later).candidates.len(),
+            usize::from(!cfg!(unix))
+        );
+        // Just changed (the real clock): listed again, and not to be reused.
+        let fresh = list_at(Some(marked.clone()), SystemTime::now());
+        assert_eq!((fresh.candidates.len(), fresh.stamp.reusable), (1, false));
+        // Changed since: listed again.
+        std::fs::write(dir.join("TaskStart"), "#!/bin/sh\n").unwrap();
+        assert_eq!(list_at(Some(marked), later).candidates.len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh empty folder under the system temp dir.
+    fn scratch(tag: &str) -> PathBuf {
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "cline-hooks-discover-{tag}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_is_described_by_what_was_observed_of_it() {
+        use std::os::unix::fs::symlink;
+        let dir = scratch("inspect");
+        let hook = dir.join("PreToolUse");
+        std::fs::write(&hook, "#!/bin/sh -e\necho\n").unwrap();
+        let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(listed_as), true),
+            Some((
+                EntryKind::File { executable: false },
+                Some("/bin/sh -e".to_owned())
+            ))
+        );
+        // Deleted between the listing and the look: gone, not "a broken symbolic link".
+        std::fs::remove_file(&hook).unwrap();
+        assert_eq!(inspect(&hook, Some(listed_as), true), None);
+        assert_eq!(inspect(&hook, None, true), None);
+        // A real broken link is one.
+        symlink(dir.join("missing"), &hook).unwrap();
+        let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(listed_as), true),
+            Some((EntryKind::BrokenSymlink, None))
+        );
+        // A link to a file is that file; listed as a file but now a link, it is followed.
+        std::fs::write(dir.join("target"), "#!/bin/bash\n").unwrap();
+        std::fs::remove_file(&hook).unwrap();
+        symlink(dir.join("target"), &hook).unwrap();
+        let file_type = std::fs::metadata(dir.join("target")).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(file_type), true),
+            Some((
+                EntryKind::File { executable: false },
+                Some("/bin/bash".to_owned())
+            ))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn windows_default_pathext_applies_when_unset() {
         let Platform::Windows { pathext } = Platform::windows("") else {
             panic!()
         };
-        assert_eq!(&pathext[..4], [".com", ".exe", ".bat", ".cmd"]);
+        assert_eq!(&pathext.searched()[..4], [".com", ".exe", ".bat", ".cmd"]);
     }
 
     #[test]

@@ -1,19 +1,22 @@
 //! Cached discovery: hands out runners without scanning directories on every call.
 //!
 //! Revalidation is by age: a snapshot of the hooks directories is reused for
-//! [`CACHE_TTL`], then rescanned (one `readdir` per directory plus one `stat` per candidate,
-//! the default folders and the interpreters found again).
+//! [`CACHE_TTL`], then rescanned: one `stat` per directory (plus a `readdir` if it changed,
+//! see [`discover::Scanner`]), one `open` and read per entry named like a hook, the default
+//! folders and the interpreters found again. One rescan runs at a time per factory; calls
+//! that find the snapshot stale meanwhile wait for it and take its result.
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
 //! threads or inotify limits, and a warm call makes no system call at all.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::hooks::discover::{self, Defaults, DiscoveredHook, Layout, Listing, Platform};
+use crate::hooks::discover::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
 use crate::hooks::error::HookError;
 use crate::hooks::launch::{Interpreters, LiveMachine};
 use crate::hooks::name;
@@ -79,6 +82,8 @@ pub fn shared(
 struct Snapshot {
     taken: Instant,
     listings: Arc<Vec<Listing>>,
+    /// Which rescan made it (1, 2, ...).
+    generation: u64,
 }
 
 pub struct Factory {
@@ -92,6 +97,13 @@ pub struct Factory {
     /// stale snapshot wait for it instead of starting scans of their own, so a folder that
     /// hangs (a dead network filesystem) holds one thread, not one per call.
     scanning: Arc<tokio::sync::Mutex<()>>,
+    /// What the last rescan listed, so an unchanged directory is not listed again.
+    scanner: Mutex<Scanner>,
+    /// Rescans done so far.
+    rescans: AtomicU64,
+    /// Tests: how long each rescan takes at least (a folder slower than the snapshot's age).
+    #[cfg(test)]
+    slow_scan: Duration,
 }
 
 impl Factory {
@@ -108,7 +120,16 @@ impl Factory {
                 .unwrap_or_else(shared_limiter),
             snapshot: Mutex::new(None),
             scanning: Arc::default(),
+            scanner: Mutex::default(),
+            rescans: AtomicU64::new(0),
+            #[cfg(test)]
+            slow_scan: Duration::ZERO,
         }
+    }
+
+    /// How many rescans this factory has done.
+    pub fn rescans(&self) -> u64 {
+        self.rescans.load(Ordering::Relaxed)
     }
 
     /// The listings if the snapshot is still fresh; no I/O. While the hooks directories are
@@ -128,14 +149,19 @@ impl Factory {
     /// that nothing built from the snapshot asks the system again.
     fn rescan(&self) -> Arc<Vec<Listing>> {
         let taken = Instant::now();
+        let generation = self.rescans.fetch_add(1, Ordering::Relaxed) + 1;
         let dirs = discover::hook_dirs(&self.layout, &Defaults::find());
         let mut machine = LiveMachine::default();
         let windows = matches!(self.platform, Platform::Windows { .. });
         let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
-        let scanned: Vec<Listing> = dirs
-            .into_iter()
-            .map(|dir| discover::scan(dir, self.layout.profile, &self.platform, &mut tools))
-            .collect();
+        let scanned = self.scanner.lock().unwrap_or_else(|p| p.into_inner()).scan(
+            dirs,
+            self.layout.profile,
+            &self.platform,
+            &mut tools,
+        );
+        #[cfg(test)]
+        std::thread::sleep(self.slow_scan);
         let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         let listings = match guard.as_ref() {
             Some(previous) if *previous.listings == scanned => previous.listings.clone(),
@@ -144,8 +170,23 @@ impl Factory {
         *guard = Some(Snapshot {
             taken,
             listings: listings.clone(),
+            generation,
         });
         listings
+    }
+
+    /// The snapshot of a rescan that finished after rescan number `generation`, if any.
+    fn scanned_after(&self, generation: u64) -> Option<Arc<Vec<Listing>>> {
+        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .as_ref()
+            .filter(|s| s.generation > generation)
+            .map(|s| s.listings.clone())
+    }
+
+    fn generation(&self) -> u64 {
+        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().map_or(0, |s| s.generation)
     }
 
     /// The hooks named `hook_name`, enabled or not, in run order. Scans only when the snapshot
@@ -168,10 +209,16 @@ impl Factory {
         Ok(self.pick(hook_name, &listings))
     }
 
-    /// A fresh snapshot: the one a rescan in flight produces, or a new rescan.
+    /// A fresh snapshot: the one a rescan in flight produces, or a new rescan. A rescan that
+    /// ends while this call waits counts as fresh for it even if it took longer than
+    /// [`CACHE_TTL`]: otherwise every waiter would rescan in turn, once per caller.
     async fn rescan_once(self: &Arc<Self>) -> Result<Arc<Vec<Listing>>, HookError> {
+        let waited_from = self.generation();
         let turn = self.scanning.clone().lock_owned().await;
-        if let Some(listings) = self.fresh_listings() {
+        if let Some(listings) = self
+            .fresh_listings()
+            .or_else(|| self.scanned_after(waited_from))
+        {
             return Ok(listings);
         }
         let this = self.clone();
@@ -320,6 +367,44 @@ mod tests {
         assert_eq!(runner.hooks.len(), 1);
     }
 
+    /// Issue 18 item 6: callers that find the snapshot stale while a rescan runs take that
+    /// rescan's result, even when the rescan takes longer than the snapshot's age (before,
+    /// each waiter rescanned in turn: 16 calls, 16 rescans one after another).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_calls_on_a_stale_snapshot_share_one_rescan_even_a_slow_one() {
+        let dir = TempDir::new("single-flight");
+        add_hook(&dir);
+        let layout = Layout {
+            extra_hooks_dirs: vec![dir.0.clone()],
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
+        let mut factory = Factory::new(&layout, None, None);
+        factory.slow_scan = CACHE_TTL * 2;
+        let factory = Arc::new(factory);
+        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
+        assert_eq!(factory.rescans(), 1);
+        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
+        assert!(factory.fresh_listings().is_none(), "stale");
+
+        let started = Instant::now();
+        let calls: Vec<_> = (0..16)
+            .map(|_| {
+                let factory = factory.clone();
+                tokio::spawn(async move { factory.runner("TaskStart", DISCOVERY_LIMIT).await })
+            })
+            .collect();
+        for call in calls {
+            assert_eq!(call.await.unwrap().unwrap().hooks.len(), 1);
+        }
+        assert_eq!(factory.rescans(), 2, "one rescan served all 16 calls");
+        assert!(
+            started.elapsed() < CACHE_TTL * 2 * 4,
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
     #[tokio::test]
     async fn a_fresh_snapshot_answers_without_scanning_and_a_stale_one_is_rescanned() {
         let dir = TempDir::new("cache");
@@ -389,11 +474,12 @@ mod tests {
             vec![interpreter.into_os_string(), hook.into_os_string()]
         );
 
-        // The next scan sees that it is gone.
+        // The next scan sees that it is gone: the CLI lists the hook disabled, saying why.
         let rescanned = factory.rescan();
         let runner = factory.runner_from("TaskStart", &rescanned).unwrap();
-        let why = runner.hooks[0].launch_error.clone().unwrap_or_default();
+        let why = runner.hooks[0].disabled.clone().unwrap_or_default();
         assert!(why.contains("which does not exist"), "{why}");
+        assert!(runner.hooks[0].command.is_empty() && runner.hooks[0].launch_error.is_none());
     }
 
     #[tokio::test]

@@ -70,7 +70,7 @@ impl Machine for LiveMachine {
     fn on_path(&mut self, name: &str) -> Option<PathBuf> {
         self.found
             .entry(name.to_owned())
-            .or_insert_with(|| which::which(name).ok())
+            .or_insert_with(|| find_on_path(name))
             .clone()
     }
 
@@ -81,6 +81,49 @@ impl Machine for LiveMachine {
     fn var(&mut self, name: &str) -> Option<OsString> {
         std::env::var_os(name).filter(|v| !v.is_empty())
     }
+}
+
+#[cfg(not(windows))]
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    which::which(name).ok()
+}
+
+/// Windows: the first file on PATH among [`windows_candidates`]. Not `which`, which tries
+/// every PATHEXT extension in every PATH folder: its cost grows with PATHEXT (1,000
+/// entries took seconds per lookup under Wine), and most of those kinds cannot be started.
+#[cfg(windows)]
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    windows_candidates(name, &dirs)
+        .into_iter()
+        .find(|candidate| candidate.is_file())
+}
+
+/// The kinds of program Windows starts on its own, in Windows' default PATHEXT order.
+pub const WINDOWS_PROGRAM_EXTENSIONS: [&str; 4] = [".com", ".exe", ".bat", ".cmd"];
+
+/// Where a program `name` may be on Windows, in search order: in each PATH folder, `name`
+/// itself if it already ends in a program extension, else `name` with each of
+/// [`WINDOWS_PROGRAM_EXTENSIONS`] (at most 4 per folder, whatever PATHEXT holds). Pure.
+pub fn windows_candidates(name: &str, dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let lower = name.to_ascii_lowercase();
+    let has_ext = WINDOWS_PROGRAM_EXTENSIONS
+        .iter()
+        .any(|ext| lower.ends_with(ext));
+    let mut candidates = Vec::new();
+    for dir in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
+        if has_ext {
+            candidates.push(dir.join(name));
+        } else {
+            candidates.extend(
+                WINDOWS_PROGRAM_EXTENSIONS
+                    .iter()
+                    .map(|ext| dir.join(format!("{name}{ext}"))),
+            );
+        }
+    }
+    candidates
 }
 
 /// The interpreters hooks are started with, found through a [`Machine`] only when a hook
@@ -549,6 +592,35 @@ pub mod tests {
         ));
         assert_eq!(&argv[1..5], ["/d", "/v:off", "/s", "/c"]);
         assert_eq!(argv[5], r#"""C:\a & b^(x)!\PreToolUse.bat"""#);
+    }
+
+    #[test]
+    fn windows_looks_programs_up_as_the_four_kinds_windows_starts_whatever_pathext_holds() {
+        let dirs = [
+            PathBuf::from(r"C:\bin"),
+            PathBuf::new(),
+            PathBuf::from(r"D:\tools"),
+        ];
+        let names = |name: &str| -> Vec<String> {
+            windows_candidates(name, &dirs)
+                .iter()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .collect()
+        };
+        assert_eq!(
+            names("pwsh"),
+            [
+                "C:/bin/pwsh.com",
+                "C:/bin/pwsh.exe",
+                "C:/bin/pwsh.bat",
+                "C:/bin/pwsh.cmd",
+                "D:/tools/pwsh.com",
+                "D:/tools/pwsh.exe",
+                "D:/tools/pwsh.bat",
+                "D:/tools/pwsh.cmd"
+            ]
+        );
+        assert_eq!(names("Py.EXE"), ["C:/bin/Py.EXE", "D:/tools/Py.EXE"]);
     }
 
     #[test]

@@ -42,10 +42,20 @@ pub fn resolve(name: &str) -> Result<&str, HookError> {
     validate(name).map(|()| name)
 }
 
-/// Whether a file stem could name a hook in any profile (letters and digits only), so that
-/// discovery inspects it.
-pub fn could_be_hook(stem: &str) -> bool {
-    !stem.is_empty() && stem.len() <= MAX_LEN && stem.bytes().all(|b| b.is_ascii_alphanumeric())
+/// Whether `name` is a hook name (`^[A-Z][A-Za-z0-9]{0,63}$`), without building an error:
+/// discovery asks this of every entry of a hooks directory.
+pub fn is_valid(name: &str) -> bool {
+    name.as_bytes().first().is_some_and(u8::is_ascii_uppercase) && is_alphanumeric_name(name)
+}
+
+/// Whether `stem` is a hook name in some letter case (`pretooluse`): the CLI profile and
+/// Windows match file names to hook names regardless of case.
+pub fn is_valid_ignoring_case(stem: &str) -> bool {
+    stem.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) && is_alphanumeric_name(stem)
+}
+
+fn is_alphanumeric_name(name: &str) -> bool {
+    name.len() <= MAX_LEN && name.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// Checks `name` against `^[A-Z][A-Za-z0-9]{0,63}$`.
@@ -85,6 +95,27 @@ mod tests {
         assert!(validate("FutureHook2").is_ok());
         assert!(validate("A").is_ok());
         assert!(validate(&format!("A{}", "b".repeat(63))).is_ok());
+    }
+
+    #[test]
+    fn the_quick_checks_agree_with_validate() {
+        for name in [
+            "PreToolUse",
+            "A",
+            "preToolUse",
+            "Pre.ToolUse",
+            "",
+            "1Hook",
+            "Ünicode",
+            "Pre-Tool",
+            &format!("A{}", "b".repeat(63)),
+            &format!("A{}", "b".repeat(64)),
+        ] {
+            assert_eq!(is_valid(name), validate(name).is_ok(), "{name}");
+        }
+        assert!(is_valid_ignoring_case("pretooluse") && is_valid_ignoring_case("PRETOOLUSE"));
+        assert!(!is_valid_ignoring_case("1hook") && !is_valid_ignoring_case("pre-tool"));
+        assert!(!is_valid_ignoring_case(""));
     }
 
     #[test]

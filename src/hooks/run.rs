@@ -787,25 +787,141 @@ fn start_obstacle(hook: &DiscoveredHook, cwd: &Path) -> Option<String> {
     None
 }
 
-/// Turns a failed start into a sentence that names the fix.
+/// Turns a failed start into a sentence that names the fix. It goes by what the start
+/// reported and what discovery saw of the hook (its `#!` program), never by a second look at
+/// the hook file, which may have been deleted and recreated since the start failed. What it
+/// does check now is the working directory and the `#!` program: the other possible causes.
 fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> String {
-    if let Some(why) = start_obstacle(hook, cwd) {
-        return why;
+    let program = hook
+        .command
+        .first()
+        .map_or_else(|| hook.path.clone(), PathBuf::from);
+    let shebang_program = crate::hooks::discover::interpreter_seen(&hook.path).flatten();
+    let facts = StartFacts {
+        cwd_missing: !cwd.is_dir(),
+        cwd_closed: !can_enter(cwd),
+        started_directly: program == hook.path,
+        interpreter_exists: shebang_program
+            .as_deref()
+            .filter(|p| Path::new(p).is_absolute())
+            .map(|p| Path::new(p).exists()),
+        shebang_program,
+    };
+    start_failure(&StartError::of(err), &hook.path, &program, cwd, &facts)
+}
+
+/// How starting a process failed, as far as the explanation differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum StartError {
+    /// ENOENT / ERROR_FILE_NOT_FOUND: a file the start needed was not there.
+    NotFound(String),
+    /// EACCES.
+    PermissionDenied(String),
+    /// ETXTBSY: the file was open for writing.
+    Busy,
+    /// Windows: the file is not a program Windows can run (error 193 and its kin).
+    #[cfg_attr(not(windows), allow(dead_code))]
+    NotAProgram {
+        code: i32,
+    },
+    /// Windows: a program for another processor (error 216).
+    #[cfg_attr(not(windows), allow(dead_code))]
+    OtherMachine,
+    Other(String),
+}
+
+impl StartError {
+    fn of(err: &io::Error) -> StartError {
+        #[cfg(windows)]
+        {
+            // ERROR_BAD_FORMAT, ERROR_INVALID_EXE_SIGNATURE, ERROR_CHILD_NOT_COMPLETE,
+            // ERROR_BAD_EXE_FORMAT: their system texts hold a raw `%1`.
+            match err.raw_os_error() {
+                Some(code @ (11 | 129 | 191 | 193)) => return StartError::NotAProgram { code },
+                Some(216) => return StartError::OtherMachine,
+                _ => {}
+            }
+        }
+        #[cfg(unix)]
+        if err.raw_os_error() == Some(libc::ETXTBSY) {
+            return StartError::Busy;
+        }
+        match err.kind() {
+            io::ErrorKind::NotFound => StartError::NotFound(err.to_string()),
+            io::ErrorKind::PermissionDenied => StartError::PermissionDenied(err.to_string()),
+            _ => StartError::Other(err.to_string()),
+        }
     }
-    let interpreter = crate::hooks::discover::read_shebang(&hook.path)
-        .and_then(|line| line.split_whitespace().next().map(str::to_owned));
-    if let Some(interpreter) = interpreter {
-        if err.kind() == io::ErrorKind::NotFound || !Path::new(&interpreter).exists() {
-            return format!(
+}
+
+/// What was checked after a start failed, none of it about the hook file itself.
+#[derive(Debug, Clone, Default)]
+struct StartFacts {
+    cwd_missing: bool,
+    cwd_closed: bool,
+    /// The hook file is the program started (no interpreter in front of it).
+    started_directly: bool,
+    /// The program its `#!` line named when it was discovered.
+    shebang_program: Option<String>,
+    /// Whether that program, if it is an absolute path, exists now.
+    interpreter_exists: Option<bool>,
+}
+
+/// The sentence for a failed start of the hook at `path`, started as `program` in `cwd`.
+/// Pure. An ENOENT has four possible causes: the working directory, an interpreter named in
+/// front of the hook, the hook's `#!` program, and the hook file itself; it is blamed on the
+/// hook file only when the others are ruled out.
+fn start_failure(
+    error: &StartError,
+    path: &Path,
+    program: &Path,
+    cwd: &Path,
+    facts: &StartFacts,
+) -> String {
+    let (path, program, cwd) = (path.display(), program.display(), cwd.display());
+    if matches!(error, StartError::NotFound(_)) && facts.cwd_missing {
+        return format!("could not start: its working directory {cwd} does not exist");
+    }
+    if matches!(error, StartError::PermissionDenied(_)) && facts.cwd_closed {
+        return format!(
+            "could not start: its working directory {cwd} cannot be entered by this user (permission denied)"
+        );
+    }
+    match error {
+        StartError::NotFound(_) if !facts.started_directly => format!(
+            "could not start: {program}, which runs it, was not found when it was started (it was removed or renamed after discovery); install it again or fix PATH"
+        ),
+        StartError::NotFound(text) => match (&facts.shebang_program, facts.interpreter_exists) {
+            (Some(interpreter), Some(false)) => format!(
                 "could not start: its #! line names {interpreter}, which does not exist; install it or fix the #! line"
-            );
+            ),
+            (Some(interpreter), Some(true)) => format!(
+                "could not start: {path} was not there when it was started (it was deleted or renamed after discovery; its #! program {interpreter} exists)"
+            ),
+            (Some(interpreter), None) => format!(
+                "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or {interpreter}, which its #! line names, was not found"
+            ),
+            (None, _) if cfg!(windows) => format!(
+                "could not start: {path} was not there when it was started (it was deleted or renamed after discovery)"
+            ),
+            (None, _) => format!(
+                "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or it is a program whose loader (the dynamic linker it names) is missing"
+            ),
+        },
+        StartError::PermissionDenied(text) => format!(
+            "could not start: permission denied ({text}); make sure it is executable (chmod +x) and on a filesystem that allows running programs"
+        ),
+        StartError::Busy => "could not start: its file was still open for writing when it was started (text file busy); write hook files under another name and rename them into place".to_owned(),
+        StartError::NotAProgram { code } => format!(
+            "could not start: {program} is not a valid Windows program (Windows error {code}); replace it with a program built for Windows, or write the hook as a .cmd or .ps1 file"
+        ),
+        StartError::OtherMachine => format!(
+            "could not start: {program} is built for another processor type (Windows error 216); use a build for this machine"
+        ),
+        // Windows' texts may hold `%1`, the name of the file it was given.
+        StartError::Other(text) => {
+            format!("could not start: {}", text.replace("%1", &program.to_string()))
         }
-    }
-    match err.kind() {
-        io::ErrorKind::PermissionDenied => {
-            format!("could not start: permission denied ({err}); make sure it is executable (chmod +x) and on a filesystem that allows running programs")
-        }
-        _ => format!("could not start: {err}"),
     }
 }
 
@@ -828,6 +944,136 @@ fn can_enter(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 18 item 8: a failed start is explained from what was observed, and each
+    /// sentence claims only what the facts show.
+    #[test]
+    fn a_failed_start_is_blamed_on_what_the_facts_show() {
+        let path = Path::new("/w/.clinerules/hooks/TaskStart");
+        let cwd = Path::new("/w");
+        let direct = |shebang: Option<&str>, exists: Option<bool>| StartFacts {
+            started_directly: true,
+            shebang_program: shebang.map(str::to_owned),
+            interpreter_exists: exists,
+            ..StartFacts::default()
+        };
+        let enoent = StartError::NotFound("No such file or directory (os error 2)".into());
+        let says =
+            |error: &StartError, facts: &StartFacts| start_failure(error, path, path, cwd, facts);
+
+        // Deleted at the start and recreated before this explanation: /bin/sh exists, so
+        // the hook file was what was missing.
+        let deleted = says(&enoent, &direct(Some("/bin/sh"), Some(true)));
+        assert!(
+            deleted.contains("was not there when it was started"),
+            "{deleted}"
+        );
+        assert!(!deleted.contains("which does not exist"), "{deleted}");
+        let missing = says(&enoent, &direct(Some("/opt/nope/sh"), Some(false)));
+        assert!(
+            missing.contains("its #! line names /opt/nope/sh, which does not exist"),
+            "{missing}"
+        );
+        // No #! line: a binary whose loader is missing is possible too; both are said.
+        let binary = says(&enoent, &direct(None, None));
+        if cfg!(unix) {
+            assert!(
+                binary.contains("either") && binary.contains("loader"),
+                "{binary}"
+            );
+        }
+        let relative = says(&enoent, &direct(Some("sh"), None));
+        assert!(
+            relative.contains("either") && relative.contains("sh, which its #! line names"),
+            "{relative}"
+        );
+
+        let cwd_gone = says(
+            &enoent,
+            &StartFacts {
+                cwd_missing: true,
+                ..direct(Some("/bin/sh"), Some(true))
+            },
+        );
+        assert!(
+            cwd_gone.contains("working directory /w does not exist"),
+            "{cwd_gone}"
+        );
+
+        // An interpreter in front of the hook (CLI profile, .cmd, .ps1) is what was missing.
+        let bash = Path::new("/usr/bin/bash");
+        let interpreted = start_failure(&enoent, path, bash, cwd, &StartFacts::default());
+        assert!(
+            interpreted.contains("/usr/bin/bash, which runs it, was not found"),
+            "{interpreted}"
+        );
+
+        let busy = says(&StartError::Busy, &direct(Some("/bin/sh"), Some(true)));
+        assert!(
+            busy.contains("open for writing") && busy.contains("rename them into place"),
+            "{busy}"
+        );
+    }
+
+    #[test]
+    fn windows_start_errors_are_told_in_words_not_with_a_raw_placeholder() {
+        let exe = Path::new(r"C:\hooks\PreToolUse.exe");
+        let facts = StartFacts {
+            started_directly: true,
+            ..StartFacts::default()
+        };
+        let bad = start_failure(
+            &StartError::NotAProgram { code: 193 },
+            exe,
+            exe,
+            Path::new("C:\\"),
+            &facts,
+        );
+        assert!(
+            bad.contains(r"C:\hooks\PreToolUse.exe is not a valid Windows program"),
+            "{bad}"
+        );
+        assert!(!bad.contains("%1"), "{bad}");
+        let other = start_failure(
+            &StartError::OtherMachine,
+            exe,
+            exe,
+            Path::new("C:\\"),
+            &facts,
+        );
+        assert!(other.contains("another processor type"), "{other}");
+        // Any other system text that names its file `%1` gets the file's name.
+        let text = StartError::Other("The image file %1 is valid, but is for a machine type other than the current machine. (os error 216)".into());
+        let said = start_failure(&text, exe, exe, Path::new("C:\\"), &facts);
+        assert!(
+            said.contains(r"The image file C:\hooks\PreToolUse.exe is valid")
+                && !said.contains("%1"),
+            "{said}"
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_error_codes_with_a_placeholder_are_classified() {
+        for code in [11, 129, 191, 193] {
+            assert_eq!(
+                StartError::of(&io::Error::from_raw_os_error(code)),
+                StartError::NotAProgram { code }
+            );
+        }
+        assert_eq!(
+            StartError::of(&io::Error::from_raw_os_error(216)),
+            StartError::OtherMachine
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn the_windows_stop_sentence_names_the_job_object_and_no_unix_signal() {
+        let said = stop_sequence();
+        assert!(said.contains("job object"), "{said}");
+        assert!(!said.contains("SIG"), "{said}");
+    }
 
     #[test]
     fn tail_keeps_the_last_bytes_and_counts_all() {
