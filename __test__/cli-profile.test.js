@@ -473,18 +473,35 @@ describeUnix('CLI profile: which files are hooks, and how they start', () => {
     expect(result.contextModification).toBe(`node agent_start\n\nesm ${process.version}\n\npy agent_start`)
   })
 
-  test('a TypeScript hook without bun on PATH is a clear failure naming bun', async () => {
+  test('a TypeScript hook without bun on PATH is listed disabled with a reason naming bun, and never started', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     const ts = writeFile(dir, 'TaskStart.ts', 'console.log("{}")\n')
     const found = await discoverHooks('TaskStart', cli({ extraHooksDirs: [dir] }))
     const byFile = Object.fromEntries(found.map((h) => [path.basename(h.path), h]))
     if (!onPath('bun')) {
       const why = 'TypeScript hooks run with bun, which is not on PATH; install bun (npm install -g bun) or add a #! line'
-      expect(byFile['TaskStart.ts']).toMatchObject({ path: ts, command: [], reason: why })
+      expect(byFile['TaskStart.ts']).toMatchObject({ path: ts, enabled: false, command: [], reason: why })
       const result = await runHook('TaskStart', {}, cli({ extraHooksDirs: [dir] }))
-      const exec = result.hooks.find((h) => h.path === ts)
-      expect(exec).toMatchObject({ status: 'failed', failure: `could not start: ${why}` })
+      expect(result.hooks).toEqual([])
+      expect(result.warnings).toEqual([`skipped ${ts}: ${why}`])
     }
+  })
+
+  // Issue 18 item 8: it used to be listed enabled with an empty command.
+  test('a hook whose #! interpreter does not exist is listed disabled with the reason, and the others still run', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const broken = writeFile(dir, 'TaskStart.sh', '#!/nonexistent/cline-hooks-test/interp\necho "{}"\n', 0o755)
+    const fine = writeFile(dir, 'TaskStart.py', 'print(\'{"context": "py ran"}\')\n')
+    const found = await discoverHooks('TaskStart', cli({ extraHooksDirs: [dir] }))
+    const why = 'its #! line names /nonexistent/cline-hooks-test/interp, which does not exist; install it or change the #! line'
+    expect(found.map((h) => [h.path, h.enabled, h.command.length > 0, h.reason])).toEqual([
+      [fine, true, true, undefined],
+      [broken, false, false, why],
+    ])
+    const result = await runHook('TaskStart', {}, cli({ extraHooksDirs: [dir] }))
+    expect(result.hooks.map((h) => [h.path, h.status])).toEqual([[fine, 'completed']])
+    expect(result.contextModification).toBe('py ran')
+    expect(result.warnings).toEqual([`skipped ${broken}: ${why}`])
   })
 })
 

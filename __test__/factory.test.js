@@ -4,6 +4,7 @@
 
 const fs = require('fs')
 const path = require('path')
+const { spawn } = require('child_process')
 
 const {
   addon,
@@ -12,6 +13,8 @@ const {
   makeWorkspace,
   hooksDirOf,
   writeHook,
+  writeFile,
+  trackPid,
   shq,
   echoJson,
   waitFor,
@@ -179,4 +182,79 @@ console.log(JSON.stringify({ contextModification: 'mutator' }))
     expect(result.hooks[0].status).toBe('completed')
     expect(result.cancel).toBe(true)
   })
+})
+
+// Issue 18 item 8: a child process deletes and recreates a hook file as fast as it can while
+// two factories scan the folder and run the hook. Every message either factory gives must be
+// true of what happened: the hook is always a complete, executable #!/bin/sh script when it
+// is there at all, so it may be missing (not listed, or not there when started) and nothing
+// else. Before, a hook deleted between the listing and its stat was called "a symbolic link
+// to a file that does not exist", and one deleted at its start and recreated before the
+// explanation "its #! line names /bin/sh, which does not exist".
+describeUnix('messages while hook files are deleted and recreated (churn)', () => {
+  test('no message claims something false, whatever the timing', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const BODY = `#!/bin/sh\nprintf '%s\\n' '{"contextModification":"ran"}'\n`
+    const hook = writeFile(dir, 'TaskStart', BODY, 0o755)
+    const started = path.join(tmp, 'churn-started')
+    const CYCLES = 10000
+    // Each cycle: delete the hook, write the new one under another name, rename it into place.
+    const churn = `
+      const fs = require('fs')
+      const [hook, started, body, cycles] = process.argv.slice(1)
+      fs.writeFileSync(started, 'yes')
+      for (let i = 0; i < Number(cycles); i++) {
+        fs.unlinkSync(hook)
+        fs.writeFileSync(hook + '.tmp', body, { mode: 0o755 })
+        fs.renameSync(hook + '.tmp', hook)
+      }`
+    const child = spawn(process.execPath, ['-e', churn, hook, started, BODY, String(CYCLES)], { stdio: 'ignore' })
+    trackPid(child.pid)
+    let churning = true
+    const ended = new Promise((resolve) => child.on('exit', (code) => resolve(code))).finally(() => (churning = false))
+    await waitFor(() => fs.existsSync(started), { what: 'the churn to start' })
+
+    const TRUE_FAILURES = [
+      // ENOENT at the start, with /bin/sh there: the hook file was what was missing.
+      new RegExp(`^could not start: ${hook} was not there when it was started \\(it was deleted or renamed after discovery; its #! program /bin/sh exists\\)$`),
+      // Deleted after the kernel started /bin/sh, before /bin/sh opened it.
+      /^exited with code (2|127) \(stderr: .*(No such file|cannot open|can't open).*\)$/,
+      new RegExp(`^could not start: ${hook} no longer exists \\(it was deleted or renamed after discovery\\)$`),
+    ]
+    const TRUE_REASONS = [/^it was replaced again and again while it was being inspected/]
+    const seen = { listed: 0, gone: 0, completed: 0, failed: 0 }
+    const wrong = []
+    const check = (what, message, allowed) => {
+      if (!allowed.some((re) => re.test(message))) wrong.push(`${what}: ${message}`)
+    }
+
+    // Each loop goes on while the churn lasts (bounded, should the child hang).
+    let iterations = 0
+    const factoryLoop = async () => {
+      for (let i = 0; churning && i < 5000; i++) {
+        iterations++
+        // A new factory scans afresh every time: as many listings as possible meet the churn.
+        const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+        if (runner.hooks.length === 0) seen.gone++
+        for (const h of runner.hooks) {
+          seen.listed++
+          if (h.reason !== undefined) check('listed', h.reason, TRUE_REASONS)
+        }
+        const result = await runner.run({})
+        for (const w of result.warnings) check('warning', w, [])
+        for (const h of result.hooks) {
+          seen[h.status === 'completed' ? 'completed' : 'failed']++
+          if (h.status === 'completed') expect(h.contextModification).toBe('ran')
+          else check(`run (${h.status})`, h.failure, TRUE_FAILURES)
+          for (const w of h.warnings) check('hook warning', w, [])
+        }
+      }
+    }
+    await Promise.all([factoryLoop(), factoryLoop()])
+    expect(await ended).toBe(0) // all CYCLES done, none failed
+    expect(iterations).toBeGreaterThan(50) // the factories met the churn many times
+    expect(seen.listed + seen.gone).toBe(iterations)
+    expect(wrong).toEqual([])
+  }, 120000)
 })
