@@ -8,6 +8,7 @@
 //   npm run bench                     full run (a few minutes on 2 cores)
 //   npm run bench -- --quick          short run; writes nothing unless --write is given
 //   npm run bench -- --quick --write  short run that also writes results.md and chart.svg
+//   node benchmark/run.js --only h    row (h) alone (discovery at scale); writes nothing
 //
 // Each measurement runs in a fresh Node process (benchmark/worker.js) started with
 // --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow that process to 1 and
@@ -31,12 +32,17 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0)
 }
 const QUICK = args.includes('--quick')
-const WRITE = !QUICK || args.includes('--write')
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null
+if (ONLY !== null && ONLY !== 'h') {
+  console.error(`--only takes a row that runs alone: h (not ${ONLY})`)
+  process.exit(2)
+}
+const WRITE = !ONLY && (!QUICK || args.includes('--write'))
 
 const GiB = 2 ** 30
 const CONFIG = QUICK
-  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1 }
-  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2 }
+  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1, scaleEntries: 100000, scaleSeconds: 1 }
+  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2, scaleEntries: 100000, scaleSeconds: 3 }
 const HEAPS = [
   { key: 'small', label: 'host ~50 MB', bytes: 0 },
   { key: 'g1', label: 'host 1 GiB', bytes: 1 * GiB },
@@ -115,9 +121,31 @@ const MET = '✅ met'
 const MISSED = '❌ missed'
 const mark = (ok) => (ok ? MET : MISSED)
 
+/** The rows of (h), discovery at scale. */
+function scaleRows(row, h) {
+  const n = h.entries.toLocaleString('en')
+  const pct = (share) => `${(share * 100).toFixed(1)}% of a core`
+  const cpuWall = (s) => `${ms(s.cpu.median)} CPU / ${ms(s.wall.median)} wall`
+  row('h', `first scan of a hooks folder of ${n} other files beside the hook (a fresh \`HookFactory\`), median of ${h.first.cpu.n}`,
+    cpuWall(h.first), `Node \`fs.readdirSync\` of the folder ${cpuWall(h.readdir)}`,
+    `${ratio(h.first.cpu.median / h.readdir.cpu.median)} Node readdir`, '< 50 ms CPU', mark(h.first.cpu.median < 50))
+  row('h', `rescan of that folder, unchanged (\`create()\` on a stale snapshot), median / max of ${h.rescan.cpu.n}`,
+    `${ms(h.rescan.cpu.median)} / ${ms(h.rescan.cpu.max)} CPU · ${ms(h.rescan.wall.median)} / ${ms(h.rescan.wall.max)} wall`,
+    `first scan ${ms(h.first.cpu.median)} CPU`, `${ratio(h.rescan.cpu.median / h.first.cpu.median)} first scan`, '< 50 ms', mark(h.rescan.wall.max < 50))
+  const loopRate = (l) => `${(l.runs / (l.wall / 1000)).toFixed(0)} runs/s, ${pct(l.cpu / l.wall)}`
+  row('h', `\`runHook\` loop over that folder, CPU beyond the same runs beside no other file (${2 * h.loop.seconds} s each)`,
+    `${pct(h.loop.extraShare)} (${loopRate(h.loop.crowded)})`, `hook alone: ${loopRate(h.loop.alone)}`, '', '< 10% of a core', mark(h.loop.extraShare < 0.1))
+  row('h', '16 calls at once on a stale snapshot of that folder', `${ms(h.burst.wall)} wall, ${ms(h.burst.cpu)} CPU`,
+    `one rescan ${ms(h.rescan.wall.median)}`, '', 'one rescan for all', mark(h.burst.wall < 16 * Math.max(h.rescan.wall.max, 1)))
+}
+
 function table(m, r) {
   const rows = []
   const row = (...cells) => rows.push(`| ${cells.join(' | ')} |`)
+  if (ONLY) {
+    scaleRows(row, r.scale)
+    return tableText(m, r, rows)
+  }
   const L = (key) => r.latency[key].latency
   const small = L('small')
   const fl = small.floor
@@ -213,9 +241,15 @@ function table(m, r) {
   row('g', 'peak RSS growth, hook printing 256 MiB', `runHook ${mib(g.runHook.growth)} (${ms(g.runHook.ms)})`,
     `Node, 1 MiB tail kept ${mib(g.node.growth)} (${ms(g.node.ms)})`, `host RSS before ${mib(g.runHook.before)}`, '≤ 32 MiB', mark(g.runHook.growth <= 32 * 2 ** 20))
 
+  // (h)
+  scaleRows(row, r.scale)
+  return tableText(m, r, rows)
+}
+
+function tableText(m, r, rows) {
   const head = [
     `**@cline/hooks benchmark** · ${m.date} · ${m.cpu}, ${m.cores} cores, ${m.mem} · ${m.os} · Node ${m.node} · ` +
-      `load average ${m.load} at start · ${QUICK ? 'quick' : 'full'} run, ${r.elapsed}`,
+      `load average ${m.load} at start · ${ONLY ? `row ${ONLY} alone` : QUICK ? 'quick' : 'full'} run, ${r.elapsed}`,
     '',
     '| Row | Measure | @cline/hooks | In-run baselines | Ratio | Target | Met |',
     '|---|---|---|---|---|---|---|',
@@ -227,6 +261,8 @@ function table(m, r) {
       'Floor: `benchmark/floor.rs`, `std::process::Command` (posix_spawn) in a loop from a small Rust process. ' +
       'Latencies interleave the runners in rounds; each row runs in a fresh Node process grown to the stated RSS. ' +
       'Event-loop figures are `monitorEventLoopDelay({ resolution: 1 })` values, which include the 1 ms sampling interval. ' +
+      '(h): a hooks folder of empty files named as a busy folder names them (`f1`, `Note2.txt`) beside the trivial hook, measured once the folder has not changed for 4 s; ' +
+      'CPU is `process.cpuUsage()` of the measuring Node process (all its threads; the hooks are other processes). ' +
       '✅/❌ compare the figures of this one run; on a shared machine, maxima and p99s also measure the neighbours (see the idle loop).',
   ]
   return [...head, ...rows, ...legend].join('\n')
@@ -245,10 +281,13 @@ async function main() {
   }
   const started = Date.now()
   const m = machine()
-  say(`@cline/hooks benchmark (${QUICK ? 'quick' : 'full'}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}`)
+  say(`@cline/hooks benchmark (${ONLY ? `row ${ONLY}` : QUICK ? 'quick' : 'full'}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}`)
 
-  say('building the floor program (rustc -O benchmark/floor.rs)')
-  const floorBin = floor.build()
+  let floorBin = null
+  if (!ONLY) {
+    say('building the floor program (rustc -O benchmark/floor.rs)')
+    floorBin = floor.build()
+  }
 
   const fx = fixtures.create()
   const cleanup = () => fx.remove()
@@ -259,53 +298,64 @@ async function main() {
   const input = fixtures.input()
   const base = { hookName: fx.hookName, input, floorBin, dir: fx.trivialDir, hook: fx.trivialHook }
   const r = { latency: {} }
+  const scale = () => {
+    say(`(h) discovery at scale: ${CONFIG.scaleEntries.toLocaleString('en')} other files beside the hook`)
+    return worker({ ...base, name: 'scale', root: fx.root, entries: CONFIG.scaleEntries, seconds: CONFIG.scaleSeconds })
+  }
   try {
-    for (const h of HEAPS) {
-      say(`(a/b${h.key === 'g3' ? '/c' : ''}) trivial hook latency, ${h.label}`)
-      r.latency[h.key] = await worker({
-        ...base,
-        name: 'latency',
-        heapBytes: h.bytes,
-        runs: CONFIG.runs,
-        rounds: CONFIG.rounds,
-        withFactory: h.key === 'small',
-        eventLoopRuns: h.key === 'g3' ? CONFIG.eventLoopRuns : 0,
-        eventLoopReps: CONFIG.eventLoopReps,
-      })
-    }
-
-    say('(d) four hooks sleeping 100 ms')
-    r.parallel = await worker({ ...base, name: 'parallel', runs: CONFIG.parallelRuns, sleepy: fx.sleepy })
-
-    say('(e) throughput')
-    r.throughput = await worker({ ...base, name: 'throughput', runs: CONFIG.throughputRuns, concurrencies: [1, 8, 64] })
-
-    say('(f) no hook for this call')
-    r.noHook = await worker({ ...base, name: 'noHook', seconds: CONFIG.noHookSeconds, noHook: fx.noHook })
-    if (haveStrace()) {
-      r.trace = {}
-      for (const loop of ['factory', 'jsFloor']) {
-        const file = path.join(fx.root, `strace-${loop}.txt`)
-        const res = await worker({ ...base, name: 'noHookTrace', loop, calls: CONFIG.traceCalls, noHook: fx.noHook }, ['strace', '-f', '-qq', '-o', file])
-        const t = (r.trace[loop] = { ...res, ...countSyscalls(file, fx.noHook.extra) })
-        say(`    strace, ${loop} loop: ${t.total} system calls in ${res.calls} calls (${t.js} on the JS thread): ${t.top}`)
+    if (!ONLY) {
+      for (const h of HEAPS) {
+        say(`(a/b${h.key === 'g3' ? '/c' : ''}) trivial hook latency, ${h.label}`)
+        r.latency[h.key] = await worker({
+          ...base,
+          name: 'latency',
+          heapBytes: h.bytes,
+          runs: CONFIG.runs,
+          rounds: CONFIG.rounds,
+          withFactory: h.key === 'small',
+          eventLoopRuns: h.key === 'g3' ? CONFIG.eventLoopRuns : 0,
+          eventLoopReps: CONFIG.eventLoopReps,
+        })
       }
-    }
 
-    say('(g) peak RSS growth, hook printing 256 MiB')
-    r.rss = {}
-    for (const runner of ['runHook', 'node']) {
-      let worst = null
-      for (let i = 0; i < CONFIG.rssRepeats; i++) {
-        const res = await worker({ ...base, name: 'rss', runner, trivialDir: fx.trivialDir, chattyDir: fx.chattyDir })
-        if (!worst || res.growth > worst.growth) worst = res
+      say('(d) four hooks sleeping 100 ms')
+      r.parallel = await worker({ ...base, name: 'parallel', runs: CONFIG.parallelRuns, sleepy: fx.sleepy })
+
+      say('(e) throughput')
+      r.throughput = await worker({ ...base, name: 'throughput', runs: CONFIG.throughputRuns, concurrencies: [1, 8, 64] })
+
+      say('(f) no hook for this call')
+      r.noHook = await worker({ ...base, name: 'noHook', seconds: CONFIG.noHookSeconds, noHook: fx.noHook })
+      if (haveStrace()) {
+        r.trace = {}
+        for (const loop of ['factory', 'jsFloor']) {
+          const file = path.join(fx.root, `strace-${loop}.txt`)
+          const res = await worker({ ...base, name: 'noHookTrace', loop, calls: CONFIG.traceCalls, noHook: fx.noHook }, ['strace', '-f', '-qq', '-o', file])
+          const t = (r.trace[loop] = { ...res, ...countSyscalls(file, fx.noHook.extra) })
+          say(`    strace, ${loop} loop: ${t.total} system calls in ${res.calls} calls (${t.js} on the JS thread): ${t.top}`)
+        }
       }
-      r.rss[runner] = worst
+
+      say('(g) peak RSS growth, hook printing 256 MiB')
+      r.rss = {}
+      for (const runner of ['runHook', 'node']) {
+        let worst = null
+        for (let i = 0; i < CONFIG.rssRepeats; i++) {
+          const res = await worker({ ...base, name: 'rss', runner, trivialDir: fx.trivialDir, chattyDir: fx.chattyDir })
+          if (!worst || res.growth > worst.growth) worst = res
+        }
+        r.rss[runner] = worst
+      }
+
     }
+    r.scale = await scale()
   } finally {
     cleanup()
   }
+  finish(m, r, started)
+}
 
+function finish(m, r, started) {
   const secs = Math.round((Date.now() - started) / 1000)
   r.elapsed = `${Math.floor(secs / 60)} min ${secs % 60} s`
   const md = table(m, r)

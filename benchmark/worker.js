@@ -5,6 +5,7 @@
 // stderr; the result is printed as one `RESULT <json>` line on stdout.
 
 const fs = require('fs')
+const path = require('path')
 const { monitorEventLoopDelay } = require('perf_hooks')
 
 const addon = require('..')
@@ -371,7 +372,102 @@ async function rss() {
   return { before, peakSampled: peak, hwm: high, growth, ms, detail }
 }
 
-const TASKS = { latency, parallel, throughput, noHook, noHookTrace, rss }
+// (h) Discovery at scale: a hooks folder holding `task.entries` other files beside the hook
+// (names a crowded folder holds: `f123`, `Note124.txt`). Figures are process CPU time
+// (`process.cpuUsage()`, every thread of this process; hooks are other processes) and wall time.
+async function scale() {
+  const cpuMs = (since) => {
+    const used = process.cpuUsage(since)
+    return (used.user + used.system) / 1000
+  }
+  const measure = async (fn) => {
+    const cpu = process.cpuUsage()
+    const t = now()
+    const value = await fn()
+    return { cpu: cpuMs(cpu), wall: now() - t, value }
+  }
+  const stats = (samples) => ({ cpu: summarize(samples.map((s) => s.cpu)), wall: summarize(samples.map((s) => s.wall)) })
+  const options = (dir) => ({ extraHooksDirs: [dir], globalHooksDir: null })
+
+  const crowded = path.join(task.root, 'crowded')
+  fs.mkdirSync(crowded, { recursive: true })
+  const built = now()
+  for (let i = 0; i < task.entries; i++) {
+    fs.closeSync(fs.openSync(path.join(crowded, i % 2 ? `f${i}` : `Note${i}.txt`), 'w'))
+  }
+  fs.copyFileSync(task.hook, path.join(crowded, HOOK))
+  fs.chmodSync(path.join(crowded, HOOK), 0o755)
+  log(`${task.entries.toLocaleString('en')} files written in ${(now() - built).toFixed(0)} ms`)
+
+  // What reading the folder at all costs, done by Node.
+  const readdir = []
+  for (let i = 0; i < 5; i++) readdir.push(await measure(() => fs.readdirSync(crowded).length))
+
+  // A fresh factory lists the folder: the first scan.
+  const first = []
+  for (let i = 0; i < 5; i++) {
+    const factory = new addon.HookFactory(options(crowded))
+    const sample = await measure(() => factory.create(HOOK))
+    if (sample.value.hooks.length !== 1 || !sample.value.hooks[0].enabled) throw new Error('the crowded folder\'s hook was not found')
+    first.push(sample)
+  }
+
+  // A folder changed within the last seconds is listed again on every rescan (timestamps are
+  // coarse); the steady state starts once it has settled.
+  while (fs.statSync(crowded).ctimeMs > Date.now() - 4000) await sleep(200)
+
+  // Rescans of the unchanged folder: each create() after the snapshot's 250 ms awaits one.
+  const factory = new addon.HookFactory(options(crowded))
+  await factory.create(HOOK)
+  const rescans = []
+  for (let i = 0; i < 10; i++) {
+    await sleep(300)
+    rescans.push(await measure(() => factory.create(HOOK)))
+  }
+
+  // runHook loops: beside no other file, then in the crowded folder, twice each.
+  const loop = async (dir) => {
+    let runs = 0
+    const sample = await measure(async () => {
+      const end = now() + task.seconds * 1000
+      while (now() < end) {
+        checkAddon(await addon.runHook(HOOK, input, options(dir)))
+        runs++
+      }
+    })
+    return { ...sample, runs }
+  }
+  await loop(task.dir)
+  await loop(crowded)
+  const loops = { alone: [], crowded: [] }
+  for (let i = 0; i < 2; i++) {
+    loops.alone.push(await loop(task.dir))
+    loops.crowded.push(await loop(crowded))
+  }
+  const total = (list) => list.reduce((a, l) => ({ cpu: a.cpu + l.cpu, wall: a.wall + l.wall, runs: a.runs + l.runs }), { cpu: 0, wall: 0, runs: 0 })
+  const alone = total(loops.alone)
+  const big = total(loops.crowded)
+  const extraShare = (big.cpu - (alone.cpu / alone.runs) * big.runs) / big.wall
+
+  // 16 calls at once on a stale snapshot.
+  const shared = new addon.HookFactory(options(crowded))
+  await shared.create(HOOK)
+  await sleep(300)
+  const burst = await measure(() => Promise.all(Array.from({ length: 16 }, () => shared.hasHook(HOOK))))
+  if (!burst.value.every(Boolean)) throw new Error('a call of the burst did not find the hook')
+
+  log(`first scan ${stats(first).cpu.median.toFixed(1)} ms CPU, rescan ${stats(rescans).cpu.median.toFixed(2)} ms CPU, loop extra ${(extraShare * 100).toFixed(1)}% of a core, 16 stale calls ${burst.wall.toFixed(1)} ms`)
+  return {
+    entries: task.entries,
+    readdir: stats(readdir),
+    first: stats(first),
+    rescan: stats(rescans),
+    loop: { alone, crowded: big, extraShare, seconds: task.seconds },
+    burst: { cpu: burst.cpu, wall: burst.wall },
+  }
+}
+
+const TASKS = { latency, parallel, throughput, noHook, noHookTrace, rss, scale }
 
 TASKS[task.name]()
   .then((result) => {
