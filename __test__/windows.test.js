@@ -2,11 +2,12 @@
 // cross-built addon through `npm run test:windows` (scripts/windows/test.sh, under Wine here);
 // on other platforms every case is skipped with the reason in its title.
 //
-// How PATHEXT and PATH are varied: the addon reads PATHEXT from its own process environment on
-// every discovery, and resolves PowerShell on PATH once per process. So the cases that need a
-// different PATHEXT or PATH start a second node.exe (`inChild`) with that environment; it loads
-// the same addon, does one discovery or run, and writes the result as JSON to a file (under Wine,
-// node.exe's stdout must not be a pipe, so the child's stdio is ignored).
+// How PATHEXT and PATH are varied: the addon reads PATHEXT once per process (as Windows' own
+// programs do) and looks interpreters up on PATH at each discovery. So the cases that need a
+// different PATHEXT start a second node.exe (`inChild`) with that environment; it loads the
+// same addon, does one discovery or run, and writes the result as JSON to a file, with how long
+// the call took (under Wine, node.exe's stdout must not be a pipe, so the child's stdio is
+// ignored).
 //
 // Two cases need echo-argv.exe (scripts/windows/echo-argv.c), which the lane compiles with mingw:
 // as a compiled .exe hook, and as the stand-in `pwsh.exe` (it is not PowerShell: it echoes its
@@ -118,9 +119,10 @@ const fs = require('node:fs')
 const [indexJs, out, request] = process.argv.slice(1)
 const { discoverHooks, runHook } = require(indexJs)
 const r = JSON.parse(request)
+const started = process.hrtime.bigint()
 const work = r.run ? runHook(r.hookName, r.input, r.options) : discoverHooks(r.hookName, r.options)
 work.then(
-  (result) => fs.writeFileSync(out, JSON.stringify({ result })),
+  (result) => fs.writeFileSync(out, JSON.stringify({ result, ms: Number(process.hrtime.bigint() - started) / 1e6 })),
   (err) => fs.writeFileSync(out, JSON.stringify({ error: String((err && err.stack) || err) })),
 )
 `
@@ -140,10 +142,13 @@ function inChild(env, request) {
   if (!fs.existsSync(out)) {
     throw new Error(`child node.exe wrote no result (status ${spawned.status}, error ${spawned.error})`)
   }
-  const { result, error } = JSON.parse(fs.readFileSync(out, 'utf8'))
+  const { result, error, ms } = JSON.parse(fs.readFileSync(out, 'utf8'))
   if (error) throw new Error(`child node.exe failed: ${error}`)
+  lastChildMs = ms
   return result
 }
+/** How long the last child's discovery or run took, in milliseconds. */
+let lastChildMs = null
 
 const names = (found) => found.map((h) => path.basename(h.path))
 
@@ -347,6 +352,9 @@ setTimeout(() => fs.writeFileSync(path.join(dir, name + '.late'), 'still alive')
     const elapsed = Date.now() - started
     const [exec] = result.hooks
     expect(exec.status).toBe('timedOut')
+    // Windows terminates the job object; no Unix signal is named (issue 18 item 9).
+    expect(exec.failure).toContain('its job object was terminated')
+    expect(exec.failure).not.toMatch(/SIG[A-Z]/)
     expect(elapsed).toBeLessThan(8000 + 10000)
 
     // Both children were running when the timeout hit (else the test proves nothing) ...
@@ -478,4 +486,81 @@ describe('Windows: .ps1 hooks', () => {
     expect(exec.output.argv).toEqual(hook.command)
     expect(exec.output.echo).toMatchObject({ ...input, hookName: 'PreToolUse' })
   }, 120000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// Issue 18 item 9. Windows' own lookup passes over folders; a folder named like a hook must not
+// switch a gate off, and every sentence must fit Windows.
+describe('Windows: folders named like hooks, PATHEXT as written, Windows sentences', () => {
+  const GATE = '@echo off\nset /p LINE=\necho {"cancel":true,"errorMessage":"blocked by the gate"}\nexit /b 0\n'
+
+  testWindows.each([['PreToolUse.exe'], ['PreToolUse.ps1']])(
+    'a folder %s beside a working PreToolUse.cmd: the gate runs and blocks, the folder is listed disabled beside it',
+    async (folder) => {
+      const dir = freshDir()
+      fs.mkdirSync(path.join(dir, folder))
+      writeFiles(dir, { 'PreToolUse.cmd': GATE })
+      const options = { extraHooksDirs: [dir], globalHooksDir: null }
+      const found = await hooks.discoverHooks('PreToolUse', options)
+      expect(found.map((h) => [path.basename(h.path), h.enabled])).toEqual([
+        [folder, false],
+        ['PreToolUse.cmd', true],
+      ])
+      expect(found[0].reason).toBe('it is a directory, not a file; Windows passes over it, so PreToolUse.cmd runs instead')
+
+      const result = await hooks.runHook('PreToolUse', {}, { ...options, timeoutMs: 30000 })
+      expect(result.hooks.map((h) => [path.basename(h.path), h.status])).toEqual([['PreToolUse.cmd', 'completed']])
+      expect(result.cancel).toBe(true)
+      expect(result.errorMessage).toBe('blocked by the gate')
+      expect(result.warnings).toEqual([`skipped ${path.join(dir, folder)}: ${found[0].reason}`])
+    },
+    60000,
+  )
+
+  testWindows('PATHEXT entries written without their dot (CMD;BAT) are not searched, and a hook they would name says so', () => {
+    const dir = freshDir()
+    writeFiles(dir, { 'TaskStart.cmd': '@echo {}\n' })
+    const found = inChild(envWith({ PATHEXT: 'CMD;BAT' }), {
+      hookName: 'TaskStart',
+      options: { extraHooksDirs: [dir], globalHooksDir: null },
+    })
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatchObject({ path: path.join(dir, 'TaskStart.cmd'), enabled: false })
+    expect(found[0].reason).toBe('PATHEXT lists CMD without its leading dot, so Windows does not count .cmd files as programs; write .CMD in PATHEXT to enable it')
+  }, 120000)
+
+  testWindows('a PATHEXT of 1,000 entries is read once and cut at 64: discovery stays fast, and a hook past the cut says so', () => {
+    const dir = freshDir()
+    writeFiles(dir, { 'TaskStart.ps1': '"{}"\n', 'TaskStart.cmd': '@echo {}\n' })
+    const pathext = [...Array.from({ length: 999 }, (_, i) => `.X${i}`), '.CMD'].join(';')
+    const found = inChild(envWith({ PATHEXT: pathext }), {
+      hookName: 'TaskStart',
+      options: { extraHooksDirs: [dir], globalHooksDir: null },
+    })
+    expect(found.map((h) => [path.basename(h.path), h.enabled])).toEqual([
+      ['TaskStart.ps1', true],
+      ['TaskStart.cmd', false],
+    ])
+    expect(found[1].reason).toMatch(/^PATHEXT lists \.CMD after its first 64 extensions, the most that are searched/)
+    // Before, each PATHEXT entry cost about 6 ms of PATH lookups under Wine (1,000: 6.4 s).
+    expect(lastChildMs).toBeLessThan(3000)
+  }, 120000)
+
+  testWindows('an .exe hook that is not a program fails in words, with no raw %1', async () => {
+    const dir = freshDir()
+    writeFiles(dir, { 'TaskStart.exe': 'this is text, not a program\n' })
+    const result = await hooks.runHook('TaskStart', {}, { extraHooksDirs: [dir], globalHooksDir: null, timeoutMs: 30000 })
+    const [exec] = result.hooks
+    expect(exec.status).toBe('failed')
+    expect(exec.failure).toContain(`${path.join(dir, 'TaskStart.exe')} is not a valid Windows program`)
+    expect(exec.failure).not.toContain('%1')
+  }, 60000)
+
+  testWindows('a hooks folder path with a character Windows does not allow is told so, not to fix permissions', async () => {
+    const dir = path.join(freshDir(), 'a*b')
+    const [hook] = await hooks.discoverHooks('TaskStart', { extraHooksDirs: [dir], globalHooksDir: null })
+    expect(hook.enabled).toBe(false)
+    expect(hook.reason).toContain('is not a valid path on this system')
+    expect(hook.reason).not.toMatch(/permission/i)
+  })
 })

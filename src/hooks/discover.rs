@@ -853,6 +853,7 @@ impl Stamp {
 
 /// Whether a directory last changed at `changed` (seconds and nanoseconds since the epoch)
 /// is settled at `now`: changed more than [`SETTLE`] ago. Pure.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn settled(changed: (i64, i64), now: SystemTime) -> bool {
     let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
         return false;

@@ -817,7 +817,7 @@ enum StartError {
     NotFound(String),
     /// EACCES.
     PermissionDenied(String),
-    /// ETXTBSY: the file was open for writing.
+    /// ETXTBSY (Windows: a sharing violation): the file was open for writing.
     Busy,
     /// Windows: the file is not a program Windows can run (error 193 and its kin).
     #[cfg_attr(not(windows), allow(dead_code))]
@@ -839,6 +839,8 @@ impl StartError {
             match err.raw_os_error() {
                 Some(code @ (11 | 129 | 191 | 193)) => return StartError::NotAProgram { code },
                 Some(216) => return StartError::OtherMachine,
+                // ERROR_SHARING_VIOLATION: another process holds it open for writing.
+                Some(32) => return StartError::Busy,
                 _ => {}
             }
         }
