@@ -385,6 +385,48 @@ describeUnix('which files are hooks (macOS/Linux)', () => {
   })
 })
 
+// Issue 18 item 7 (its PATH_MAX part): paths longer than the system allows (4,096 bytes on
+// Linux) are told to be shortened, never to fix permissions.
+describeUnix('paths longer than the system allows', () => {
+  const PATH_MAX = 4096
+  /** An existing folder under `base` whose path is exactly `length` bytes long. */
+  function folderOfLength(base, length) {
+    let dir = base
+    while (dir.length < length) {
+      const room = length - dir.length - 1
+      dir = path.join(dir, 'd'.repeat(Math.min(200, room)))
+    }
+    fs.mkdirSync(dir, { recursive: true })
+    expect(dir.length).toBe(length)
+    return dir
+  }
+
+  test('a hook whose own path is too long (its folder is not) is listed disabled: use a shorter path', async () => {
+    const base = makeTempDir()
+    const dir = folderOfLength(base, PATH_MAX - 10)
+    // Created from inside the folder: its absolute path is too long for any system call.
+    execFileSync('sh', ['-c', 'cd "$1" && printf "#!/bin/sh\\n" > UserPromptSubmit && chmod +x UserPromptSubmit', 'sh', dir])
+    try {
+      const found = await discoverHooks('UserPromptSubmit', opts({ extraHooksDirs: [dir] }))
+      expect(found).toHaveLength(1)
+      expect(found[0].enabled).toBe(false)
+      expect(found[0].reason).toBe('its path is longer than the system allows; move its hooks directory to a shorter path')
+    } finally {
+      execFileSync('sh', ['-c', 'cd "$1" && rm -f UserPromptSubmit', 'sh', dir])
+    }
+  })
+
+  test('a workspace root whose hooks folder path is too long is skipped with that advice, not a permissions one', async () => {
+    const root = folderOfLength(makeTempDir(), PATH_MAX - 8)
+    const [hook] = await discoverHooks('TaskStart', opts({ workspaceRoots: [root] }))
+    expect(hook.enabled).toBe(false)
+    expect(hook.reason).toContain('has a path longer than the system allows; use a shorter path')
+    expect(hook.reason).not.toMatch(/permission/i)
+    const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root] }))
+    expect(result.warnings).toEqual([`skipped ${hook.path}: ${hook.reason}`])
+  })
+})
+
 // Issue 18 item 6: a hooks folder crowded with other files (logs, notes, caches) beside one
 // hook. Only entries that can be hooks are inspected, an unchanged folder is not listed
 // again, and callers on a stale snapshot share one rescan. The bounds are generous (a debug

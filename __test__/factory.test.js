@@ -220,7 +220,7 @@ describeUnix('messages while hook files are deleted and recreated (churn)', () =
       new RegExp(`^could not start: ${hook} was not there when it was started \\(it was deleted or renamed after discovery; its #! program /bin/sh exists\\)$`),
       // Deleted after the kernel started /bin/sh, before /bin/sh opened it.
       /^exited with code (2|127) \(stderr: .*(No such file|cannot open|can't open).*\)$/,
-      new RegExp(`^could not start: ${hook} no longer exists \\(it was deleted or renamed after discovery\\)$`),
+      new RegExp(`^could not start: ${hook} no longer exists \\(it was deleted or renamed after discovery(; its #! program /bin/sh exists)?\\)$`),
     ]
     const TRUE_REASONS = [/^it was replaced again and again while it was being inspected/]
     const seen = { listed: 0, gone: 0, completed: 0, failed: 0 }

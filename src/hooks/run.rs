@@ -798,6 +798,7 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
         .map_or_else(|| hook.path.clone(), PathBuf::from);
     let shebang_program = crate::hooks::discover::interpreter_seen(&hook.path).flatten();
     let facts = StartFacts {
+        hook_gone: !hook.path.exists(),
         cwd_missing: !cwd.is_dir(),
         cwd_closed: !can_enter(cwd),
         started_directly: program == hook.path,
@@ -856,9 +857,11 @@ impl StartError {
     }
 }
 
-/// What was checked after a start failed, none of it about the hook file itself.
+/// What was checked after a start failed. Whether the hook file is there now only picks the
+/// words ("no longer exists" or "was not there when it was started"), never the cause.
 #[derive(Debug, Clone, Default)]
 struct StartFacts {
+    hook_gone: bool,
     cwd_missing: bool,
     cwd_closed: bool,
     /// The hook file is the program started (no interpreter in front of it).
@@ -881,6 +884,13 @@ fn start_failure(
     facts: &StartFacts,
 ) -> String {
     let (path, program, cwd) = (path.display(), program.display(), cwd.display());
+    let missing = if facts.hook_gone {
+        format!(
+            "could not start: {path} no longer exists (it was deleted or renamed after discovery"
+        )
+    } else {
+        format!("could not start: {path} was not there when it was started (it was deleted or renamed after discovery")
+    };
     if matches!(error, StartError::NotFound(_)) && facts.cwd_missing {
         return format!("could not start: its working directory {cwd} does not exist");
     }
@@ -897,15 +907,13 @@ fn start_failure(
             (Some(interpreter), Some(false)) => format!(
                 "could not start: its #! line names {interpreter}, which does not exist; install it or fix the #! line"
             ),
-            (Some(interpreter), Some(true)) => format!(
-                "could not start: {path} was not there when it was started (it was deleted or renamed after discovery; its #! program {interpreter} exists)"
-            ),
+            (Some(interpreter), Some(true)) => {
+                format!("{missing}; its #! program {interpreter} exists)")
+            }
             (Some(interpreter), None) => format!(
                 "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or {interpreter}, which its #! line names, was not found"
             ),
-            (None, _) if cfg!(windows) => format!(
-                "could not start: {path} was not there when it was started (it was deleted or renamed after discovery)"
-            ),
+            (None, _) if cfg!(windows) || facts.hook_gone => format!("{missing})"),
             (None, _) => format!(
                 "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or it is a program whose loader (the dynamic linker it names) is missing"
             ),
