@@ -186,8 +186,7 @@ pub enum Platform {
 const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
 
 /// Most PATHEXT extensions searched. Windows' default has 11; a PATHEXT grown without bound
-/// (one of 1,000 entries made discovery take 6 s under Wine) is cut here, and a hook file with
-/// an extension past the cap is listed disabled, saying so.
+/// is cut here, and a hook file with an extension past the cap is listed disabled, saying so.
 pub const PATHEXT_CAP: usize = 64;
 
 /// PATHEXT, read once: the extensions searched after `.ps1`, and what every other extension
