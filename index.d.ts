@@ -242,9 +242,9 @@ export interface RunOptions {
 }
 
 /**
- * Stops every running hook's process tree (SIGTERM, then SIGKILL), detached ones included,
- * and resolves with how many it stopped, once they are gone (at most 5 s for processes stuck
- * in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
+ * Stops every running hook's process tree (SIGTERM, then SIGKILL; on Windows its job object
+ * is terminated), detached ones included, and resolves with how many it stopped, once they
+ * are gone (at most 5 s for processes stuck in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
  * waiting for a slot never start.
  */
 export declare function terminateAll(): Promise<number>

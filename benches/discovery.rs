@@ -86,7 +86,7 @@ fn dirs() -> &'static Dirs {
         let hooklike = root.join("1000_hooklike_names");
         for i in 0..1000 {
             // Hook-shaped stems: each one is stat-ed and its first line read.
-            write_hook(&hooklike, &format!("Note{i}.txt"), false);
+            write_hook(&hooklike, &format!("Note{i}"), false);
         }
         Dirs { root }
     })

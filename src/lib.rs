@@ -96,9 +96,9 @@ pub fn discover_hooks<'env>(
     )
 }
 
-/// Stops every running hook's process tree (SIGTERM, then SIGKILL), detached ones included,
-/// and resolves with how many it stopped, once they are gone (at most 5 s for processes stuck
-/// in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
+/// Stops every running hook's process tree (SIGTERM, then SIGKILL; on Windows its job object
+/// is terminated), detached ones included, and resolves with how many it stopped, once they
+/// are gone (at most 5 s for processes stuck in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
 /// waiting for a slot never start.
 #[napi(catch_unwind, ts_return_type = "Promise<number>")]
 pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {

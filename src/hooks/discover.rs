@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use crate::hooks::launch::{self, Interpreters, Launch, LaunchKind};
@@ -589,6 +589,9 @@ pub struct DiscoveredHook {
     /// Why it cannot be started although it is enabled (a missing interpreter): running it
     /// reports `failed` with this sentence.
     pub launch_error: Option<String>,
+    /// The program its `#!` line named when discovery read it: a start that fails is
+    /// explained from this, never from a second look at a file that may have been replaced.
+    pub shebang_program: Option<String>,
 }
 
 impl DiscoveredHook {
@@ -619,6 +622,7 @@ pub fn discover(
                     disabled: Some(why.clone()),
                     command: Vec::new(),
                     launch_error: None,
+                    shebang_program: None,
                 });
                 continue;
             }
@@ -630,6 +634,12 @@ pub fn discover(
         };
         for picked in picks {
             let path = dir.path.join(&picked.file_name);
+            let shebang_program = entries
+                .iter()
+                .find(|entry| entry.name == picked.file_name)
+                .and_then(|entry| entry.shebang.as_deref())
+                .and_then(|line| line.split_whitespace().next())
+                .map(str::to_owned);
             let mut disabled = picked.disabled;
             if picked.kind == LaunchKind::Cmd && disabled.is_none() {
                 disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
@@ -656,6 +666,7 @@ pub fn discover(
                 disabled,
                 command,
                 launch_error,
+                shebang_program,
             });
         }
     }
@@ -758,9 +769,6 @@ fn scan_dir_with(
         let Some((kind, shebang)) = inspect(&path, *listed_as, want_shebang) else {
             continue;
         };
-        if want_shebang {
-            remember_interpreter(&path, shebang.as_deref());
-        }
         let launch = launch_for(&path, shebang.as_deref(), profile, platform, tools);
         entries.push(Entry {
             launch,
@@ -1058,39 +1066,6 @@ fn is_executable(meta: &std::fs::Metadata) -> bool {
 #[cfg(not(unix))]
 fn is_executable(_meta: &std::fs::Metadata) -> bool {
     true
-}
-
-/// The program each hook file's `#!` line named when it was last scanned, by path (`None`:
-/// no `#!` line). A start that fails is explained from this,
-/// what discovery saw, never from a second look at a file that may have been replaced since.
-static INTERPRETERS: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
-
-/// Paths remembered before the table starts over (a host scanning ever new folders).
-const INTERPRETERS_KEPT: usize = 4096;
-
-fn remember_interpreter(path: &Path, shebang: Option<&str>) {
-    let program = shebang
-        .and_then(|line| line.split_whitespace().next())
-        .map(str::to_owned);
-    let mut seen = INTERPRETERS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if seen.len() >= INTERPRETERS_KEPT && !seen.contains_key(path) {
-        seen.clear();
-    }
-    seen.insert(path.to_owned(), program);
-}
-
-/// What the last scan saw of `path`: `Some(Some(program))` if its `#!` line named a
-/// program, `Some(None)` if it had none, `None` if it was not scanned.
-pub fn interpreter_seen(path: &Path) -> Option<Option<String>> {
-    INTERPRETERS
-        .get()?
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(path)
-        .cloned()
 }
 
 /// The system error codes `DirError` tells apart.

@@ -796,7 +796,7 @@ fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &Path) -> St
         .command
         .first()
         .map_or_else(|| hook.path.clone(), PathBuf::from);
-    let shebang_program = crate::hooks::discover::interpreter_seen(&hook.path).flatten();
+    let shebang_program = hook.shebang_program.clone();
     let facts = StartFacts {
         hook_gone: !hook.path.exists(),
         cwd_missing: !cwd.is_dir(),

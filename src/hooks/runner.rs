@@ -260,6 +260,7 @@ mod tests {
             disabled: None,
             command: vec!["/hooks/PreToolUse".into()],
             launch_error: None,
+            shebang_program: None,
         }
     }
 
