@@ -7,6 +7,7 @@ const fs = require('fs')
 const path = require('path')
 const {
   describeUnix,
+  testUnix,
   testIf,
   makeTempDir,
   makeWorkspace,
@@ -362,6 +363,24 @@ describe('internal errors', () => {
     expect(r.stderr).toContain('internal error (boom from the discovery-throws fixture)')
     expect(r.stderr).toContain('please report it')
     expect(r.stderr).toContain('CLINE_HOOKS_DEBUG=1')
+  })
+
+  testUnix('an exception thrown outside main() (while the input FIFO waits) is the same one sentence, and the reader is stopped', async () => {
+    const fifo = mkfifo(makeTempDir())
+    const child = spawn(process.execPath, ['--require', path.join(__dirname, 'fixtures', 'cli', 'stray-exception.js'), CLI, 'run', 'PreToolUse', '--no-global', '--input', fifo], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CLINE_HOOKS_DEBUG: '' },
+    })
+    trackPid(child.pid)
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
+    const r = await within({ child, exited }, 20000, 'a stray exception')
+    expect(r).toEqual({ code: 70, signal: null })
+    expectOneQuietLine(stderr)
+    expect(stderr).toContain('internal error (stray boom from the stray-exception fixture)')
+    expect(() => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)).toThrow(expect.objectContaining({ code: 'ENXIO' }))
   })
 
   test('CLINE_HOOKS_DEBUG=1 adds the stack trace', () => {

@@ -6,7 +6,7 @@
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { describeUnix, testIf, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeFile, echoJson } = require('./helpers')
+const { describeUnix, testUnix, testIf, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeFile, echoJson } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
@@ -78,7 +78,7 @@ describe('escapeTerminal (pure)', () => {
     expect(escapeTerminal('a\r\n\tb')).toBe('a\\r\\n\\tb')
   })
 
-  test('shellQuote uses $\'…\' for control characters, and bash reads it back as the same argument', () => {
+  testUnix('shellQuote uses $\'…\' for control characters, and bash reads it back as the same argument', () => {
     const { shellQuote } = lib()
     const args = ['/usr/bin/env', "it's", 'sp ace', `x${ATTACK}\\y'z\n`]
     const quoted = args.map(shellQuote)

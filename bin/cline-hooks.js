@@ -85,21 +85,26 @@ if (require.main === module) {
   installStreamGuards()
   const session = new Session()
   session.installSignalHandlers()
-  main(process.argv.slice(2), session).then(
-    (code) => {
-      if (session.stopping) return // a signal came first: stop() exits with its status
-      // A normal end has nothing left running; an output failure goes through stop() all the same.
-      if (code === EXIT.OUTPUT_CLOSED || code === EXIT.OUTPUT_FAILED) session.stop(code)
-      else process.exitCode = code
-    },
-    async (e) => {
-      await say(internalErrorMessage(e))
-      if (process.env.CLINE_HOOKS_DEBUG) {
-        await writeStderr(escapeTerminal(e && e.stack ? e.stack : String(e), { multiline: true }) + '\n')
-      }
-      session.stop(EXIT.INTERNAL)
-    },
-  )
+  let failed = false
+  const internalError = async (e) => {
+    if (failed) return
+    failed = true
+    await say(internalErrorMessage(e))
+    if (process.env.CLINE_HOOKS_DEBUG) {
+      await writeStderr(escapeTerminal(e && e.stack ? e.stack : String(e), { multiline: true }) + '\n')
+    }
+    session.stop(EXIT.INTERNAL)
+  }
+  // Whatever escapes main() (an 'error' event nobody listens to, a stray rejection) is a bug:
+  // one sentence, the hooks stopped, exit 70; never Node's stack trace.
+  process.on('uncaughtException', internalError)
+  process.on('unhandledRejection', internalError)
+  main(process.argv.slice(2), session).then((code) => {
+    if (session.stopping) return // a signal came first: stop() exits with its status
+    // A normal end has nothing left running; an output failure goes through stop() all the same.
+    if (code === EXIT.OUTPUT_CLOSED || code === EXIT.OUTPUT_FAILED) session.stop(code)
+    else process.exitCode = code
+  }, internalError)
 }
 
 module.exports = {

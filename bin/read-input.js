@@ -14,11 +14,11 @@ const { UsageError } = require('./errors')
 const { say } = require('./stdio')
 
 /**
- * The most input bytes read. The addon itself takes any object JSON.stringify can serialise,
- * up to V8's longest string (2^29 - 24 UTF-16 units, about 512 MiB); this CLI holds the input
- * about four times (bytes, text, parsed object, the addon's JSON text), and a parsed object can
- * take 30 times its text, so 16 MiB keeps its memory bounded (about 0.6 GB at worst) while being
- * a thousand times larger than any real hook input.
+ * The most input bytes read. The addon takes any object JSON.stringify can serialise, up to V8's
+ * longest string (2^29 - 24 UTF-16 units, about 512 MiB), so any limit below that is one it
+ * accepts. This CLI holds the input several times (bytes, text, parsed object, the addon's JSON
+ * text) and a parsed object can take far more memory than its text: 16 MiB keeps the worst case
+ * bounded (16 MiB of `[{},{},…]`: 0.7 GB, 3 s) while being far larger than any real hook input.
  */
 const INPUT_LIMIT = 16 * 1024 * 1024
 const INPUT_LIMIT_TEXT = '16 MiB'

@@ -4,7 +4,7 @@
 // OutputError the caller turns into an exit status (a closed pipe is not an error worth a
 // message); stderr carries one escaped sentence per message, and a stderr nobody reads is ignored.
 
-const { escapeTerminal } = require('./terminal-text')
+const { escapeTerminal, fitToWidth } = require('./terminal-text')
 
 const PROG = 'cline-hooks'
 
@@ -60,9 +60,14 @@ function writeStderr(text) {
   return stderrPending
 }
 
-/** `cline-hooks: <message>` on stderr, the message escaped onto one line. */
+/**
+ * `cline-hooks: <message>` on stderr, the message escaped onto one line (on a terminal, wrapped
+ * with an indent before the terminal would wrap it, as stdout is).
+ */
 function say(message) {
-  return writeStderr(`${PROG}: ${escapeTerminal(message)}\n`)
+  const line = `${PROG}: ${escapeTerminal(message)}`
+  const text = process.stderr.isTTY ? fitToWidth(line, process.stderr.columns, PROG.length + 2) : line
+  return writeStderr(`${text}\n`)
 }
 
 /** Resolves once every stderr write so far has been handed to the OS (or failed). */
