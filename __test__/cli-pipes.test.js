@@ -7,7 +7,6 @@ const fs = require('fs')
 const path = require('path')
 const {
   describeUnix,
-  testUnix,
   testIf,
   makeTempDir,
   makeWorkspace,
@@ -365,12 +364,25 @@ describe('internal errors', () => {
     expect(r.stderr).toContain('CLINE_HOOKS_DEBUG=1')
   })
 
-  testUnix('an exception thrown outside main() (while the input FIFO waits) is the same one sentence, and the reader is stopped', async () => {
+  test('CLINE_HOOKS_DEBUG=1 adds the stack trace', () => {
+    const r = spawnSync(process.execPath, ['--require', PRELOAD, CLI, 'list', '--no-global'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CLINE_HOOKS_DEBUG: '1' },
+    })
+    expect(r.status).toBe(70)
+    expect(r.stderr).toMatch(STACK_LINE)
+  })
+})
+
+describeUnix('internal errors while an input FIFO waits', () => {
+  // At 0 ms the exception comes before the reader of the FIFO is started (it must then never start).
+  test.each([0, 50])('an exception thrown outside main() %i ms in (the input FIFO waiting) is the same one sentence, and no reader is left', async (afterMs) => {
     const fifo = mkfifo(makeTempDir())
     const child = spawn(process.execPath, ['--require', path.join(__dirname, 'fixtures', 'cli', 'stray-exception.js'), CLI, 'run', 'PreToolUse', '--no-global', '--input', fifo], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CLINE_HOOKS_DEBUG: '' },
+      env: { ...process.env, CLINE_HOOKS_DEBUG: '', STRAY_EXCEPTION_AFTER_MS: String(afterMs) },
     })
     trackPid(child.pid)
     let stderr = ''
@@ -380,16 +392,7 @@ describe('internal errors', () => {
     expect(r).toEqual({ code: 70, signal: null })
     expectOneQuietLine(stderr)
     expect(stderr).toContain('internal error (stray boom from the stray-exception fixture)')
+    // No reader is left on the FIFO (a helper started after the exit began would sit there).
     expect(() => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)).toThrow(expect.objectContaining({ code: 'ENXIO' }))
-  })
-
-  test('CLINE_HOOKS_DEBUG=1 adds the stack trace', () => {
-    const r = spawnSync(process.execPath, ['--require', PRELOAD, CLI, 'list', '--no-global'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CLINE_HOOKS_DEBUG: '1' },
-    })
-    expect(r.status).toBe(70)
-    expect(r.stderr).toMatch(STACK_LINE)
   })
 })

@@ -73,8 +73,8 @@ async function readLimited(stream, where) {
 /** Reads a non-regular file through `cat`, registered with the session so stop() can kill it. */
 async function readThroughCat(spec, session) {
   // stdin is inherited so that /dev/stdin names the CLI's own stdin.
-  const child = spawn('cat', ['--', spec], { stdio: ['inherit', 'pipe', 'pipe'] })
-  session.children.add(child)
+  const child = session.spawnHelper(() => spawn('cat', ['--', spec], { stdio: ['inherit', 'pipe', 'pipe'] }))
+  if (child === null) throw unreadable(spec, 'cline-hooks is stopping') // never printed: stop() exits first
   let stderr = ''
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', (d) => {
@@ -96,7 +96,6 @@ async function readThroughCat(spec, session) {
     return bytes
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    session.children.delete(child)
   }
 }
 

@@ -34,6 +34,18 @@ class Session {
     this.stopping = false
   }
 
+  /**
+   * Starts a helper process through `spawnIt()` and registers it for stop(); null when stopping
+   * has begun (a helper started then would outlive the exit, blocked on its FIFO).
+   */
+  spawnHelper(spawnIt) {
+    if (this.stopping) return null
+    const child = spawnIt()
+    this.children.add(child)
+    child.once('exit', () => this.children.delete(child))
+    return child
+  }
+
   /** Each of SIGHUP, SIGINT, SIGTERM stops everything and exits with 128 + its number. */
   installSignalHandlers() {
     for (const [name, code] of Object.entries(SIGNAL_EXITS)) {
@@ -64,7 +76,8 @@ class Session {
     }
     await Promise.all(reaped)
     if (signal && running !== null) say(`interrupted by ${signal}; the ${running} hooks were stopped`)
-    await stderrFlushed()
+    // A stderr nobody drains (a full pipe, a terminal paused with Ctrl-S) must not hold the exit.
+    await Promise.race([stderrFlushed(), new Promise((resolve) => setTimeout(resolve, 1000))])
     process.exit(code)
   }
 }
