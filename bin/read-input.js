@@ -87,7 +87,10 @@ async function readThroughCat(spec, session) {
   try {
     const bytes = await readLimited(child.stdout, spec)
     const end = await exited
-    if (end.error) throw unreadable(spec, `could not start cat to read it (${describeFsError(end.error)})`)
+    if (end.error) {
+      const why = end.error.code === 'ENOENT' ? 'there is no cat on PATH' : describeFsError(end.error)
+      throw unreadable(spec, `a FIFO or device is read with cat, and ${why}; pipe it to --input - instead`)
+    }
     if (end.code !== 0) {
       // cat says "cat: FILE: Permission denied"; its last part is the reason.
       const why = stderr.trim().split('\n').pop().split(': ').pop() || `cat exited with ${end.code ?? end.signal}`
