@@ -338,8 +338,9 @@ describeUnix('signals during a run stop the hook tree, then exit 128 + the signa
     const sentAt = Date.now()
     run.child.kill(signal)
     const r = await within(run, 15000, signal)
-    // terminateAll() resolved before the exit, so the tree was killed; give the kernel a moment to
-    // finish them (a zombie counts as gone). Without the handler (SIGHUP before) it lives on.
+    // terminateAll() resolved before the exit, so the CLI killed the tree itself; give the kernel a
+    // moment to finish them (a zombie counts as gone). Before, SIGHUP killed the CLI outright,
+    // without a status of its own, and only the addon's watchdog cleaned up after it.
     for (const pid of pids) expect(await waitDead(pid, 3000)).toBe(true)
     expect(r.signal).toBeNull()
     expect(r.code).toBe(status)
