@@ -1,0 +1,83 @@
+'use strict'
+
+// The bridge to the addon's discovery: loading the addon (lazily, so that usage errors never
+// depend on the native binary), turning parsed flags into DiscoveryOptions, checking a hook name,
+// and describing which folders were searched.
+
+const fs = require('fs')
+const path = require('path')
+const { UsageError } = require('./errors')
+const { say } = require('./stdio')
+const { displayPath } = require('./format')
+
+let lib = null
+
+/** The addon; registered with `session` (when given) so that stop() can call terminateAll(). */
+function hooksLib(session) {
+  if (lib === null) lib = require('../index.js')
+  if (session) session.addon = lib
+  return lib
+}
+
+/** The addon's rejections that are the caller's mistake or the machine's, not a bug: exit 2. */
+function asUsageError(e) {
+  if (e && e.code === 'ERR_INVALID_HOOK_NAME') return new UsageError(e.message)
+  if (e && typeof e.code === 'string' && e.code.startsWith('ERR_INVALID_')) return new UsageError(e.message)
+  if (e && e.code === 'ERR_HOOK_DISCOVERY_TIMEOUT') return new UsageError(e.message, { hint: false })
+  return e
+}
+
+/** Parsed flags → the addon's DiscoveryOptions. */
+function discoveryOptions(opts) {
+  const workspaces = opts.workspace && opts.workspace.length > 0 ? opts.workspace : ['.']
+  const out = { workspaceRoots: workspaces.map((w) => path.resolve(w)) }
+  if (opts['no-global']) out.globalHooksDir = null
+  else if (opts['global-dir'] !== undefined) out.globalHooksDir = path.resolve(opts['global-dir'])
+  if (opts['hooks-dir']) out.extraHooksDirs = opts['hooks-dir'].map((d) => path.resolve(d))
+  if (opts.profile) out.profile = opts.profile
+  return out
+}
+
+/** Warns (on stderr) about folders the user named that do not exist: most likely a typo. */
+function warnMissingDirs(opts) {
+  const named = [
+    ...(opts.workspace || []).map((d) => ['--workspace', d]),
+    ...(opts['hooks-dir'] || []).map((d) => ['--hooks-dir', d]),
+    ...(opts['global-dir'] !== undefined ? [['--global-dir', opts['global-dir']]] : []),
+  ]
+  for (const [flag, dir] of named) {
+    let ok = false
+    try {
+      ok = fs.statSync(dir).isDirectory()
+    } catch (_) {}
+    if (!ok) say(`warning: ${flag} ${dir}: no such directory`)
+  }
+}
+
+/** Rejects early with a usage error when the addon says the hook name is invalid. */
+async function checkHookName(name, session) {
+  try {
+    await hooksLib(session).discoverHooks(name, { workspaceRoots: [], globalHooksDir: null })
+  } catch (e) {
+    throw asUsageError(e)
+  }
+}
+
+/** The folders searched, in order, for the "Searched:" line; escaped. */
+function describeSearch(options) {
+  const parts = []
+  for (const d of options.extraHooksDirs || []) parts.push(`${displayPath(d)} (extra)`)
+  if (options.globalHooksDir === undefined) parts.push('Documents/Cline/Hooks (global)')
+  else if (options.globalHooksDir !== null) parts.push(`${displayPath(options.globalHooksDir)} (global)`)
+  if (options.profile === 'cli' && options.globalHooksDir !== null) {
+    const clineDir = process.env.CLINE_DIR
+    parts.push(`${clineDir ? displayPath(path.join(clineDir, 'hooks')) : '~/.cline/hooks'} (global)`)
+  }
+  const subdirs = options.profile === 'cli' ? ['.clinerules', '.cline'] : ['.clinerules']
+  for (const w of options.workspaceRoots) {
+    for (const sub of subdirs) parts.push(`${displayPath(path.join(w, sub, 'hooks'))} (workspace)`)
+  }
+  return parts.join(', ') || 'nothing'
+}
+
+module.exports = { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch }

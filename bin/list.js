@@ -1,0 +1,67 @@
+'use strict'
+
+// `cline-hooks list [HookName]`: every hook found, enabled or why not, its source and its argv,
+// as a table. Names, paths, argv and reasons come from the repository and are escaped.
+
+const { EXIT } = require('./exit-codes')
+const { escapeTerminal } = require('./terminal-text')
+const { makeStyle, useColour, visibleLength, pad, shellQuote } = require('./format')
+const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
+
+/** The text `list` prints for `found` hooks, `none` hook names without one, and what was searched. */
+function renderList({ found, none, named, searched }, st) {
+  const out = []
+  if (found.length > 0) {
+    const rows = found.map((h) => [
+      st.bold(escapeTerminal(h.hookName)),
+      h.enabled ? st.green('enabled') : st.yellow('disabled'),
+      escapeTerminal(h.source),
+      h.command.map(shellQuote).join(' '),
+    ])
+    const header = ['HOOK', 'STATE', 'SOURCE', 'ARGV'].map((s) => st.dim(s))
+    const widths = [0, 1, 2].map((c) => Math.max(...[header, ...rows].map((r) => visibleLength(r[c]))))
+    const line = (r) => r.slice(0, 3).map((cell, c) => pad(cell, widths[c])).join('  ') + '  ' + r[3]
+    out.push(line(header))
+    const indent = ' '.repeat(widths[0] + widths[1] + widths[2] + 6)
+    found.forEach((h, i) => {
+      out.push(line(rows[i]))
+      const reason = escapeTerminal(h.reason || '')
+      if (!h.enabled) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
+      else if (reason) out.push(indent + st.yellow(`↳ warning: ${reason}`))
+    })
+  }
+  if (named !== null && found.length === 0) {
+    out.push(`No ${escapeTerminal(named)} hook found.`)
+  } else if (none.length > 0) {
+    if (out.length > 0) out.push('')
+    out.push(st.dim(`No hooks for: ${none.map((n) => escapeTerminal(n)).join(', ')}`))
+  }
+  out.push(st.dim(`Searched: ${searched}`))
+  return out.join('\n') + '\n'
+}
+
+async function cmdList({ positionals, opts }, session) {
+  const { discoverHooks, KNOWN_HOOKS } = hooksLib(session)
+  const named = positionals.length > 0 ? positionals[0] : null
+  const names = named !== null ? [named] : KNOWN_HOOKS
+  if (named !== null) await checkHookName(named, session)
+  warnMissingDirs(opts)
+  const options = discoveryOptions(opts)
+
+  const found = []
+  const none = []
+  for (const name of names) {
+    let hooks
+    try {
+      hooks = await discoverHooks(name, options)
+    } catch (e) {
+      throw asUsageError(e)
+    }
+    if (hooks.length === 0) none.push(name)
+    for (const h of hooks) found.push(h)
+  }
+  const text = renderList({ found, none, named, searched: describeSearch(options) }, makeStyle(useColour()))
+  return { text, code: EXIT.OK }
+}
+
+module.exports = { cmdList, renderList }

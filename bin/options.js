@@ -1,0 +1,186 @@
+'use strict'
+
+// The command line: every option in one table (OPTIONS) and the parser that reads argv against
+// it and a table of commands. An option is one entry here plus its name in the `options` list of
+// the commands that take it.
+
+const { UsageError } = require('./errors')
+const { INPUT_LIMIT_TEXT } = require('./read-input')
+
+function parseTimeout(value, flag) {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} wants a whole number of milliseconds, not '${value}'`)
+  const n = Number(value)
+  if (n < 1 || n > 86400000) throw new UsageError(`${flag} must be between 1 and 86400000 milliseconds (a day), not ${value}`)
+  return n
+}
+
+function parseProfile(value, flag) {
+  if (value !== 'extension' && value !== 'cli') throw new UsageError(`${flag} is 'extension' or 'cli', not '${value}'`)
+  return value
+}
+
+function nonEmpty(value, flag) {
+  if (value === '') throw new UsageError(`${flag} wants a non-empty value`)
+  return value
+}
+
+/**
+ * Every option the CLI knows. `arg`: the value's placeholder (absent for a boolean flag).
+ * `repeat`: may be given more than once (values are collected in order). `parse`: turns the
+ * string into the stored value or throws a UsageError. `conflicts`: options that cannot be
+ * combined with this one.
+ */
+const OPTIONS = {
+  workspace: {
+    flag: '--workspace',
+    arg: 'DIR',
+    repeat: true,
+    parse: nonEmpty,
+    help: 'a workspace root; its .clinerules/hooks is searched (repeatable, in order; default: the current directory)',
+  },
+  'global-dir': {
+    flag: '--global-dir',
+    arg: 'DIR',
+    parse: nonEmpty,
+    conflicts: ['no-global'],
+    help: 'the global hooks folder (default: Documents/Cline/Hooks)',
+  },
+  'no-global': {
+    flag: '--no-global',
+    conflicts: ['global-dir'],
+    help: 'do not look in a global hooks folder',
+  },
+  'hooks-dir': {
+    flag: '--hooks-dir',
+    arg: 'DIR',
+    repeat: true,
+    parse: nonEmpty,
+    help: 'another hooks folder, searched first (repeatable)',
+  },
+  profile: {
+    flag: '--profile',
+    arg: 'extension|cli',
+    parse: parseProfile,
+    help: "whose conventions: extension (default) or cli (the Cline CLI's: also ~/.cline/hooks and .cline/hooks, files with extensions run by their interpreter, event names such as tool_call)",
+  },
+  input: {
+    flag: '--input',
+    arg: 'FILE|-',
+    parse: nonEmpty,
+    help: `a file holding the hook's input as one JSON object (a FIFO or <(...) works too), or - for stdin; at most ${INPUT_LIMIT_TEXT} (default: {}; the common fields are filled in)`,
+  },
+  'timeout-ms': {
+    flag: '--timeout-ms',
+    arg: 'N',
+    parse: parseTimeout,
+    help: 'per-hook timeout in milliseconds (default: 30000)',
+  },
+  sequential: {
+    flag: '--sequential',
+    help: 'run the hooks one after another instead of together',
+  },
+  json: {
+    flag: '--json',
+    help: 'print the raw HookRunResult as JSON',
+  },
+  help: {
+    flag: '--help',
+    alias: '-h',
+    help: 'show this help',
+  },
+}
+
+const FLAG_TO_KEY = new Map()
+for (const [key, spec] of Object.entries(OPTIONS)) {
+  FLAG_TO_KEY.set(spec.flag, key)
+  if (spec.alias) FLAG_TO_KEY.set(spec.alias, key)
+}
+
+/**
+ * Parses `argv` (without node and the script) against `COMMANDS` into `{ command, positionals, opts }`.
+ * `opts` is keyed by OPTIONS key; repeatable options hold arrays, flags hold `true`.
+ * Throws UsageError on anything it does not understand.
+ */
+function parseArgs(argv, COMMANDS) {
+  const positionals = []
+  const opts = {}
+  let command = null
+  let onlyPositionals = false
+
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]
+    if (onlyPositionals || token === '-' || !token.startsWith('-')) {
+      if (command === null && !onlyPositionals) {
+        if (token === 'help') {
+          opts.help = true
+          continue
+        }
+        if (!Object.prototype.hasOwnProperty.call(COMMANDS, token)) {
+          throw new UsageError(`unknown command '${token}'`)
+        }
+        command = token
+      } else {
+        positionals.push(token)
+      }
+      continue
+    }
+    if (token === '--') {
+      onlyPositionals = true
+      continue
+    }
+
+    const eq = token.startsWith('--') ? token.indexOf('=') : -1
+    const flag = eq === -1 ? token : token.slice(0, eq)
+    const key = FLAG_TO_KEY.get(flag)
+    if (key === undefined) throw new UsageError(`unknown option ${flag}`)
+    const spec = OPTIONS[key]
+
+    let value = true
+    if (spec.arg) {
+      if (eq !== -1) {
+        value = token.slice(eq + 1)
+      } else {
+        const next = argv[i + 1]
+        const looksLikeFlag = next !== undefined && (next.startsWith('--') || FLAG_TO_KEY.has(next))
+        if (next === undefined || looksLikeFlag) {
+          throw new UsageError(`option ${flag} needs a value (${spec.arg})`)
+        }
+        value = next
+        i++
+      }
+      value = spec.parse ? spec.parse(value, flag) : value
+    } else if (eq !== -1) {
+      throw new UsageError(`option ${flag} takes no value`)
+    }
+
+    if (spec.repeat) {
+      ;(opts[key] = opts[key] || []).push(value)
+    } else {
+      if (key in opts && key !== 'help') throw new UsageError(`option ${flag} was given more than once`)
+      opts[key] = value
+    }
+  }
+
+  if (opts.help) return { command, positionals, opts }
+  if (command === null) throw new UsageError('missing command: list or run')
+
+  const def = COMMANDS[command]
+  for (const key of Object.keys(opts)) {
+    if (key !== 'help' && !def.options.includes(key)) {
+      throw new UsageError(`option ${OPTIONS[key].flag} does not apply to '${command}'`)
+    }
+    for (const other of OPTIONS[key].conflicts || []) {
+      if (other in opts) throw new UsageError(`${OPTIONS[key].flag} and ${OPTIONS[other].flag} cannot be combined`)
+    }
+  }
+  const required = def.positionals.filter((p) => !p.optional).length
+  if (positionals.length < required) {
+    throw new UsageError(`'${command}' needs a ${def.positionals[positionals.length].name}, for example PreToolUse`)
+  }
+  if (positionals.length > def.positionals.length) {
+    throw new UsageError(`unexpected argument '${positionals[def.positionals.length]}'`)
+  }
+  return { command, positionals, opts }
+}
+
+module.exports = { OPTIONS, parseArgs }

@@ -1,0 +1,117 @@
+'use strict'
+
+// `cline-hooks run <HookName>`: runs the hooks exactly as Cline would and shows what each one
+// did. Everything a hook controls (its stderr, context, errorMessage, failure quotes, warnings,
+// paths) is escaped, and each of its lines is printed indented under its field's label, so a hook
+// cannot write a line that starts where the CLI's own lines start. --json prints the result exact.
+
+const { EXIT } = require('./exit-codes')
+const { escapeTerminal } = require('./terminal-text')
+const { say } = require('./stdio')
+const { makeStyle, useColour, displayPath, formatMs, plural, clip } = require('./format')
+const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
+const { readInput } = require('./read-input')
+
+const STATUS_STYLE = { completed: 'green', failed: 'red', timedOut: 'yellow', aborted: 'red' }
+const STATUS_MARK = { completed: '✔', failed: '✘', timedOut: '⏱', aborted: '✘' }
+
+// A field's label column; its value (and every continuation line of it) starts at column 12.
+const LABEL_WIDTH = 9
+const VALUE_COLUMN = 2 + LABEL_WIDTH + 1
+
+function hookBlock(h, st) {
+  const out = []
+  const colour = st[STATUS_STYLE[h.status]] || ((s) => s)
+  const esc = (s) => escapeTerminal(s)
+  out.push(`${st.cyan('┃')} ${st.bold(esc(h.hookName))} ${st.dim('❯')} ${displayPath(h.path)} ${st.dim(`(${esc(h.source)})`)}`)
+
+  const field = (label, value) => out.push(`  ${st.dim(label.padEnd(LABEL_WIDTH))} ${value}`)
+  const multiline = (label, text, style, clipOpts) => {
+    const { lines, note } = clip(text, clipOpts)
+    lines.forEach((l, i) => field(i === 0 ? label : '', style(l)))
+    if (note) field('', st.dim(note))
+  }
+
+  let status = `${STATUS_MARK[h.status] || '?'} ${esc(h.status)}`
+  const how = h.exitCode !== null && h.exitCode !== undefined ? `exit ${h.exitCode}` : h.signal ? `killed by ${esc(h.signal)}` : null
+  if (how) status += ` (${how})`
+  field('status', `${colour(status)}  ${st.dim(formatMs(h.durationMs))}`)
+  field('cancel', h.cancel ? st.red(st.bold('true')) : 'false')
+  if (h.review) field('review', st.yellow('true'))
+  if (h.contextModification) multiline('context', h.contextModification, (s) => s, { maxLines: 20, what: 'context' })
+  if (h.errorMessage) multiline('error', h.errorMessage, st.red, { maxLines: 20, what: 'errorMessage' })
+  if (h.overrideInput) multiline('override', JSON.stringify(h.overrideInput, null, 2), (s) => s, { maxLines: 20, what: 'overrideInput' })
+  if (h.failure) field('failure', st.red(esc(h.failure)))
+  for (const w of h.warnings || []) field('warning', st.yellow(esc(w)))
+  if (h.stderr && h.stderr.trim()) {
+    multiline('stderr', h.stderr, (l) => `${st.dim('│')} ${l}`, { maxLines: 10, fromEnd: true, what: 'stderr' })
+  }
+  return out.join('\n')
+}
+
+function summaryLine(result, hookName, st) {
+  const n = result.hooks.length
+  const failed = result.hooks.filter((h) => h.status !== 'completed').length
+  let verdict
+  if (result.cancel) verdict = st.red(st.bold('✘ cancelled'))
+  else if (n === 0) verdict = st.dim(`no ${escapeTerminal(hookName)} hook ran`)
+  else if (failed > 0) verdict = st.yellow(`✔ allowed (${failed} of ${plural(n, 'hook')} did not complete; failures never block)`)
+  else verdict = st.green(st.bold('✔ allowed'))
+  const parts = n === 0 ? [verdict] : [verdict, plural(n, 'hook')]
+  if (result.review) parts.push(st.yellow('review requested'))
+  if (result.overrideInput) parts.push(st.yellow('input overridden'))
+  if (result.slowest) parts.push(`slowest ${displayPath(result.slowest.path)} ${formatMs(result.slowest.durationMs)}`)
+  parts.push(`total ${formatMs(result.durationMs)}`)
+  return parts.join(st.dim(' · '))
+}
+
+/** The human-readable report of a HookRunResult. */
+function renderRun(result, hookName, searched, st) {
+  const blocks = result.hooks.map((h) => hookBlock(h, st))
+  const out = []
+  if (blocks.length > 0) out.push(blocks.join('\n\n'), '')
+  for (const w of result.warnings || []) out.push(st.yellow(`warning: ${escapeTerminal(w)}`))
+  if (result.hooks.length === 0 && (result.warnings || []).length === 0) {
+    out.push(st.dim(`No enabled ${escapeTerminal(hookName)} hook found (searched: ${searched}).`))
+  }
+  out.push(st.dim('─'.repeat(40)))
+  out.push(summaryLine(result, hookName, st))
+  return out.join('\n') + '\n'
+}
+
+async function cmdRun({ positionals, opts }, session) {
+  const { runHook } = hooksLib(session)
+  const hookName = positionals[0]
+  await checkHookName(hookName, session)
+  warnMissingDirs(opts)
+  const input = await readInput(opts.input, hookName, session)
+
+  const runOptions = { ...discoveryOptions(opts), signal: session.controller.signal }
+  if (opts['timeout-ms'] !== undefined) runOptions.timeoutMs = opts['timeout-ms']
+  if (opts.sequential) runOptions.sequential = true
+
+  let slowNotice = null
+  if (!opts.json && process.stderr.isTTY) {
+    slowNotice = setTimeout(() => say(`${hookName} hooks still running… (Ctrl-C stops them)`), 2000)
+  }
+
+  let result
+  try {
+    session.running = hookName
+    result = await runHook(hookName, input, runOptions)
+  } catch (e) {
+    // Aborted only by session.stop(), which stops the hooks and exits with the signal's status.
+    if (e && e.name === 'AbortError') return { text: '', code: process.exitCode }
+    throw asUsageError(e)
+  } finally {
+    session.running = null
+    if (slowNotice) clearTimeout(slowNotice)
+  }
+
+  const code = result.cancel ? EXIT.CANCEL : EXIT.OK
+  if (opts.json) return { text: JSON.stringify(result, null, 2) + '\n', code, exact: true }
+  const st = makeStyle(useColour())
+  return { text: renderRun(result, hookName, describeSearch(runOptions), st), code }
+}
+
+module.exports = { cmdRun, renderRun, VALUE_COLUMN }
