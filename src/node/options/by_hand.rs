@@ -148,12 +148,16 @@ pub fn env_value(name: &str, units: &[u16], limit: Option<usize>) -> Result<Stri
 pub fn one_variable_limit() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
-        // Safety: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        usize::try_from(page)
-            .ok()
-            .filter(|p| *p > 0)
-            .map(|p| p * 32 - 1)
+        // Asked once: a tool call with `env` makes no system call for it.
+        static LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+        *LIMIT.get_or_init(|| {
+            // Safety: sysconf has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            usize::try_from(page)
+                .ok()
+                .filter(|p| *p > 0)
+                .map(|p| p * 32 - 1)
+        })
     }
     #[cfg(not(target_os = "linux"))]
     {
