@@ -240,6 +240,13 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
 /// `path` made absolute. `read` has already refused empty text, NUL and lone surrogates; what
 /// is left to fail is a relative path when the current directory is gone.
 fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBuf, HookError> {
+    if path.is_empty() {
+        // Not reached through `read`; kept so the message below never describes "".
+        return Err(HookError::InvalidOption {
+            option,
+            reason: "an empty string names no directory; pass a directory path".to_owned(),
+        });
+    }
     let absolute = std::path::absolute(path).map_err(|e| HookError::InvalidOption {
         option,
         reason: format!(
