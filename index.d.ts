@@ -62,7 +62,11 @@ export interface DiscoveredHook {
  */
 export declare function discoverHooks(hookName: string, options?: DiscoveryOptions): Promise<DiscoveredHook[]>
 
-/** Where to look for hooks. */
+/**
+ * Where to look for hooks. Every path is a non-empty string without NUL bytes and of valid
+ * Unicode (anything else is refused with `ERR_INVALID_OPTION`, naming the entry); a relative
+ * one is resolved against the current directory.
+ */
 export interface DiscoveryOptions {
   /** Workspace roots, in order; each one's `.clinerules/hooks` is searched. Default: none. */
   workspaceRoots?: Array<string>
@@ -201,7 +205,7 @@ export interface RunHookOptions {
   /** See `RunOptions.signal`. */
   signal?: AbortSignal
   /** See `RunOptions.env`. */
-  env?: Record<string, string>
+  env?: Record<string, string | undefined>
   /** See `RunOptions.sequential`. */
   sequential?: boolean
   /** See `RunOptions.detached`. */
@@ -220,8 +224,21 @@ export interface RunOptions {
    * an already-aborted signal starts nothing.
    */
   signal?: AbortSignal
-  /** Variables added to the inherited environment of every hook. */
-  env?: Record<string, string>
+  /**
+   * Variables added to the inherited environment of every hook: a plain object (`{ ... }`
+   * or `Object.create(null)`) of names to strings. Only its own enumerable string keys
+   * count; inherited ones (a polluted `Object.prototype`) are ignored. As Node's
+   * `child_process` does, a finite number or BigInt becomes `String(value)`, and
+   * `undefined` leaves the variable out: since these variables are added to the inherited
+   * ones (Node's `env` replaces them), the hook then sees the host's value, if any.
+   * Refused with `ERR_INVALID_OPTION`, naming the variable: any other value (`null`, a
+   * boolean, an object, NaN), a `Map` or other non-plain object, an empty name, a name with
+   * `=` or NUL, a value with NUL, text that is not valid Unicode, and on Linux a
+   * `NAME=value` longer than 32 memory pages (131,071 bytes with 4 KiB pages), with which
+   * the kernel starts no program. On Windows, where names ignore case, of two spellings of
+   * one name the value given last wins.
+   */
+  env?: Record<string, string | undefined>
   /**
    * `false` (default): the hooks of one run start together. `true`: one after another.
    * Results are always combined in discovery order.

@@ -241,6 +241,49 @@ describe('invalid input and options', () => {
   })
 })
 
+describeUnix("env follows Node's child_process where that gives a meaningful string", () => {
+  /** A node hook that saves its whole environment as JSON to `file`. */
+  function envHook(tmp) {
+    const dir = path.join(tmp, 'hooks')
+    const file = path.join(tmp, 'env.json')
+    writeHook(dir, 'TaskStart', `require('fs').writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.env))\n`, { shebang: 'node' })
+    return { dir, read: () => JSON.parse(fs.readFileSync(file, 'utf8')) }
+  }
+
+  test('numbers and BigInts become String(value), undefined leaves the variable out (the inherited value stays), strings pass exactly', async () => {
+    const tmp = makeTempDir()
+    const { dir, read } = envHook(tmp)
+    const env = { N: 1, F: 1.5, E: 1e21, Z: -0, B: 10n, S: 'x y', EMPTY: '', UNI: 'é 😀', U: undefined, HOME: undefined }
+    const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env }))
+    expect(result.hooks.map((h) => h.status)).toEqual(['completed'])
+    const seen = read()
+    const mine = Object.fromEntries(Object.keys(env).map((k) => [k, seen[k]]))
+    expect(mine).toEqual({ N: '1', F: '1.5', E: '1e+21', Z: '0', B: '10', S: 'x y', EMPTY: '', UNI: 'é 😀', U: undefined, HOME: process.env.HOME })
+    expect('U' in seen).toBe(false)
+    // The strings are exactly what Node's own child_process makes of these values. (Its env
+    // replaces the environment, so there `HOME: undefined` removes HOME; ours is added to the
+    // inherited one, and adds nothing for it.)
+    const node = JSON.parse(
+      require('child_process').execFileSync(process.execPath, ['-e', 'console.log(JSON.stringify(process.env))'], { env }),
+    )
+    const defined = Object.keys(env).filter((k) => env[k] !== undefined)
+    expect(Object.fromEntries(defined.map((k) => [k, node[k]]))).toEqual(Object.fromEntries(defined.map((k) => [k, mine[k]])))
+    expect('U' in node).toBe(false)
+  })
+
+  test('a null-prototype object works, and only its own enumerable string keys count', async () => {
+    const tmp = makeTempDir()
+    const { dir, read } = envHook(tmp)
+    const env = Object.assign(Object.create(null), { A: '1' })
+    Object.defineProperty(env, 'HIDDEN', { value: 'x', enumerable: false })
+    env[Symbol('S')] = 'y'
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    await runner.run({}, { env })
+    const seen = read()
+    expect([seen.A, seen.HIDDEN]).toEqual(['1', undefined])
+  })
+})
+
 describeUnix('concurrency', () => {
   test('200 overlapping runHook calls all resolve with their own results', async () => {
     const tmp = makeTempDir()

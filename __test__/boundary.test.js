@@ -8,7 +8,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, describeUnix, makeTempDir, writeHook, shq, opts } = require('./helpers')
+const { addon, describeUnix, testIf, makeTempDir, writeHook, shq, opts } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory } = addon
 const ADDON_DIR = path.join(__dirname, '..')
@@ -255,7 +255,7 @@ describeUnix('A10: every bad call rejects with a typed code and a message that n
       [{ sequential: 'yes' }, 'invalid option sequential: "yes" is a string; use true or false'],
       [{ timeoutMs: '100' }, 'invalid option timeoutMs: "100" is a string; use a number of milliseconds'],
       [{ workspaceRoots: 'x' }, 'invalid option workspaceRoots: "x" is a string; use an array of directory paths'],
-      [{ env: [] }, 'invalid option env: an array was given; use an object of variable names to string values'],
+      [{ env: [] }, "invalid option env: an array was given; use a plain object of variable names to string values, such as { NAME: 'value' }"],
     ]) {
       const err = await rejectionOf(() => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], ...bad })))
       expect([err.code, err.message]).toEqual(['ERR_INVALID_OPTION', message])
@@ -332,6 +332,250 @@ describeUnix('options and a polluted Object.prototype', () => {
       { name: 'inherited value', ok: 'ran' },
       { name: 'inherited setter', ok: 'ran' },
     ])
+  })
+})
+
+describeUnix('issue 18, item 7: env and paths the OS cannot take are refused up front', () => {
+  test('a polluted Object.prototype adds no variable to a hook\'s environment', () => {
+    // In a child: the addon's objects come from Node's main realm, not from Jest's sandbox.
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', 'cat > /dev/null\necho "{\\"contextModification\\": \\"A=$A POLLUTED=${POLLUTED-unset}\\"}"\n')
+    const script = `
+      const { runHook } = require(${JSON.stringify(ADDON_DIR)})
+      Object.prototype.POLLUTED = 'leaked'
+      runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}], env: { A: '1' } })
+        .then((r) => console.log(JSON.stringify(r.contextModification)), (e) => console.log(JSON.stringify(e.message)))`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout)).toBe('A=1 POLLUTED=unset')
+  })
+
+  test('a relative path when the current directory is gone is refused with the fix (pass an absolute path)', () => {
+    const tmp = makeTempDir()
+    const gone = path.join(tmp, 'gone')
+    fs.mkdirSync(gone)
+    const script = `
+      const fs = require('fs')
+      const { discoverHooks } = require(${JSON.stringify(ADDON_DIR)})
+      process.chdir(${JSON.stringify(gone)})
+      fs.rmdirSync(${JSON.stringify(gone)})
+      discoverHooks('TaskStart', { globalHooksDir: null, workspaceRoots: ['project'] })
+        .then(() => console.log('"resolved"'), (e) => console.log(JSON.stringify([e.code, e.message])))`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    expect(child.stderr).toBe('')
+    const [code, message] = JSON.parse(child.stdout)
+    expect(code).toBe('ERR_INVALID_OPTION')
+    expect(message).toMatch(/^invalid option workspaceRoots: "project" is relative and the current directory cannot be read \(.*\); pass an absolute path$/)
+  })
+
+  test('an env value with a NUL is refused naming the value and its variable, not the name', async () => {
+    const tmp = makeTempDir()
+    const { dir, file } = recordingHook(tmp)
+    const err = await rejectionOf(() => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env: { GOOD: 'x', TOKEN: 'abc\0def' } })))
+    expect([err.code, err.message]).toEqual([
+      'ERR_INVALID_OPTION',
+      'invalid option env: the value of env.TOKEN contains a NUL byte at index 3, which no environment variable can hold; remove the NUL from the value',
+    ])
+    expect(fs.existsSync(file)).toBe(false)
+  })
+
+  test('a NUL in any path option is refused up front naming the option and the entry, by every call, and discovers nothing', async () => {
+    const tmp = makeTempDir()
+    const { dir, file } = recordingHook(tmp)
+    const cases = [
+      [{ workspaceRoots: [tmp, tmp, `${tmp}\0/x`] }, `workspaceRoots: workspaceRoots[2] (${JSON.stringify(`${tmp}\0/x`)}) contains a NUL byte at index ${tmp.length}`],
+      [{ extraHooksDirs: [dir, '\0'] }, 'extraHooksDirs: extraHooksDirs[1] ("\\u0000") contains a NUL byte at index 0'],
+      [{ globalHooksDir: '/x\0y' }, 'globalHooksDir: "/x\\u0000y" contains a NUL byte at index 2'],
+      [{ profile: 'cli', clineDir: '/x\0' }, 'clineDir: "/x\\u0000" contains a NUL byte at index 2'],
+    ]
+    for (const [bad, start] of cases) {
+      const expected = `invalid option ${start}, which no file path can hold; pass the directory's path without it`
+      const options = { extraHooksDirs: [dir], ...bad }
+      for (const call of [() => runHook('TaskStart', {}, options), () => discoverHooks('TaskStart', options)]) {
+        const err = await rejectionOf(call)
+        expect([err.code, err.message]).toEqual(['ERR_INVALID_OPTION', expected])
+      }
+      expect(() => new HookFactory(options)).toThrow(expected)
+    }
+    expect(fs.existsSync(file)).toBe(false)
+  })
+
+  testIf(process.platform === 'linux', 'Linux only: its kernel limits one variable', 'on Linux an env variable over 32 pages is refused up front, and one just under runs', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', 'cat > /dev/null\necho "{\\"contextModification\\": \\"${#BIG}\\"}"\n')
+    const page = Number(spawnSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).stdout)
+    const limit = 32 * page - 1 // bytes of BIG=value; measured: one more fails with E2BIG
+    const fits = 'x'.repeat(limit - 'BIG='.length)
+    const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env: { BIG: fits } }))
+    expect(result.hooks.map((h) => [h.status, h.failure])).toEqual([['completed', undefined]])
+    expect(result.contextModification).toBe(String(fits.length))
+    const err = await rejectionOf(() => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env: { BIG: `${fits}x` } })))
+    expect([err.code, err.message]).toEqual([
+      'ERR_INVALID_OPTION',
+      `invalid option env: env.BIG is ${limit + 1} bytes long as NAME=value, more than the ${limit} bytes this system allows one variable; pass large data in the hook's input or in a file instead`,
+    ])
+  })
+
+  test('what a caller\'s getter or Proxy throws while env or a path entry is read is the cause', async () => {
+    const tmp = makeTempDir()
+    const { dir, file } = recordingHook(tmp)
+    const boom = new Error('boom')
+    const throwing = () => {
+      throw boom
+    }
+    const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+    for (const [options, message] of [
+      [{ env: Object.defineProperty({}, 'A', { enumerable: true, get: throwing }) }, 'invalid option env: reading env.A threw (the error\'s cause is what it threw); pass a plain object of variable names to string values'],
+      [{ env: new Proxy({}, { ownKeys: throwing }) }, 'invalid option env: listing its keys threw (the error\'s cause is what it threw); pass a plain object of variable names to string values'],
+    ]) {
+      for (const call of [() => runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], ...options })), () => runner.run({}, options)]) {
+        const err = await rejectionOf(call)
+        expect([err.code, err.message, err.cause]).toEqual(['ERR_INVALID_OPTION', message, boom])
+      }
+    }
+    const roots = Object.defineProperty([tmp], 0, { get: throwing })
+    const err = await rejectionOf(() => discoverHooks('TaskStart', opts({ workspaceRoots: roots })))
+    expect([err.code, err.message, err.cause]).toEqual([
+      'ERR_INVALID_OPTION',
+      'invalid option workspaceRoots: reading workspaceRoots[0] threw (the error\'s cause is what it threw); pass an array of directory paths',
+      boom,
+    ])
+    expect(fs.existsSync(file)).toBe(false)
+    // Nothing was left pending: the next call works.
+    await expect(runner.run({}, { env: { A: '1' } })).resolves.toMatchObject({ cancel: false })
+  })
+})
+
+describeUnix('every option rejection: one sentence that names the option and the fix, through the real addon', () => {
+  const boom = () => {
+    throw new Error('boom')
+  }
+  class Vars {
+    constructor() {
+      this.A = '1'
+    }
+  }
+  const lone = '/tmp/\ud800x'
+  const DISCOVERY = ['runHook', 'discoverHooks', 'new HookFactory']
+  const RUN = ['runHook', 'runner.run']
+  const ALL = [...DISCOVERY, 'runner.run']
+  const SHAPE = "use a plain object of variable names to string values, such as { NAME: 'value' }"
+  const RUN_HOOK_KEYS = 'workspaceRoots, globalHooksDir, extraHooksDirs, profile, clineDir, maxConcurrentHooks, timeoutMs, signal, env, sequential, detached'
+  // [what, calls, options, message, options passed as they are (not added to the base)]
+  const TABLE = [
+    ['options that are not an object', ALL, 'fast', 'invalid option options: must be an object such as { timeoutMs: 5000 } (or undefined for the defaults), not a string', true],
+    ['options whose keys cannot be listed', ALL, new Proxy({}, { ownKeys: boom }), 'invalid option options: listing its keys failed (its ownKeys threw); pass a plain object', true],
+    ['a misspelled option', ['runHook'], { timeOutMs: 5 }, `unknown option "timeOutMs": did you mean "timeoutMs"? (the options of runHook are ${RUN_HOOK_KEYS})`],
+    ['an option of another call', ['discoverHooks'], { timeoutMs: 5 }, 'unknown option "timeoutMs": discoverHooks does not take "timeoutMs", an option of runs (runHook, runner.run); remove it (the options of discoverHooks are workspaceRoots, globalHooksDir, extraHooksDirs, profile, clineDir, maxConcurrentHooks)'],
+    ['an unknown option', ['runHook'], { zzz: 1 }, `unknown option "zzz": remove it (the options of runHook are ${RUN_HOOK_KEYS})`],
+    ['a getter that throws', RUN, Object.defineProperty({}, 'timeoutMs', { enumerable: true, get: boom }), 'invalid option timeoutMs: reading it threw (the error\'s cause is what it threw); pass a plain value'],
+    ['workspaceRoots not an array', DISCOVERY, { workspaceRoots: 'x' }, 'invalid option workspaceRoots: "x" is a string; use an array of directory paths'],
+    ['extraHooksDirs an array-like', DISCOVERY, { extraHooksDirs: { 0: 'x' } }, 'invalid option extraHooksDirs: an object was given; use an array of directory paths'],
+    ['globalHooksDir a number', DISCOVERY, { globalHooksDir: 5 }, 'invalid option globalHooksDir: 5 is a number; use a directory path'],
+    ['clineDir an array', DISCOVERY, { clineDir: ['x'] }, 'invalid option clineDir: an array was given; use a directory path'],
+    ['profile a number', DISCOVERY, { profile: 1 }, 'invalid option profile: 1 is a number; use "extension" or "cli"'],
+    ['an unknown profile with a NUL', DISCOVERY, { profile: 'cli\0' }, 'invalid option profile: "cli\\u0000" is not a profile; use "extension" or "cli"'],
+    ['maxConcurrentHooks a string', DISCOVERY, { maxConcurrentHooks: '4' }, 'invalid option maxConcurrentHooks: "4" is a string; use an integer from 1 to 1024'],
+    ['maxConcurrentHooks out of range', ALL, { maxConcurrentHooks: 0 }, 'invalid option maxConcurrentHooks: 0 is not a process count; use an integer from 1 to 1024'],
+    ['timeoutMs a string', RUN, { timeoutMs: '100' }, 'invalid option timeoutMs: "100" is a string; use a number of milliseconds'],
+    ['timeoutMs out of range', RUN, { timeoutMs: 0 }, 'invalid option timeoutMs: 0 is not a timeout: use a number of milliseconds from 1 to 86400000 (24 hours)'],
+    ['sequential a string', RUN, { sequential: 'yes' }, 'invalid option sequential: "yes" is a string; use true or false'],
+    ['detached a number', RUN, { detached: 1 }, 'invalid option detached: 1 is a number; use true or false'],
+    ['signal a string', RUN, { signal: 'abort!' }, 'invalid option signal: must be an AbortSignal (for example new AbortController().signal), not string'],
+    ['a signal whose addEventListener throws', RUN, { signal: { aborted: false, addEventListener: boom } }, 'invalid option signal: listening to it failed (Call Function failed); pass an AbortSignal (for example new AbortController().signal)'],
+    ['a NUL in workspaceRoots[2]', DISCOVERY, { workspaceRoots: ['/tmp', '/tmp', '/a\0b'] }, 'invalid option workspaceRoots: workspaceRoots[2] ("/a\\u0000b") contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
+    ['a NUL in extraHooksDirs[1]', DISCOVERY, { extraHooksDirs: ['/tmp', '\0'] }, 'invalid option extraHooksDirs: extraHooksDirs[1] ("\\u0000") contains a NUL byte at index 0, which no file path can hold; pass the directory\'s path without it'],
+    ['a NUL in globalHooksDir', DISCOVERY, { globalHooksDir: '/x\0y' }, 'invalid option globalHooksDir: "/x\\u0000y" contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
+    ['a NUL in clineDir', DISCOVERY, { clineDir: '/x\0', profile: 'cli' }, 'invalid option clineDir: "/x\\u0000" contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
+    ['a lone surrogate in workspaceRoots[0]', DISCOVERY, { workspaceRoots: [lone] }, 'invalid option workspaceRoots: workspaceRoots[0] ("/tmp/\ufffdx") holds a lone UTF-16 surrogate (\\ud800) at index 5, which is not Unicode and no file path can hold; pass the path as valid Unicode text'],
+    ['a lone surrogate in clineDir', DISCOVERY, { clineDir: lone }, 'invalid option clineDir: "/tmp/\ufffdx" holds a lone UTF-16 surrogate (\\ud800) at index 5, which is not Unicode and no file path can hold; pass the path as valid Unicode text'],
+    ['a number in workspaceRoots', DISCOVERY, { workspaceRoots: ['/tmp', 5] }, 'invalid option workspaceRoots: workspaceRoots[1] is a number; use a directory path (a string)'],
+    ['a hole in workspaceRoots', DISCOVERY, { workspaceRoots: [, '/tmp'] }, 'invalid option workspaceRoots: workspaceRoots[0] is undefined; use a directory path (a string)'], // eslint-disable-line no-sparse-arrays
+    ['null in extraHooksDirs', DISCOVERY, { extraHooksDirs: [null] }, 'invalid option extraHooksDirs: extraHooksDirs[0] is null; use a directory path (a string)'],
+    ['an empty workspace root', DISCOVERY, { workspaceRoots: [''] }, 'invalid option workspaceRoots: workspaceRoots[0] is an empty string, which names no directory; pass a directory path or leave the entry out'],
+    ['an empty globalHooksDir', DISCOVERY, { globalHooksDir: '' }, 'invalid option globalHooksDir: an empty string names no directory; pass a directory path, or null to turn the global hooks off'],
+    ['an empty clineDir', DISCOVERY, { clineDir: '' }, 'invalid option clineDir: an empty string names no directory; pass a directory path or leave the option out for the default'],
+    ['env a string', RUN, { env: 'A=1' }, `invalid option env: "A=1" is a string; ${SHAPE}`],
+    ['env an array', RUN, { env: ['a'] }, `invalid option env: an array was given; ${SHAPE}`],
+    ['env a function', RUN, { env: Object.assign(() => {}, { A: '1' }) }, `invalid option env: a function was given; ${SHAPE}`],
+    ['env a Map', RUN, { env: new Map([['A', '1']]) }, 'invalid option env: a Map was given; use a plain object of variable names to string values, such as Object.fromEntries(map)'],
+    ['env with inherited variables', RUN, { env: Object.create({ A: '1' }) }, `invalid option env: an object whose prototype is not Object.prototype (a class instance, Set, Date, boxed string or Object.create(...) result) was given; ${SHAPE}`],
+    ['env a class instance', RUN, { env: new Vars() }, `invalid option env: an object whose prototype is not Object.prototype (a class instance, Set, Date, boxed string or Object.create(...) result) was given; ${SHAPE}`],
+    ['env a Date', RUN, { env: new Date(0) }, `invalid option env: an object whose prototype is not Object.prototype (a class instance, Set, Date, boxed string or Object.create(...) result) was given; ${SHAPE}`],
+    ['env a boxed string', RUN, { env: new String('ab') }, `invalid option env: an object whose prototype is not Object.prototype (a class instance, Set, Date, boxed string or Object.create(...) result) was given; ${SHAPE}`], // eslint-disable-line no-new-wrappers
+    ['env keys that cannot be listed', RUN, { env: new Proxy({}, { ownKeys: boom }) }, 'invalid option env: listing its keys threw (the error\'s cause is what it threw); pass a plain object of variable names to string values'],
+    ['an env getter that throws', RUN, { env: Object.defineProperty({}, 'A', { enumerable: true, get: boom }) }, 'invalid option env: reading env.A threw (the error\'s cause is what it threw); pass a plain object of variable names to string values'],
+    ['an env value null', RUN, { env: { A: null } }, 'invalid option env: env.A is null; use a string, or leave the variable out to keep the inherited value'],
+    ['an env value boolean', RUN, { env: { A: false } }, 'invalid option env: env.A is a boolean; use a string such as "1" or "true"'],
+    ['an env value object', RUN, { env: { A: { x: 1 } } }, 'invalid option env: env.A is an object; use a string (JSON.stringify it for structured data)'],
+    ['an env value array', RUN, { env: { A: ['x'] } }, 'invalid option env: env.A is an object; use a string (JSON.stringify it for structured data)'],
+    ['an env value function', RUN, { env: { A: () => 'x' } }, 'invalid option env: env.A is a function; use a string'],
+    ['an env value symbol', RUN, { env: { A: Symbol('s') } }, 'invalid option env: env.A is a symbol; use a string'],
+    ['an env value NaN', RUN, { env: { A: NaN } }, 'invalid option env: env.A is NaN; use a string or a finite number'],
+    ['an env value Infinity', RUN, { env: { A: -Infinity } }, 'invalid option env: env.A is -Infinity; use a string or a finite number'],
+    ['an empty env name', RUN, { env: { '': 'x' } }, 'invalid option env: env[""] has an empty name, which no environment variable can have; give the variable a name or remove it'],
+    ['an env name with =', RUN, { env: { 'A=B': 'x' } }, 'invalid option env: the name of env["A=B"] contains "=" at index 1, which ends a variable\'s name (the hook would see another variable); rename the variable'],
+    ['an env name with NUL', RUN, { env: { 'A\0B': 'x' } }, 'invalid option env: the name of env["A\\u0000B"] contains a NUL byte at index 1, which no environment variable\'s name can hold; rename the variable'],
+    ['an env name with a lone surrogate', RUN, { env: { 'A\udc00': 'x' } }, 'invalid option env: the name of env["A\ufffd"] holds a lone UTF-16 surrogate (\\udc00) at index 1, which is not Unicode and no environment variable\'s name can hold; rename the variable'],
+    ['an env value with NUL', RUN, { env: { TOKEN: 'abc\0' } }, 'invalid option env: the value of env.TOKEN contains a NUL byte at index 3, which no environment variable can hold; remove the NUL from the value'],
+    ['an env value with a lone surrogate', RUN, { env: { TOKEN: 'abc\ud800' } }, 'invalid option env: the value of env.TOKEN holds a lone UTF-16 surrogate (\\ud800) at index 3, which is not Unicode and no environment variable can hold; pass the value as valid Unicode text'],
+  ]
+
+  let dir
+  let file
+  let runner
+  beforeEach(async () => {
+    ;({ dir, file } = recordingHook(makeTempDir()))
+    runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
+  })
+
+  /** `options` on top of the base (own descriptors copied, so no getter runs here). */
+  function withBase(base, options, raw) {
+    if (raw) return options
+    return Object.defineProperties(base, Object.getOwnPropertyDescriptors(options))
+  }
+
+  /** The error one call gives, as [how it failed, name, code, message]. */
+  async function failureOf(call, options, raw) {
+    const calls = {
+      runHook: () => runHook('TaskStart', {}, withBase(opts({ extraHooksDirs: [dir] }), options, raw)),
+      discoverHooks: () => discoverHooks('TaskStart', withBase(opts(), options, raw)),
+      'runner.run': () => runner.run({}, options),
+    }
+    if (call === 'new HookFactory') {
+      try {
+        new HookFactory(withBase(opts(), options, raw))
+        return ['constructed']
+      } catch (err) {
+        return ['threw', err.constructor.name, err.code, err.message]
+      }
+    }
+    const outcome = await outcomeOf(calls[call])
+    if (outcome.threw) return ['threw synchronously', outcome.threw.message]
+    if (!outcome.rejected) return ['resolved']
+    const err = outcome.rejected
+    return ['rejected', err.constructor.name, err.code, err.message]
+  }
+
+  // Every row gets all five values: a test function with more parameters than its row has
+  // values is taken to want Jest's `done` callback.
+  test.each(TABLE.map(([what, calls, options, message, raw]) => [what, calls, options, message, raw === true]))('%s', async (what, calls, options, message, raw) => {
+    for (const call of calls) {
+      const how = call === 'new HookFactory' ? 'threw' : 'rejected'
+      expect([call, ...(await failureOf(call, options, raw))]).toEqual([call, how, 'TypeError', 'ERR_INVALID_OPTION', message])
+    }
+    // One sentence for a hook's author: names the option, says what to do, no control
+    // characters (a NUL is shown escaped), nothing from a second sentence.
+    const named = /^(?:invalid option (\w+): |unknown option "(\w+)": )/.exec(message)
+    expect(named).not.toBeNull()
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+    expect(message).not.toMatch(/[.!?]\s+[A-Z]/)
+    expect(message).not.toMatch(/\.$/)
+    expect(message).toMatch(/\b(use|pass|remove|rename|give|did you mean|must be)\b/)
+    expect(message.length).toBeLessThan(400)
+    expect(fs.existsSync(file)).toBe(false)
   })
 })
 

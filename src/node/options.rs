@@ -1,6 +1,5 @@
 //! JavaScript options -> core settings. Only conversion and validation happen here.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,7 +15,11 @@ use crate::hooks::running::Owner;
 use crate::node::errors::{self, Failure};
 use tokio_util::sync::CancellationToken;
 
-/// Where to look for hooks.
+mod by_hand;
+
+/// Where to look for hooks. Every path is a non-empty string without NUL bytes and of valid
+/// Unicode (anything else is refused with `ERR_INVALID_OPTION`, naming the entry); a relative
+/// one is resolved against the current directory.
 #[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct DiscoveryOptions {
@@ -57,8 +60,20 @@ pub struct RunOptions {
     #[napi(ts_type = "AbortSignal")]
     #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
     pub signal: Option<SignalField>,
-    /// Variables added to the inherited environment of every hook.
-    pub env: Option<HashMap<String, String>>,
+    /// Variables added to the inherited environment of every hook: a plain object (`{ ... }`
+    /// or `Object.create(null)`) of names to strings. Only its own enumerable string keys
+    /// count; inherited ones (a polluted `Object.prototype`) are ignored. As Node's
+    /// `child_process` does, a finite number or BigInt becomes `String(value)`, and
+    /// `undefined` leaves the variable out: since these variables are added to the inherited
+    /// ones (Node's `env` replaces them), the hook then sees the host's value, if any.
+    /// Refused with `ERR_INVALID_OPTION`, naming the variable: any other value (`null`, a
+    /// boolean, an object, NaN), a `Map` or other non-plain object, an empty name, a name with
+    /// `=` or NUL, a value with NUL, text that is not valid Unicode, and on Linux a
+    /// `NAME=value` longer than 32 memory pages (131,071 bytes with 4 KiB pages), with which
+    /// the kernel starts no program. On Windows, where names ignore case, of two spellings of
+    /// one name the value given last wins.
+    #[napi(ts_type = "Record<string, string | undefined>")]
+    pub env: Option<EnvVars>,
     /// `false` (default): the hooks of one run start together. `true`: one after another.
     /// Results are always combined in discovery order.
     pub sequential: Option<bool>,
@@ -97,7 +112,8 @@ pub struct RunHookOptions {
     #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
     pub signal: Option<SignalField>,
     /// See `RunOptions.env`.
-    pub env: Option<HashMap<String, String>>,
+    #[napi(ts_type = "Record<string, string | undefined>")]
+    pub env: Option<EnvVars>,
     /// See `RunOptions.sequential`.
     pub sequential: Option<bool>,
     /// See `RunOptions.detached`.
@@ -127,6 +143,36 @@ impl FromNapiValue for SignalField {
 }
 
 impl ValidateNapiValue for SignalField {}
+
+/// The variables of `env`, in the object's key order (so on Windows, where names ignore case,
+/// the last spelling wins). Read and checked by [`read`], never by napi's conversion, which
+/// would also take inherited properties and name no variable in its errors.
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+pub struct EnvVars(pub Vec<(String, String)>);
+
+impl TypeName for EnvVars {
+    fn type_name() -> &'static str {
+        "Record<string, string>"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl FromNapiValue for EnvVars {
+    unsafe fn from_napi_value(
+        _env: napi::sys::napi_env,
+        _value: napi::sys::napi_value,
+    ) -> Result<Self> {
+        // `read` always hands the conversion `undefined` here and fills the field itself.
+        Err(Error::new(
+            Status::InvalidArg,
+            "env must be read by options::read",
+        ))
+    }
+}
+
+impl ValidateNapiValue for EnvVars {}
 
 impl RunHookOptions {
     pub fn split(self) -> (DiscoveryOptions, RunOptions) {
@@ -176,7 +222,10 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             Some(other) => {
                 return Err(HookError::InvalidOption {
                     option: "profile",
-                    reason: format!("{other:?} is not a profile; use \"extension\" or \"cli\""),
+                    reason: format!(
+                        "{} is not a profile; use \"extension\" or \"cli\"",
+                        crate::hooks::error::quoted(other)
+                    ),
                 })
             }
         },
@@ -188,16 +237,22 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
     })
 }
 
+/// `path` made absolute. `read` has already refused empty text, NUL and lone surrogates; what
+/// is left to fail is a relative path when the current directory is gone.
 fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBuf, HookError> {
     if path.is_empty() {
+        // Not reached through `read`; kept so the message below never describes "".
         return Err(HookError::InvalidOption {
             option,
-            reason: "an empty string is not a directory path".to_owned(),
+            reason: "an empty string names no directory; pass a directory path".to_owned(),
         });
     }
     let absolute = std::path::absolute(path).map_err(|e| HookError::InvalidOption {
         option,
-        reason: format!("{path:?}: {e}"),
+        reason: format!(
+            "{} is relative and the current directory cannot be read ({e}); pass an absolute path",
+            crate::hooks::error::quoted(path)
+        ),
     })?;
     Ok(normalize(&absolute))
 }
@@ -264,16 +319,14 @@ pub fn run_settings(
         }
         None => crate::hooks::runner::DEFAULT_TIMEOUT,
     };
-    let mut env: Vec<(OsString, OsString)> = Vec::new();
-    for (key, value) in options.env.into_iter().flatten() {
-        if key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0') {
-            return Err(HookError::InvalidOption {
-                option: "env",
-                reason: format!("{key:?} is not a valid environment variable (names cannot be empty or contain '=' or NUL)"),
-            });
-        }
-        env.push((key.into(), value.into()));
-    }
+    // Names and values were checked when `read` took them from JavaScript.
+    let env: Vec<(OsString, OsString)> = options
+        .env
+        .map(|vars| vars.0)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, value)| (name.into(), value.into()))
+        .collect();
     Ok(RunSettings {
         timeout,
         env,
@@ -285,9 +338,70 @@ pub fn run_settings(
     })
 }
 
-/// The option names one options type holds, for spotting typos.
+/// The option names one options type holds, for spotting typos, and where the options read by
+/// hand go.
 pub trait Known {
     const KEYS: &'static [&'static str];
+    /// Takes the options of `by_hand` this type has.
+    fn fill(&mut self, by_hand: ByHand);
+}
+
+/// The options [`read`] takes from JavaScript itself rather than through napi's conversion:
+/// each value is read once (a getter cannot hand the check one value and the run another),
+/// only own properties count, and a bad entry is named with its index or variable.
+#[derive(Default)]
+pub struct ByHand {
+    workspace_roots: Option<Vec<String>>,
+    extra_hooks_dirs: Option<Vec<String>>,
+    global_hooks_dir: Option<Either<String, Null>>,
+    cline_dir: Option<String>,
+    env: Option<EnvVars>,
+}
+
+const BY_HAND_KEYS: [&str; 5] = [
+    "workspaceRoots",
+    "extraHooksDirs",
+    "globalHooksDir",
+    "clineDir",
+    "env",
+];
+
+impl ByHand {
+    /// Reads option `key` (one of `BY_HAND_KEYS`, its type already checked).
+    fn take<'env>(
+        &mut self,
+        env: &'env Env,
+        key: &'static str,
+        value: &Unknown<'env>,
+    ) -> std::result::Result<(), Failure<'env>> {
+        match value.get_type() {
+            // `null` turns the global folders off; otherwise null means the default.
+            Ok(ValueType::Null) if key == "globalHooksDir" => {
+                self.global_hooks_dir = Some(Either::B(Null));
+                return Ok(());
+            }
+            Ok(ValueType::Null | ValueType::Undefined) => return Ok(()),
+            _ => {}
+        }
+        match key {
+            "workspaceRoots" => {
+                self.workspace_roots = Some(by_hand::path_list(env, key, value)?);
+            }
+            "extraHooksDirs" => {
+                self.extra_hooks_dirs = Some(by_hand::path_list(env, key, value)?);
+            }
+            "globalHooksDir" => {
+                let fix = "pass a directory path, or null to turn the global hooks off";
+                self.global_hooks_dir = Some(Either::A(by_hand::path(env, key, value, fix)?));
+            }
+            "clineDir" => {
+                let fix = "pass a directory path or leave the option out for the default";
+                self.cline_dir = Some(by_hand::path(env, key, value, fix)?);
+            }
+            _ => self.env = Some(EnvVars(by_hand::env_vars(env, value)?)),
+        }
+        Ok(())
+    }
 }
 
 const DISCOVERY_KEYS: [&str; 6] = [
@@ -322,12 +436,28 @@ const RUN_HOOK_KEYS: [&str; 11] = [
 
 impl Known for DiscoveryOptions {
     const KEYS: &'static [&'static str] = &DISCOVERY_KEYS;
+    fn fill(&mut self, by_hand: ByHand) {
+        self.workspace_roots = by_hand.workspace_roots;
+        self.extra_hooks_dirs = by_hand.extra_hooks_dirs;
+        self.global_hooks_dir = by_hand.global_hooks_dir;
+        self.cline_dir = by_hand.cline_dir;
+    }
 }
 impl Known for RunOptions {
     const KEYS: &'static [&'static str] = &RUN_KEYS;
+    fn fill(&mut self, by_hand: ByHand) {
+        self.env = by_hand.env;
+    }
 }
 impl Known for RunHookOptions {
     const KEYS: &'static [&'static str] = &RUN_HOOK_KEYS;
+    fn fill(&mut self, by_hand: ByHand) {
+        self.workspace_roots = by_hand.workspace_roots;
+        self.extra_hooks_dirs = by_hand.extra_hooks_dirs;
+        self.global_hooks_dir = by_hand.global_hooks_dir;
+        self.cline_dir = by_hand.cline_dir;
+        self.env = by_hand.env;
+    }
 }
 
 /// The `options` argument as an object: `undefined`/`null`/missing mean the defaults;
@@ -419,10 +549,14 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
     let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
     let mut copy = Object::new(env).map_err(internal)?;
     let mut properties = Vec::with_capacity(T::KEYS.len());
+    let mut by_hand = ByHand::default();
+    let undefined = |key: &str| -> std::result::Result<Property, Failure<'env>> {
+        let property = Property::new().with_utf8_name(key).map_err(internal)?;
+        property.with_napi_value(env, ()).map_err(internal)
+    };
     for key in T::KEYS {
         if !keys.iter().any(|own| own == key) {
-            let property = Property::new().with_utf8_name(key).map_err(internal)?;
-            properties.push(property.with_napi_value(env, ()).map_err(internal)?);
+            properties.push(undefined(key)?);
             continue;
         }
         let value: Unknown = obj.get_named_property(key).map_err(|_| {
@@ -437,11 +571,17 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
             )
         })?;
         check_type(key, &value)?;
+        if BY_HAND_KEYS.contains(key) {
+            // Taken here, once; the conversion sees `undefined` and `fill` puts it in.
+            by_hand.take(env, key, &value)?;
+            properties.push(undefined(key)?);
+            continue;
+        }
         let property = Property::new().with_utf8_name(key).map_err(internal)?;
         properties.push(property.with_value(&value));
     }
     copy.define_properties(&properties).map_err(internal)?;
-    unsafe { T::from_napi_value(env.raw(), copy.raw()) }.map_err(|e| {
+    let mut options = unsafe { T::from_napi_value(env.raw(), copy.raw()) }.map_err(|e| {
         Failure::thrown(
             env,
             HookError::InvalidOption {
@@ -453,7 +593,9 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
                     .replace(" into rust type ", " where the API expects "),
             },
         )
-    })
+    })?;
+    options.fill(by_hand);
+    Ok(options)
 }
 
 /// The JavaScript type each option takes (`null` and `undefined` always mean the default).
@@ -467,7 +609,7 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
         "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
         "env" if t != ValueType::Object || is_array => {
-            "an object of variable names to string values"
+            "a plain object of variable names to string values, such as { NAME: 'value' }"
         }
         "sequential" | "detached" if t != ValueType::Boolean => "true or false",
         _ => return Ok(()),
