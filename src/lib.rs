@@ -371,13 +371,10 @@ fn start_run<'env>(
                 settings.abort = token;
                 Some(listener)
             }
-            Err(err) => {
+            Err(_) => {
                 let error = HookError::InvalidOption {
                     option: "signal",
-                    reason: format!(
-                        "listening to it failed ({}); pass an AbortSignal (for example new AbortController().signal)",
-                        err.reason
-                    ),
+                    reason: "its addEventListener threw (the error's cause is what it threw); pass an AbortSignal (for example new AbortController().signal)".to_owned(),
                 };
                 return settle::reject(env, Failure::thrown(env, error));
             }

@@ -15,7 +15,7 @@ use crate::hooks::running::Owner;
 use crate::node::errors::{self, Failure};
 use tokio_util::sync::CancellationToken;
 
-mod by_hand;
+mod env_and_paths;
 
 /// Where to look for hooks. Every path is a non-empty string without NUL bytes and of valid
 /// Unicode (anything else is refused with `ERR_INVALID_OPTION`, naming the entry); a relative
@@ -342,15 +342,15 @@ pub fn run_settings(
 /// hand go.
 pub trait Known {
     const KEYS: &'static [&'static str];
-    /// Takes the options of `by_hand` this type has.
-    fn fill(&mut self, by_hand: ByHand);
+    /// Takes the options of `env_and_paths` this type has.
+    fn fill(&mut self, checked: EnvAndPaths);
 }
 
 /// The options [`read`] takes from JavaScript itself rather than through napi's conversion:
 /// each value is read once (a getter cannot hand the check one value and the run another),
 /// only own properties count, and a bad entry is named with its index or variable.
 #[derive(Default)]
-pub struct ByHand {
+pub struct EnvAndPaths {
     workspace_roots: Option<Vec<String>>,
     extra_hooks_dirs: Option<Vec<String>>,
     global_hooks_dir: Option<Either<String, Null>>,
@@ -366,7 +366,7 @@ const BY_HAND_KEYS: [&str; 5] = [
     "env",
 ];
 
-impl ByHand {
+impl EnvAndPaths {
     /// Reads option `key` (one of `BY_HAND_KEYS`, its type already checked).
     fn take<'env>(
         &mut self,
@@ -385,20 +385,20 @@ impl ByHand {
         }
         match key {
             "workspaceRoots" => {
-                self.workspace_roots = Some(by_hand::path_list(env, key, value)?);
+                self.workspace_roots = Some(env_and_paths::path_list(env, key, value)?);
             }
             "extraHooksDirs" => {
-                self.extra_hooks_dirs = Some(by_hand::path_list(env, key, value)?);
+                self.extra_hooks_dirs = Some(env_and_paths::path_list(env, key, value)?);
             }
             "globalHooksDir" => {
                 let fix = "pass a directory path, or null to turn the global hooks off";
-                self.global_hooks_dir = Some(Either::A(by_hand::path(env, key, value, fix)?));
+                self.global_hooks_dir = Some(Either::A(env_and_paths::path(env, key, value, fix)?));
             }
             "clineDir" => {
                 let fix = "pass a directory path or leave the option out for the default";
-                self.cline_dir = Some(by_hand::path(env, key, value, fix)?);
+                self.cline_dir = Some(env_and_paths::path(env, key, value, fix)?);
             }
-            _ => self.env = Some(EnvVars(by_hand::env_vars(env, value)?)),
+            _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
     }
@@ -436,27 +436,27 @@ const RUN_HOOK_KEYS: [&str; 11] = [
 
 impl Known for DiscoveryOptions {
     const KEYS: &'static [&'static str] = &DISCOVERY_KEYS;
-    fn fill(&mut self, by_hand: ByHand) {
-        self.workspace_roots = by_hand.workspace_roots;
-        self.extra_hooks_dirs = by_hand.extra_hooks_dirs;
-        self.global_hooks_dir = by_hand.global_hooks_dir;
-        self.cline_dir = by_hand.cline_dir;
+    fn fill(&mut self, checked: EnvAndPaths) {
+        self.workspace_roots = checked.workspace_roots;
+        self.extra_hooks_dirs = checked.extra_hooks_dirs;
+        self.global_hooks_dir = checked.global_hooks_dir;
+        self.cline_dir = checked.cline_dir;
     }
 }
 impl Known for RunOptions {
     const KEYS: &'static [&'static str] = &RUN_KEYS;
-    fn fill(&mut self, by_hand: ByHand) {
-        self.env = by_hand.env;
+    fn fill(&mut self, checked: EnvAndPaths) {
+        self.env = checked.env;
     }
 }
 impl Known for RunHookOptions {
     const KEYS: &'static [&'static str] = &RUN_HOOK_KEYS;
-    fn fill(&mut self, by_hand: ByHand) {
-        self.workspace_roots = by_hand.workspace_roots;
-        self.extra_hooks_dirs = by_hand.extra_hooks_dirs;
-        self.global_hooks_dir = by_hand.global_hooks_dir;
-        self.cline_dir = by_hand.cline_dir;
-        self.env = by_hand.env;
+    fn fill(&mut self, checked: EnvAndPaths) {
+        self.workspace_roots = checked.workspace_roots;
+        self.extra_hooks_dirs = checked.extra_hooks_dirs;
+        self.global_hooks_dir = checked.global_hooks_dir;
+        self.cline_dir = checked.cline_dir;
+        self.env = checked.env;
     }
 }
 
@@ -549,7 +549,7 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
     let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
     let mut copy = Object::new(env).map_err(internal)?;
     let mut properties = Vec::with_capacity(T::KEYS.len());
-    let mut by_hand = ByHand::default();
+    let mut checked = EnvAndPaths::default();
     let undefined = |key: &str| -> std::result::Result<Property, Failure<'env>> {
         let property = Property::new().with_utf8_name(key).map_err(internal)?;
         property.with_napi_value(env, ()).map_err(internal)
@@ -573,7 +573,7 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
         check_type(key, &value)?;
         if BY_HAND_KEYS.contains(key) {
             // Taken here, once; the conversion sees `undefined` and `fill` puts it in.
-            by_hand.take(env, key, &value)?;
+            checked.take(env, key, &value)?;
             properties.push(undefined(key)?);
             continue;
         }
@@ -594,7 +594,7 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
             },
         )
     })?;
-    options.fill(by_hand);
+    options.fill(checked);
     Ok(options)
 }
 

@@ -29,12 +29,15 @@ pub fn read<'env>(
     let Some(options) = options else {
         return Ok(SignalState::Absent);
     };
-    let thrown = |e: Error| {
+    // What napi says here names its internals; the thrown value itself is the cause.
+    let thrown = |_: Error| {
         Failure::thrown(
             env,
             HookError::InvalidOption {
                 option: "signal",
-                reason: format!("reading it failed ({}); pass an AbortSignal", e.reason),
+                reason:
+                    "reading it threw (the error's cause is what it threw); pass an AbortSignal"
+                        .to_owned(),
             },
         )
     };
@@ -45,7 +48,7 @@ pub fn read<'env>(
     match value.get_type().map_err(thrown)? {
         ValueType::Undefined | ValueType::Null => return Ok(SignalState::Absent),
         ValueType::Object => {}
-        other => return Err(not_a_signal(&format!("{other}").to_lowercase()).into()),
+        other => return Err(not_a_signal(&crate::node::options::describe_type(other)).into()),
     }
     // Safety: checked to be an object just above.
     let signal: Object = unsafe { value.cast().map_err(thrown)? };
