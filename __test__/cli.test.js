@@ -5,7 +5,7 @@ const { spawn, spawnSync } = require('child_process')
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
-const { describeUnix } = require('./helpers')
+const { describeUnix, makeTempDir } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join('bin', 'cline-hooks.js')
@@ -280,6 +280,17 @@ describeUnix('list', () => {
     const r = cli(['list', '--no-global', '--workspace', 'examples/no-such-ws'])
     expect(r.status).toBe(0)
     expect(r.stderr).toContain('warning: --workspace examples/no-such-ws: no such directory')
+  })
+
+  test('a --workspace that is a file, or too long a path, is warned about in words that fit', () => {
+    const file = path.join(makeTempDir(), 'notes.txt')
+    fs.writeFileSync(file, 'x')
+    const long = '/tmp/' + 'd'.repeat(300)
+    const r = cli(['list', '--no-global', '--workspace', file, '--workspace', long])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toContain(`warning: --workspace ${file}: is a file, not a directory`)
+    expect(r.stderr).toContain(`warning: --workspace ${long}: its path is longer than the system allows; use a shorter path`)
+    expect(r.stderr).not.toMatch(/no such directory/)
   })
 })
 

@@ -46,11 +46,31 @@ function warnMissingDirs(opts) {
     ...(opts['global-dir'] !== undefined ? [['--global-dir', opts['global-dir']]] : []),
   ]
   for (const [flag, dir] of named) {
-    let ok = false
-    try {
-      ok = fs.statSync(dir).isDirectory()
-    } catch (_) {}
-    if (!ok) say(`warning: ${flag} ${dir}: no such directory`)
+    const problem = dirProblem(dir)
+    if (problem) say(`warning: ${flag} ${dir}: ${problem}`)
+  }
+}
+
+/** What is wrong with `dir` as a folder to search, in words fit for its error; null if nothing. */
+function dirProblem(dir) {
+  try {
+    return fs.statSync(dir).isDirectory() ? null : 'is a file, not a directory'
+  } catch (err) {
+    switch (err.code) {
+      case 'ENOENT':
+        return 'no such directory'
+      case 'ENOTDIR':
+        return 'goes through a file, not a folder'
+      case 'ENAMETOOLONG':
+        return 'its path is longer than the system allows; use a shorter path'
+      case 'EACCES':
+      case 'EPERM':
+        return 'cannot be reached (permission denied); fix the permissions of the folders above it'
+      case 'ELOOP':
+        return 'is a symbolic link loop; fix or remove the link'
+      default:
+        return `cannot be read (${err.code || err.message})`
+    }
   }
 }
 
