@@ -446,9 +446,11 @@ describeUnix('discovery at scale: 40,000 other files beside one hook', () => {
     alone = path.join(tmp, 'alone')
     fs.mkdirSync(crowded)
     // Names a busy folder holds; every one has a letters-and-digits stem, which the old
-    // discovery took for a possible hook. None can be one here (lower case, or an extension).
+    // discovery took for a possible hook, and a third are named exactly like hooks could be
+    // (`Log123`; `f123.sh` in the CLI profile): only the files of the hooks asked for count.
+    const names = [(i) => `Log${i}`, (i) => `f${i}.sh`, (i) => `Note${i}.txt`]
     for (let i = 0; i < ENTRIES; i++) {
-      fs.closeSync(fs.openSync(path.join(crowded, i % 2 ? `f${i}` : `Note${i}.txt`), 'w'))
+      fs.closeSync(fs.openSync(path.join(crowded, names[i % 3](i)), 'w'))
     }
     crowdedHook = writeHook(crowded, 'PreToolUse', echoJson({ contextModification: 'gate ran' }))
     writeHook(alone, 'PreToolUse', echoJson({ contextModification: 'gate ran' }))
@@ -475,6 +477,24 @@ describeUnix('discovery at scale: 40,000 other files beside one hook', () => {
     const spent = cpuMs(before)
     expect(runner.hooks.map((h) => [h.path, h.enabled])).toEqual([[crowdedHook, true]])
     expect(spent).toBeLessThan(200)
+  }, 60000)
+
+  test('the CLI profile too: a first scan inspects only the hook, well under 300 ms of CPU', async () => {
+    const factory = new HookFactory(options(crowded, { profile: 'cli' }))
+    const before = process.cpuUsage()
+    const runner = await factory.create('PreToolUse')
+    const spent = cpuMs(before)
+    expect(runner.hooks.map((h) => [h.path, h.enabled])).toEqual([[crowdedHook, true]])
+    expect(spent).toBeLessThan(300)
+  }, 60000)
+
+  test('a hook of a name not asked for before is found at once, and so is one added later', async () => {
+    const factory = new HookFactory(options(crowded))
+    expect(await factory.hasHook('PreToolUse')).toBe(true)
+    // The snapshot is fresh for PreToolUse; it must not answer "none" for a name it never
+    // inspected files for.
+    expect(await factory.hasHook('Log7')).toBe(false) // 7 % 3 === 1: f7.sh, no Log7
+    expect((await factory.create('Log3')).hooks.map((h) => h.path)).toEqual([path.join(crowded, 'Log3')])
   }, 60000)
 
   test('a runHook loop over it costs under a quarter of a core more than over the hook alone', async () => {

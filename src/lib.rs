@@ -193,7 +193,7 @@ impl HookFactory {
             Ok(name) => name,
             Err(err) => return settle::now(env, Err(err)),
         };
-        if let Some(listings) = self.inner.fresh_listings() {
+        if let Some(listings) = self.inner.fresh_listings_for(&hook_name) {
             return self.create_now(env, hook_name, listings);
         }
         let factory = self.inner.clone();

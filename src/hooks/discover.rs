@@ -4,7 +4,7 @@
 //! Linux too; `scan_dir` is the only part that touches the file system, and it also resolves
 //! every interpreter, so that picking hooks from a listing makes no system call.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -145,16 +145,15 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
             workspace_root: Some(root.clone()),
         })
     });
-    let mut owned: Vec<HookDir> = Vec::new();
-    for dir in global.chain(workspace) {
-        if !owned.iter().any(|d| d.path == dir.path) {
-            owned.push(dir);
-        }
-    }
+    // Sets, not pairwise searches: a caller may pass thousands of roots.
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let owned: Vec<HookDir> = global
+        .chain(workspace)
+        .filter(|dir| seen.insert(dir.path.clone()))
+        .collect();
     let mut dirs: Vec<HookDir> = Vec::new();
     for path in &layout.extra_hooks_dirs {
-        let seen = |d: &HookDir| d.path == *path;
-        if !owned.iter().any(seen) && !dirs.iter().any(seen) {
+        if seen.insert(path.clone()) {
             dirs.push(HookDir {
                 path: path.clone(),
                 source: Source::Extra,
@@ -675,7 +674,8 @@ pub fn discover(
 
 /// Scans hooks directories for one factory, remembering each directory's listing so that a
 /// directory that has not changed is not listed again: a rescan of an unchanged folder of
-/// 100,000 files costs one `stat` of the folder plus the inspection of its hook files.
+/// 100,000 files costs one `stat` of the folder plus the inspection of the files named after
+/// the hooks asked for (however many other files are named like hooks).
 #[derive(Debug, Default)]
 pub struct Scanner {
     listed: HashMap<PathBuf, Listed>,
@@ -687,13 +687,88 @@ struct Listed {
     stamp: Stamp,
     /// Each with the type the listing reported (no `stat` needed for it).
     candidates: Vec<(String, Option<std::fs::FileType>)>,
+    /// The candidates by their stem in ASCII lower case (`pretooluse` for `PreToolUse.ps1`),
+    /// so a rescan finds the files of the hooks asked for without looking at the others.
+    by_stem: HashMap<String, Vec<usize>>,
+}
+
+impl Listed {
+    fn new(
+        stamp: Stamp,
+        mut candidates: Vec<(String, Option<std::fs::FileType>)>,
+        profile: Profile,
+        platform: &Platform,
+    ) -> Listed {
+        candidates.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
+        for (at, (name, _)) in candidates.iter().enumerate() {
+            let stem = hook_stem(name, profile, platform).to_ascii_lowercase();
+            by_stem.entry(stem).or_default().push(at);
+        }
+        Listed {
+            stamp,
+            candidates,
+            by_stem,
+        }
+    }
+
+    /// The candidates that are files of the hooks in `wanted` (all of them for `None`), in
+    /// name order.
+    fn of_hooks<'a>(
+        &'a self,
+        wanted: Option<&BTreeSet<String>>,
+        profile: Profile,
+        platform: &Platform,
+    ) -> Vec<&'a (String, Option<std::fs::FileType>)> {
+        let Some(wanted) = wanted else {
+            return self.candidates.iter().collect();
+        };
+        let mut at: Vec<usize> = wanted
+            .iter()
+            .filter_map(|hook| self.by_stem.get(&hook.to_ascii_lowercase()))
+            .flatten()
+            .copied()
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at.into_iter()
+            .map(|i| &self.candidates[i])
+            .filter(|(name, _)| {
+                wanted
+                    .iter()
+                    .any(|hook| is_file_of(name, hook, profile, platform))
+            })
+            .collect()
+    }
+}
+
+/// The part of a file name that names its hook: the whole name for the extension profile on
+/// macOS/Linux (no extension), else the name before its first dot.
+fn hook_stem<'n>(file_name: &'n str, profile: Profile, platform: &Platform) -> &'n str {
+    match (profile, platform) {
+        (Profile::Extension, Platform::Unix) => file_name,
+        _ => split_extension(file_name).0,
+    }
+}
+
+/// Whether `file_name` (one that [`could_be_hook_file`]) is a file of the hook `hook_name`:
+/// named exactly so for the extension profile on macOS/Linux, its stem in any letter case on
+/// Windows and for the CLI profile.
+pub fn is_file_of(file_name: &str, hook_name: &str, profile: Profile, platform: &Platform) -> bool {
+    let stem = hook_stem(file_name, profile, platform);
+    match (profile, platform) {
+        (Profile::Extension, Platform::Unix) => stem == hook_name,
+        _ => stem.eq_ignore_ascii_case(hook_name),
+    }
 }
 
 impl Scanner {
-    /// Scans `dirs` in order. Only the directories of this scan stay remembered.
+    /// Scans `dirs` in order, inspecting the files of the hooks in `wanted` only. Only the
+    /// directories of this scan stay remembered.
     pub fn scan(
         &mut self,
         dirs: Vec<HookDir>,
+        wanted: &BTreeSet<String>,
         profile: Profile,
         platform: &Platform,
         tools: &mut Interpreters,
@@ -703,7 +778,7 @@ impl Scanner {
             .map(|dir| {
                 let previous = previous.remove(&dir.path);
                 let (contents, listed) =
-                    scan_dir_with(&dir.path, profile, platform, tools, previous);
+                    scan_dir_with(&dir.path, Some(wanted), profile, platform, tools, previous);
                 if let Some(listed) = listed {
                     self.listed.insert(dir.path.clone(), listed);
                 }
@@ -731,7 +806,7 @@ pub fn scan_dir(
     platform: &Platform,
     tools: &mut Interpreters,
 ) -> Contents {
-    scan_dir_with(dir, profile, platform, tools, None).0
+    scan_dir_with(dir, None, profile, platform, tools, None).0
 }
 
 /// Lists one hooks directory (or reuses `previous`, its listing from the last scan, if the
@@ -740,6 +815,7 @@ pub fn scan_dir(
 /// interpreter (each once per scan). Also returns what to remember for the next scan.
 fn scan_dir_with(
     dir: &Path,
+    wanted: Option<&BTreeSet<String>>,
     profile: Profile,
     platform: &Platform,
     tools: &mut Interpreters,
@@ -763,7 +839,7 @@ fn scan_dir_with(
     // Windows' extension profile starts files by their extension, never by a #! line.
     let want_shebang = profile == Profile::Cli || *platform == Platform::Unix;
     let mut entries = Vec::new();
-    for (name, listed_as) in &listed.candidates {
+    for (name, listed_as) in listed.of_hooks(wanted, profile, platform) {
         let path = dir.join(name);
         // Gone since the listing: it is not there, so it is not listed.
         let Some((kind, shebang)) = inspect(&path, *listed_as, want_shebang) else {
@@ -808,8 +884,7 @@ fn list(
             candidates.push((name, item.file_type().ok()));
         }
     }
-    candidates.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Listed { stamp, candidates })
+    Ok(Listed::new(stamp, candidates, profile, platform))
 }
 
 /// How long after its last change a directory's listing may be reused. Timestamps are
@@ -1463,6 +1538,62 @@ mod tests {
         )
         .unwrap();
         assert!(vbs.disabled.unwrap().contains(".vbs"));
+    }
+
+    #[test]
+    fn a_rescan_inspects_only_the_files_of_the_hooks_asked_for() {
+        let names = [
+            "Log1",
+            "PreToolUse",
+            "PreToolUse.ps1",
+            "pretooluse.cmd",
+            "TaskStart",
+            "f2.sh",
+        ];
+        let wanted: BTreeSet<String> = ["PreToolUse".to_owned()].into();
+        let of = |profile, platform: &Platform| {
+            let stamp = Stamp {
+                id: None,
+                reusable: false,
+            };
+            let listed = Listed::new(stamp, candidates_of(&names), profile, platform);
+            listed
+                .of_hooks(Some(&wanted), profile, platform)
+                .into_iter()
+                .map(|(name, _)| name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of(Profile::Extension, &Platform::Unix), ["PreToolUse"]);
+        assert_eq!(
+            of(Profile::Extension, &Platform::windows("")),
+            ["PreToolUse", "PreToolUse.ps1", "pretooluse.cmd"]
+        );
+        assert_eq!(
+            of(Profile::Cli, &Platform::Unix),
+            ["PreToolUse", "PreToolUse.ps1", "pretooluse.cmd"]
+        );
+        assert!(is_file_of(
+            "PreToolUse",
+            "PreToolUse",
+            Profile::Extension,
+            &Platform::Unix
+        ));
+        assert!(!is_file_of(
+            "pretooluse",
+            "PreToolUse",
+            Profile::Extension,
+            &Platform::Unix
+        ));
+        assert!(!is_file_of(
+            "Log1",
+            "PreToolUse",
+            Profile::Cli,
+            &Platform::Unix
+        ));
+    }
+
+    fn candidates_of(names: &[&str]) -> Vec<(String, Option<std::fs::FileType>)> {
+        names.iter().map(|n| ((*n).to_owned(), None)).collect()
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
 //! threads or inotify limits, and a warm call makes no system call at all.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,9 @@ pub const DISCOVERY_LIMIT: Duration = discovery_limit(DEFAULT_TIMEOUT);
 
 /// How long a discovery snapshot is trusted.
 pub const CACHE_TTL: Duration = Duration::from_millis(250);
+
+/// How many hook names one factory inspects files for before it starts over from Cline's own.
+const WANTED_LIMIT: usize = 256;
 
 /// Default limit on hook processes running at once per limiter: 8 per core, at least 8.
 pub fn default_process_limit() -> usize {
@@ -82,6 +86,8 @@ pub fn shared(
 struct Snapshot {
     taken: Instant,
     listings: Arc<Vec<Listing>>,
+    /// The hooks whose files it inspected: it answers for these only.
+    wanted: Arc<BTreeSet<String>>,
     /// Which rescan made it (1, 2, ...).
     generation: u64,
 }
@@ -99,6 +105,10 @@ pub struct Factory {
     scanning: Arc<tokio::sync::Mutex<()>>,
     /// What the last rescan listed, so an unchanged directory is not listed again.
     scanner: Mutex<Scanner>,
+    /// The hooks asked for so far (Cline's own from the start): a rescan inspects their
+    /// files only, so a folder of 100,000 other files, named like hooks or not, costs no
+    /// more than its listing.
+    wanted: Mutex<Arc<BTreeSet<String>>>,
     /// Rescans done so far.
     rescans: AtomicU64,
     /// Tests: how long each rescan takes at least (a folder slower than the snapshot's age).
@@ -121,6 +131,9 @@ impl Factory {
             snapshot: Mutex::new(None),
             scanning: Arc::default(),
             scanner: Mutex::default(),
+            wanted: Mutex::new(Arc::new(
+                name::KNOWN_HOOKS.iter().map(|h| (*h).to_owned()).collect(),
+            )),
             rescans: AtomicU64::new(0),
             #[cfg(test)]
             slow_scan: Duration::ZERO,
@@ -132,9 +145,37 @@ impl Factory {
         self.rescans.load(Ordering::Relaxed)
     }
 
-    /// The listings if the snapshot is still fresh; no I/O. While the hooks directories are
+    /// The listings if the snapshot is still fresh and answers for `hook_name` (as given:
+    /// a CLI event name stands for its hook); no I/O. While the hooks directories are
     /// unchanged this is the same `Arc` from one refresh to the next, so callers may cache
     /// what they derive from it and compare with `Arc::ptr_eq`.
+    pub fn fresh_listings_for(&self, hook_name: &str) -> Option<Arc<Vec<Listing>>> {
+        let hook_name = name::resolve(hook_name).ok()?;
+        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .as_ref()
+            .filter(|s| s.taken.elapsed() < CACHE_TTL && s.wanted.contains(hook_name))
+            .map(|s| s.listings.clone())
+    }
+
+    /// Adds `hook_name` to the hooks a rescan inspects. Bounded: past [`WANTED_LIMIT`]
+    /// names (a caller inventing names) the set starts over from Cline's own.
+    fn want(&self, hook_name: &str) {
+        let mut wanted = self.wanted.lock().unwrap_or_else(|p| p.into_inner());
+        if wanted.contains(hook_name) {
+            return;
+        }
+        let mut next: BTreeSet<String> = if wanted.len() >= WANTED_LIMIT {
+            name::KNOWN_HOOKS.iter().map(|h| (*h).to_owned()).collect()
+        } else {
+            (**wanted).clone()
+        };
+        next.insert(hook_name.to_owned());
+        *wanted = Arc::new(next);
+    }
+
+    /// The listings if the snapshot is still fresh, whichever hooks it answers for.
+    #[cfg(test)]
     pub fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
         let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         guard
@@ -154,8 +195,14 @@ impl Factory {
         let mut machine = LiveMachine::default();
         let windows = matches!(self.platform, Platform::Windows { .. });
         let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
+        let wanted = self
+            .wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let scanned = self.scanner.lock().unwrap_or_else(|p| p.into_inner()).scan(
             dirs,
+            &wanted,
             self.layout.profile,
             &self.platform,
             &mut tools,
@@ -170,17 +217,19 @@ impl Factory {
         *guard = Some(Snapshot {
             taken,
             listings: listings.clone(),
+            wanted,
             generation,
         });
         listings
     }
 
-    /// The snapshot of a rescan that finished after rescan number `generation`, if any.
-    fn scanned_after(&self, generation: u64) -> Option<Arc<Vec<Listing>>> {
+    /// The snapshot of a rescan that finished after rescan number `generation` and answers
+    /// for `hook_name`, if any.
+    fn scanned_after(&self, generation: u64, hook_name: &str) -> Option<Arc<Vec<Listing>>> {
         let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
-            .filter(|s| s.generation > generation)
+            .filter(|s| s.generation > generation && s.wanted.contains(hook_name))
             .map(|s| s.listings.clone())
     }
 
@@ -198,9 +247,9 @@ impl Factory {
         limit: Duration,
     ) -> Result<Vec<DiscoveredHook>, HookError> {
         let hook_name = name::resolve(hook_name)?;
-        let listings = match self.fresh_listings() {
+        let listings = match self.fresh_listings_for(hook_name) {
             Some(listings) => listings,
-            None => tokio::time::timeout(limit, self.rescan_once())
+            None => tokio::time::timeout(limit, self.rescan_once(hook_name))
                 .await
                 .map_err(|_| HookError::DiscoveryTimedOut {
                     waited_ms: limit.as_millis(),
@@ -212,12 +261,16 @@ impl Factory {
     /// A fresh snapshot: the one a rescan in flight produces, or a new rescan. A rescan that
     /// ends while this call waits counts as fresh for it even if it took longer than
     /// [`CACHE_TTL`]: otherwise every waiter would rescan in turn, once per caller.
-    async fn rescan_once(self: &Arc<Self>) -> Result<Arc<Vec<Listing>>, HookError> {
+    async fn rescan_once(
+        self: &Arc<Self>,
+        hook_name: &str,
+    ) -> Result<Arc<Vec<Listing>>, HookError> {
+        self.want(hook_name);
         let waited_from = self.generation();
         let turn = self.scanning.clone().lock_owned().await;
         if let Some(listings) = self
-            .fresh_listings()
-            .or_else(|| self.scanned_after(waited_from))
+            .fresh_listings_for(hook_name)
+            .or_else(|| self.scanned_after(waited_from, hook_name))
         {
             return Ok(listings);
         }
@@ -240,7 +293,7 @@ impl Factory {
             Ok(name) => name,
             Err(err) => return Some(Err(err)),
         };
-        let listings = self.fresh_listings()?;
+        let listings = self.fresh_listings_for(hook_name)?;
         Some(Ok(self.pick(hook_name, &listings)))
     }
 
@@ -261,7 +314,7 @@ impl Factory {
 
     /// `runner` from the cached snapshot alone (see `discover_cached`).
     pub fn runner_cached(&self, hook_name: &str) -> Option<Result<Runner, HookError>> {
-        let listings = self.fresh_listings()?;
+        let listings = self.fresh_listings_for(hook_name)?;
         Some(self.runner_from(hook_name, &listings))
     }
 
