@@ -25,9 +25,8 @@ impl Encoding {
         }
         let window = &start[..start.len().min(SNIFF)];
         let ascii = |b: u8| b != 0 && b < 0x80;
-        let units = |body: &[u8]| -> Vec<(u8, u8)> {
-            body.chunks_exact(2).map(|p| (p[0], p[1])).collect()
-        };
+        let units =
+            |body: &[u8]| -> Vec<(u8, u8)> { body.chunks_exact(2).map(|p| (p[0], p[1])).collect() };
         let with_bom = match window {
             [0xFF, 0xFE, body @ ..] => Some((true, units(body))),
             [0xFE, 0xFF, body @ ..] => Some((false, units(body))),
@@ -303,7 +302,11 @@ mod tests {
             for bom in [true, false] {
                 let (decoded, encoding) = decode_all(&utf16(text, little_endian, bom));
                 assert_eq!(encoding, Encoding::Utf16 { little_endian, bom });
-                let expected = if bom { format!("\u{feff}{text}") } else { text.to_owned() };
+                let expected = if bom {
+                    format!("\u{feff}{text}")
+                } else {
+                    text.to_owned()
+                };
                 assert_eq!(decoded, expected);
                 assert!(encoding.warning().unwrap().contains("UTF-16"));
             }

@@ -180,8 +180,12 @@ pub fn error_of(text: &str) -> Option<serde_json::Error> {
 /// One level of the value being rewritten, for naming where an oddity is.
 enum Level {
     /// An object, and the raw text (quotes included) of its current key.
-    Object { key: Option<(usize, usize)> },
-    Array { index: usize },
+    Object {
+        key: Option<(usize, usize)>,
+    },
+    Array {
+        index: usize,
+    },
 }
 
 /// Rewrites the oddities of `text` (see the module comment); borrows when there are none.
@@ -212,12 +216,13 @@ pub fn normalize(text: &str, mode: Mode) -> (Cow<'_, str>, Notes) {
         }
         path
     };
-    let replace = |out: &mut Option<String>, copied: &mut usize, at: usize, len: usize, with: &str| {
-        let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
-        buf.push_str(&text[*copied..at]);
-        buf.push_str(with);
-        *copied = at + len;
-    };
+    let replace =
+        |out: &mut Option<String>, copied: &mut usize, at: usize, len: usize, with: &str| {
+            let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
+            buf.push_str(&text[*copied..at]);
+            buf.push_str(with);
+            *copied = at + len;
+        };
 
     let mut i = 0;
     while i < bytes.len() {
@@ -294,7 +299,9 @@ pub fn normalize(text: &str, mode: Mode) -> (Cow<'_, str>, Notes) {
                     None => {
                         let len = rest
                             .bytes()
-                            .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                            .position(|b| {
+                                !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                            })
                             .unwrap_or(rest.len());
                         let infinite = rest[..len].parse::<f64>().is_ok_and(|f| f.is_infinite());
                         (len, infinite.then_some(Oddity::OutOfRange))
@@ -347,10 +354,17 @@ mod tests {
 
     #[test]
     fn lone_surrogates_become_the_replacement_character() {
-        let (v, notes) = parse_value(r#"{"m": "stop \ud83d", "t": "\udc00x", "ok": "\ud83d\ude00"}"#).unwrap();
-        assert_eq!(v, json!({"m": "stop \u{fffd}", "t": "\u{fffd}x", "ok": "😀"}));
+        let (v, notes) =
+            parse_value(r#"{"m": "stop \ud83d", "t": "\udc00x", "ok": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(
+            v,
+            json!({"m": "stop \u{fffd}", "t": "\u{fffd}x", "ok": "😀"})
+        );
         let spot = notes.lone_surrogate.unwrap();
-        assert_eq!((spot.token.as_str(), spot.path.as_str(), spot.count), ("\\ud83d", "m", 2));
+        assert_eq!(
+            (spot.token.as_str(), spot.path.as_str(), spot.count),
+            ("\\ud83d", "m", 2)
+        );
         // An escaped backslash before `u` is no escape.
         let (v, notes) = parse_value(r#"["\\ud800"]"#).unwrap();
         assert_eq!(v, json!(["\\ud800"]));
@@ -368,9 +382,15 @@ mod tests {
             json!({"cancel": true, "score": null, "d": {"hi": [1, null, null]}, "big": null, "neg": null, "tiny": 0.0})
         );
         let words = notes.not_json.unwrap();
-        assert_eq!((words.token.as_str(), words.path.as_str(), words.count), ("NaN", "score", 3));
+        assert_eq!(
+            (words.token.as_str(), words.path.as_str(), words.count),
+            ("NaN", "score", 3)
+        );
         let big = notes.out_of_range.unwrap();
-        assert_eq!((big.token.as_str(), big.path.as_str(), big.count), ("1e400", "big", 2));
+        assert_eq!(
+            (big.token.as_str(), big.path.as_str(), big.count),
+            ("1e400", "big", 2)
+        );
         // 400 digits without an exponent overflow too.
         let (v, notes) = parse_value(&format!("[{}]", "9".repeat(400))).unwrap();
         assert_eq!(v, json!([null]));
@@ -404,7 +424,11 @@ mod tests {
         assert_eq!(warnings.len(), 3);
         assert!(warnings[0].contains("\\ud83d in \"e\""), "{}", warnings[0]);
         assert!(warnings[1].contains("1e999 in \"b\""), "{}", warnings[1]);
-        assert!(warnings[2].contains("NaN in \"n\" (and 1 more like it)"), "{}", warnings[2]);
+        assert!(
+            warnings[2].contains("NaN in \"n\" (and 1 more like it)"),
+            "{}",
+            warnings[2]
+        );
         let mut all = Notes::default();
         all.absorb(notes, "overrideInput");
         assert_eq!(all.not_json.unwrap().path, "overrideInput.n");

@@ -34,8 +34,8 @@ use std::sync::Arc;
 /// The deepest nesting serde_json accepts: it rejects the 128th level.
 pub const MAX_DEPTH: usize = 127;
 /// Bytes kept of a short field's value (`cancel`, `review`, `shouldContinue`), and of any
-/// number or literal: enough to say what a wrong-typed one was.
-pub const SHORT_KEEP: usize = 64;
+/// number or literal: enough to say what a wrong-typed one was (a float prints in fewer).
+pub const SHORT_KEEP: usize = 512;
 /// Bytes kept of `contextModification`, `context` and `errorMessage`, decoded: the limit the
 /// verdict applies to them (the contract's 50 KB).
 pub const TEXT_KEEP: usize = 50_000;
@@ -380,9 +380,11 @@ impl Scanner {
                         // `[INFO] ...` fails at its first token: a log line, not broken JSON
                         // (`I` may begin Python's `Infinity`, so a failure right after it counts too).
                         let first_token = phase.frames.len() == 1
-                            && (matches!(phase.lex, Lex::Expect(Want::KeyOrEnd | Want::ValueOrEnd))
-                                || (phase.first_value
-                                    && matches!(phase.lex, Lex::Word { word, next: 1 } if word[0].is_ascii_uppercase())));
+                            && (matches!(
+                                phase.lex,
+                                Lex::Expect(Want::KeyOrEnd | Want::ValueOrEnd)
+                            ) || (phase.first_value
+                                && matches!(phase.lex, Lex::Word { word, next: 1 } if word[0].is_ascii_uppercase())));
                         let first = phase.frames.iter().find(|f| f.line_start);
                         if let Some(first) = first.filter(|_| !first_token) {
                             if self.out.broken.is_none_or(|o| o.at < first.start) {
@@ -420,7 +422,9 @@ impl Scanner {
         for phase in &self.phases {
             let live = phase.frames.iter().filter(|f| f.line_start);
             scan.unclosed_lines += phase.dropped_lines + live.clone().count();
-            let first = phase.dropped.or_else(|| live.clone().next().map(Frame::opener));
+            let first = phase
+                .dropped
+                .or_else(|| live.clone().next().map(Frame::opener));
             if let Some(first) = first {
                 if scan.unclosed.is_none_or(|o| first.at < o.at) {
                     scan.unclosed = Some(first);
@@ -685,7 +689,13 @@ struct Capture {
 }
 
 impl Capture {
-    fn new(key: Key, what: Pending, owner: usize, start: usize, pool: &Arc<AtomicUsize>) -> Capture {
+    fn new(
+        key: Key,
+        what: Pending,
+        owner: usize,
+        start: usize,
+        pool: &Arc<AtomicUsize>,
+    ) -> Capture {
         let keep = if what == Pending::Json {
             JSON_KEEP
         } else {
@@ -743,7 +753,8 @@ impl Capture {
     fn unit(&mut self, unit: u16) {
         if let Some(lead) = self.high.take() {
             if (0xDC00..=0xDFFF).contains(&unit) {
-                let code = 0x10000 + ((u32::from(lead) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                let code =
+                    0x10000 + ((u32::from(lead) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
                 let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
                 self.store(c.encode_utf8(&mut [0; 4]).as_bytes());
                 return;
@@ -1386,7 +1397,10 @@ mod tests {
 
         fn hex(&self, i: usize) -> Option<u16> {
             let digits = self.text.get(i..i + 4)?;
-            digits.chars().all(|c| c.is_ascii_hexdigit()).then_some(())?;
+            digits
+                .chars()
+                .all(|c| c.is_ascii_hexdigit())
+                .then_some(())?;
             u16::from_str_radix(digits, 16).ok()
         }
 
@@ -1706,7 +1720,12 @@ mod tests {
             assert_eq!(found.values.len(), 1, "{text}");
             assert_eq!(found.values[0].end, text.len(), "{text}");
         }
-        for text in [r#"{"a":nan}"#, r#"{"a":-Inf}"#, r#"{"a":NaN1}"#, r#"{"a":"\u12"}"#] {
+        for text in [
+            r#"{"a":nan}"#,
+            r#"{"a":-Inf}"#,
+            r#"{"a":NaN1}"#,
+            r#"{"a":"\u12"}"#,
+        ] {
             assert!(scan(text).values.is_empty(), "{text}");
         }
     }
@@ -1737,7 +1756,12 @@ mod tests {
             })
         );
         match fields.get(Key::ErrorMessage) {
-            Some(Captured::Text { text, len, lone, lones }) => {
+            Some(Captured::Text {
+                text,
+                len,
+                lone,
+                lones,
+            }) => {
                 assert_eq!(text, "a\"b\\é😀 \u{fffd}!");
                 assert_eq!(*len, text.len());
                 assert_eq!((*lone, *lones), (Some(0xd83d), 1));
@@ -1774,7 +1798,9 @@ mod tests {
         let found = keyed(r#"{"data":[{"cancel":false},{"errorMessage":"no"}],"cancel":true}"#);
         assert_eq!(found.span.start, 0);
         let fields = found.fields.unwrap();
-        assert!(matches!(fields.get(Key::Cancel), Some(Captured::Token { text, .. }) if text == "true"));
+        assert!(
+            matches!(fields.get(Key::Cancel), Some(Captured::Token { text, .. }) if text == "true")
+        );
         assert_eq!(fields.get(Key::ErrorMessage), None);
         // An outer object with no verdict field of its own hides its inner ones.
         let found = scan(r#"{"data":{"cancel":true}}"#);
@@ -1785,11 +1811,13 @@ mod tests {
     #[test]
     fn long_fields_keep_their_limit_and_their_length() {
         let long = "é".repeat(TEXT_KEEP);
-        let found = keyed(&format!(r#"{{"contextModification":"{long}","cancel":true}}"#));
+        let found = keyed(&format!(
+            r#"{{"contextModification":"{long}","cancel":true}}"#
+        ));
         let (text, len) = text_of(found.fields.as_ref().unwrap().get(Key::ContextModification));
         assert_eq!(len, long.len());
         assert_eq!(text.len(), TEXT_KEEP);
-        let token = format!("1{}", "0".repeat(200));
+        let token = format!("1{}", "0".repeat(SHORT_KEEP + 100));
         let found = keyed(&format!(r#"{{"cancel":{token}}}"#));
         assert_eq!(
             found.fields.unwrap().get(Key::Cancel),
@@ -1822,7 +1850,10 @@ mod tests {
         }
         assert!(scanner.budget_left() >= CAPTURE_BUDGET - 2 * 40_000);
         let found = scanner.finish().keyed.unwrap();
-        assert_eq!(text_of(found.fields.as_ref().unwrap().get(Key::ErrorMessage)).1, 40_000);
+        assert_eq!(
+            text_of(found.fields.as_ref().unwrap().get(Key::ErrorMessage)).1,
+            40_000
+        );
 
         // 100 nested objects with long fields exceed the budget: the outer ones, read first,
         // keep theirs whole, the inner ones are cut short, and nothing is lost for good.
@@ -1835,7 +1866,10 @@ mod tests {
         scanner.feed(&format!("1{}", "}".repeat(100)));
         let scan = scanner.finish();
         let fields = scan.keyed.as_ref().unwrap().fields.as_ref().unwrap();
-        assert_eq!(text_of(fields.get(Key::ErrorMessage)), (&message[..], TEXT_KEEP));
+        assert_eq!(
+            text_of(fields.get(Key::ErrorMessage)),
+            (&message[..], TEXT_KEEP)
+        );
         drop(scan);
         assert_eq!(pool.load(Ordering::Relaxed), CAPTURE_BUDGET);
     }

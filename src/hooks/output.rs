@@ -404,13 +404,20 @@ fn excerpt_json(text: &str) -> String {
 enum Field<'a> {
     Value(&'a Value),
     /// A string longer than what was kept of it: its first bytes and its length.
-    Cut { prefix: &'a str, len: usize },
+    Cut {
+        prefix: &'a str,
+        len: usize,
+    },
     /// A number too long to keep: its first digits.
-    Number { prefix: &'a str },
+    Number {
+        prefix: &'a str,
+    },
     /// An object or array that was not kept.
     Container(Kind),
     /// `overrideInput`'s JSON, not kept: its length.
-    Unkept { len: usize },
+    Unkept {
+        len: usize,
+    },
 }
 
 fn what(field: &Field) -> String {
@@ -473,7 +480,10 @@ fn from_fields(span: Span, fields: Option<&Fields>) -> Verdict {
             return Some(Field::Value(value));
         }
         Some(match fields?.get(key)? {
-            Captured::Text { text, len, .. } => Field::Cut { prefix: text, len: *len },
+            Captured::Text { text, len, .. } => Field::Cut {
+                prefix: text,
+                len: *len,
+            },
             Captured::Token { text, .. } => Field::Number { prefix: text },
             Captured::Json { len, .. } => Field::Unkept { len: *len },
             Captured::Container(kind) => Field::Container(*kind),
@@ -626,6 +636,7 @@ fn cut_text(name: &str, text: &str, len: usize, warnings: &mut Vec<String>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::time::{Duration, Instant};
 
     fn p(s: &str) -> Verdict {
@@ -983,5 +994,361 @@ mod tests {
     fn unknown_fields_pass_through() {
         let v = p("{\"cancel\":false,\"custom\":{\"k\":[1,2]}}");
         assert_eq!(v.object.unwrap()["custom"]["k"][1], 2);
+    }
+
+    /// Reads `bytes` in chunks of `chunk`, keeping `head` and `tail` bytes of text.
+    fn streamed(bytes: &[u8], chunk: usize, head: usize, tail: usize) -> Verdict {
+        let mut reader = Reader::with_windows(Profile::Extension, head, tail);
+        for piece in bytes.chunks(chunk) {
+            reader.feed(piece);
+        }
+        read(reader.finish())
+    }
+
+    /// Issue 18 item 1: what `JSON.parse` accepts and Python prints by default still blocks,
+    /// with a warning naming each oddity.
+    #[test]
+    fn verdicts_json_parse_accepts_count() {
+        let v = p("{\"cancel\":true,\"errorMessage\":\"\\ud83d\"}\n");
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "\u{fffd}");
+        assert_eq!(v.problem, None);
+        assert!(
+            v.warnings[0].contains("lone UTF-16 surrogate escape \\ud83d in \"errorMessage\""),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = p("{\"cancel\": true, \"score\": NaN, \"range\": [-Infinity, Infinity]}\n");
+        assert!(v.cancel);
+        assert_eq!(v.problem, None);
+        assert_eq!(v.object.unwrap()["score"], Value::Null);
+        assert!(
+            v.warnings[0]
+                .starts_with("printed NaN in \"score\" (and 2 more like it), which is not JSON"),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = p("{\"cancel\": true, \"limit\": 1e400}\n");
+        assert!(v.cancel);
+        assert_eq!(v.problem, None);
+        assert!(
+            v.warnings[0]
+                .contains("the number 1e400 in \"limit\", beyond the range of a 64-bit float"),
+            "{:?}",
+            v.warnings
+        );
+
+        // An oddity where a boolean belongs is still a wrong type.
+        let v = p("{\"cancel\": NaN}");
+        assert!(!v.cancel);
+        assert!(v
+            .problem
+            .unwrap()
+            .contains("\"cancel\" must be true or false, but the hook printed null"));
+    }
+
+    /// Issue 18 item 3b: `null` is a wrong type, as the README says and as Cline's reader
+    /// (`typeof output.cancel !== "boolean"`) refuses it.
+    #[test]
+    fn null_verdict_fields_fail_the_hook() {
+        for (s, needle) in [
+            (
+                "{\"cancel\":null}",
+                "\"cancel\" must be true or false, but the hook printed null",
+            ),
+            (
+                "{\"contextModification\":null}",
+                "\"contextModification\" must be a string, not null",
+            ),
+            (
+                "{\"errorMessage\":null,\"cancel\":true}",
+                "\"errorMessage\" must be a string, not null",
+            ),
+            (
+                "{\"review\":null}",
+                "\"review\" must be true or false, not null",
+            ),
+            (
+                "{\"overrideInput\":null}",
+                "\"overrideInput\" must be a JSON object, not null",
+            ),
+        ] {
+            let problem = p(s).problem.unwrap_or_default();
+            assert!(problem.contains(needle), "{s} -> {problem}");
+        }
+        // The other fields still count.
+        assert!(p("{\"errorMessage\":null,\"cancel\":true}").cancel);
+    }
+
+    /// Issue 18 item 3c: a JSON log line after the verdict is not taken as the verdict.
+    #[test]
+    fn objects_without_verdict_fields_after_the_verdict_are_ignored_and_named() {
+        let v = p("{\"cancel\":true,\"errorMessage\":\"no\"}\n{\"status\":\"logged\"}\n");
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no");
+        assert_eq!(v.problem, None);
+        assert_eq!(
+            v.warnings,
+            vec!["printed {\"status\":\"logged\"} after its verdict; holding none of the verdict fields (cancel, contextModification, errorMessage), it was ignored and the verdict before counts: print the verdict last, and logs to stderr"]
+        );
+        let v = p("{\"cancel\":true}\n{\n  \"status\": \"logged\"\n}\n{}\n");
+        assert!(v.cancel);
+        assert!(
+            v.warnings[0].starts_with(
+                "printed 2 JSON objects after its verdict (the first: { \"status\": \"logged\" })"
+            ),
+            "{:?}",
+            v.warnings
+        );
+        // A later object with a verdict field is the verdict, as before.
+        let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\n{\"cancel\":false}\n");
+        assert!(!v.cancel);
+        assert!(v.warnings.is_empty());
+        // Text after the last object still fails the hook.
+        let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\ndone\n");
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().starts_with(
+            "printed text after its final JSON object (its cancel was still applied)"
+        ));
+        // Without any verdict field, the last object is the verdict, silently.
+        let v = p("{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!(v.object.unwrap()["b"], 2);
+        assert!(v.warnings.is_empty());
+    }
+
+    /// Issue 18 item 3d: UTF-16 (PowerShell's Out-File) is decoded and named.
+    #[test]
+    fn utf16_output_is_decoded_with_a_warning() {
+        let text = "log\r\n{\"cancel\": true, \"errorMessage\": \"nein\"}\r\n";
+        let le: Vec<u8> = [0xFEFFu16]
+            .into_iter()
+            .chain(text.encode_utf16())
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for (bytes, named) in [
+            (le, "little-endian, with a byte-order mark"),
+            (be, "big-endian"),
+        ] {
+            let v = parse(&bytes, Profile::Extension);
+            assert!(v.cancel);
+            assert_eq!(v.error_message, "nein");
+            assert_eq!(v.problem, None);
+            assert!(
+                v.warnings[0].starts_with(&format!("printed UTF-16 ({named}")),
+                "{:?}",
+                v.warnings
+            );
+            assert!(v.warnings[0].contains("must print UTF-8"));
+        }
+    }
+
+    /// Issue 18 item 3a: a verdict on stderr does not count (Cline reads stdout), but says so.
+    #[test]
+    fn a_verdict_on_stderr_is_named() {
+        let nothing = p("");
+        let warning = stderr_verdict(
+            &nothing,
+            b"debug\n{\"cancel\": true, \"errorMessage\": \"no\"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            warning,
+            "printed {\"cancel\":true,\"errorMessage\":\"no\"} on stderr, where verdicts are not read, and no verdict on stdout, so it did not block: print the verdict on stdout and keep stderr for logs"
+        );
+        assert!(stderr_verdict(&p("{\"cancel\":false}"), b"{\"cancel\":true}").is_none());
+        assert!(stderr_verdict(&nothing, b"{\"level\":\"info\"}\n").is_none());
+        assert!(stderr_verdict(&nothing, b"plain log\n").is_none());
+    }
+
+    #[test]
+    fn error_message_is_cut_at_the_limit_too() {
+        let long = "x".repeat(MAX_CONTEXT_BYTES + 10);
+        let v = p(&serde_json::json!({ "cancel": true, "errorMessage": long }).to_string());
+        assert!(v.cancel);
+        assert!(v.error_message.len() <= MAX_CONTEXT_BYTES);
+        assert!(v
+            .error_message
+            .contains("errorMessage is limited to 50000 bytes"));
+        assert!(v.warnings[0].starts_with("errorMessage was 50010 bytes"));
+    }
+
+    const MIB: usize = 1 << 20;
+
+    /// A verdict with a `data` field of `size` bytes, compact or pretty, `cancel` first or last.
+    fn big_verdict(size: usize, pretty: bool, cancel_last: bool) -> String {
+        let (nl, ind) = if pretty { ("\n", "  ") } else { ("", "") };
+        let cancel = format!("{ind}\"cancel\": true,{nl}{ind}\"errorMessage\": \"blocked\"");
+        let data = format!("{ind}\"data\": \"{}\"", "d".repeat(size));
+        if cancel_last {
+            format!("{{{nl}{data},{nl}{cancel}{nl}}}\n")
+        } else {
+            format!("{{{nl}{cancel},{nl}{data}{nl}}}\n")
+        }
+    }
+
+    /// Issue 18 item 2: a verdict object larger than the kept windows still blocks, wherever
+    /// its fields are in it.
+    #[test]
+    fn a_verdict_larger_than_what_is_kept_still_blocks() {
+        for size in [2 * MIB, 5 * MIB] {
+            for pretty in [false, true] {
+                for cancel_last in [false, true] {
+                    let text = format!("starting\n{}", big_verdict(size, pretty, cancel_last));
+                    let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+                    let case = format!("{size} pretty={pretty} cancel_last={cancel_last}");
+                    assert!(v.cancel, "{case}");
+                    assert_eq!(v.error_message, "blocked", "{case}");
+                    assert_eq!(v.problem, None, "{case}");
+                    assert!(
+                        v.warnings[0].contains("could not keep whole"),
+                        "{case}: {:?}",
+                        v.warnings
+                    );
+                    let object = v.object.unwrap();
+                    assert_eq!(object.len(), 2, "{case}: output holds the verdict fields");
+                    assert_eq!(object["cancel"], true);
+                }
+            }
+        }
+    }
+
+    /// Issue 18 item 2: a pretty verdict whose tail is a long array of objects that say
+    /// `"cancel": false` (what the tail alone shows) is still read as the outer object.
+    #[test]
+    fn nested_objects_in_a_huge_verdict_are_not_the_verdict() {
+        for cancel_last in [false, true] {
+            let mut text = String::from("{\n  \"cancel\": true,\n  \"data\": [\n");
+            if cancel_last {
+                text = String::from("{\n  \"data\": [\n");
+            }
+            while text.len() < 3 * MIB {
+                text.push_str(
+                    "    {\n      \"cancel\": false,\n      \"errorMessage\": \"item\"\n    },\n",
+                );
+            }
+            text.push_str("    {}\n  ]");
+            text.push_str(if cancel_last {
+                ",\n  \"cancel\": true\n}\n"
+            } else {
+                "\n}\n"
+            });
+            let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+            assert!(v.cancel, "cancel_last={cancel_last}");
+            assert_eq!(v.error_message, "");
+            assert_eq!(v.problem, None);
+        }
+    }
+
+    /// A small verdict printed between two floods (in neither kept window) still counts whole,
+    /// and one printed before a flood counts, the flood after it failing the hook.
+    #[test]
+    fn a_verdict_anywhere_in_a_flood_counts() {
+        let flood = "x".repeat(3 * MIB);
+        let text = format!("{flood}\n{{\"cancel\":true,\"errorMessage\":\"no\"}}\n{flood}\n{{\"status\":\"logged\"}}\n");
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no");
+        assert!(v.problem.is_none(), "{:?}", v.problem);
+        assert!(
+            v.warnings
+                .iter()
+                .any(|w| w.contains("{\"status\":\"logged\"}")),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = streamed(
+            format!("starting\n{{\"cancel\":true}}\n{flood}").as_bytes(),
+            64 << 10,
+            MIB,
+            MIB,
+        );
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().starts_with(
+            "printed text after its final JSON object (its cancel was still applied)"
+        ));
+    }
+
+    /// A verdict field longer than the scan keeps is read as the whole text would be: the
+    /// same cut, the same marker.
+    #[test]
+    fn long_fields_read_from_the_stream_are_cut_as_whole_ones() {
+        let long = "é".repeat(MAX_CONTEXT_BYTES);
+        let text = serde_json::json!({ "cancel": true, "contextModification": long, "overrideInput": {"a": [1, {"b": "}"}]} }).to_string();
+        let whole = p(&text);
+        let read = streamed(text.as_bytes(), 1000, 0, 0);
+        assert_eq!(read.context_modification, whole.context_modification);
+        assert_eq!(read.override_input, whole.override_input);
+        assert!(read.cancel);
+        let too_big = format!(
+            "{{\"cancel\":true,\"overrideInput\":{{\"a\":\"{}\"}}}}",
+            "x".repeat(JSON_KEEP)
+        );
+        let v = streamed(too_big.as_bytes(), 64 << 10, 0, 0);
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().contains("\"overrideInput\" is 1048584 bytes of JSON, more than the 1 MiB the runner reads of it"));
+    }
+
+    fn field_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("null".to_owned()),
+            Just("NaN".to_owned()),
+            Just("1e400".to_owned()),
+            Just("-12.5e3".to_owned()),
+            Just(format!("1{}", "0".repeat(80))),
+            Just("[1, {\"cancel\": true}]".to_owned()),
+            Just("{\"cancel\": false, \"overrideInput\": {\"x\": 1}}".to_owned()),
+            Just("{\"a\": [1, \"}\", NaN], \"b\": {\"c\": \"\\ud83d\"}}".to_owned()),
+            "\"([a-z {}\\[\\]]|\\\\n|\\\\\"|\\\\u00e9|\\\\ud83d|\\\\ud83d\\\\ude00|\\\\udc00|é|😀){0,12}\"",
+            Just(format!("\"{}\"", "ab\\n".repeat(20_000))),
+        ]
+    }
+
+    fn verdict_object() -> impl Strategy<Value = String> {
+        let member = prop_oneof![
+            3 => (prop::sample::select(Key::ALL.to_vec()).prop_map(|k| k.name()), field_value()),
+            1 => (Just("other"), field_value()),
+        ];
+        (prop::collection::vec(member, 0..6), prop::bool::ANY).prop_map(|(members, pretty)| {
+            let sep = if pretty { ",\n  " } else { "," };
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {v}"))
+                .collect();
+            format!("{{{}}}", body.join(sep))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 400,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Issue 18 item 2: a verdict read from the fields the scan kept is the verdict read
+        /// from its whole text (only `output` and one warning differ).
+        #[test]
+        fn kept_fields_read_as_the_whole_object(
+            object in verdict_object(),
+            before in "(log [a-z]{0,8}\n){0,2}",
+            after in prop_oneof![Just(""), Just("\n"), Just("\n{\"status\": 1}\n"), Just("\ntrailing\n")],
+            chunk in 1usize..64,
+        ) {
+            let text = format!("{before}{object}{after}");
+            let whole = p(&text);
+            let kept = streamed(text.as_bytes(), chunk, 0, 0);
+            prop_assert_eq!(kept.cancel, whole.cancel, "{}", text);
+            prop_assert_eq!(kept.review, whole.review, "{}", text);
+            prop_assert_eq!(&kept.context_modification, &whole.context_modification, "{}", text);
+            prop_assert_eq!(&kept.error_message, &whole.error_message, "{}", text);
+            prop_assert_eq!(&kept.override_input, &whole.override_input, "{}", text);
+            prop_assert_eq!(&kept.problem, &whole.problem, "{}", text);
+        }
     }
 }

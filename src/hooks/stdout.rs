@@ -315,7 +315,10 @@ mod tests {
 
     #[test]
     fn a_control_line_too_long_to_read_is_broken() {
-        let long = format!("HOOK_CONTROL\t{{\"cancel\":true,\"x\":\"{}\"}}\n", "x".repeat(CONTROL_KEEP));
+        let long = format!(
+            "HOOK_CONTROL\t{{\"cancel\":true,\"x\":\"{}\"}}\n",
+            "x".repeat(CONTROL_KEEP)
+        );
         let control = kept(&[long.as_bytes()], 64, 64).control.unwrap();
         assert!(control.last.is_none());
         assert!(control.broken_later.unwrap().contains("longer than 1 MiB"));
