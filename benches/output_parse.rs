@@ -45,6 +45,7 @@ const HOSTILE: &[&str] = &[
     "junk_after_object_1mib",
     "small_objects_1mib",
     "broken_strings_1mib",
+    "brace_log_lines_1mib",
 ];
 
 /// (stdout, whether it is what is left of a longer output: the last MiB)
@@ -199,6 +200,11 @@ fn cases() -> &'static BTreeMap<&'static str, Case> {
         let s = "[\"{ x [\"{\\\" ] \"{\n".repeat(keep / 17);
         m.insert("broken_strings_1mib", (s.into_bytes(), false));
 
+        // Log lines that each end in a bracket (the hostile suite's 1 GiB flood): every line
+        // starts a parse that fails on the next one.
+        let s = "log line that is not JSON {\n".repeat(keep / 28);
+        m.insert("brace_log_lines_1mib", (s.into_bytes(), false));
+
         for (name, (bytes, _)) in &m {
             assert!(bytes.len() <= keep, "{name} exceeds 1 MiB");
         }
@@ -260,3 +266,4 @@ fn scaling_streamed_verdict_mib(bencher: Bencher, mib: usize) {
         verdict
     });
 }
+

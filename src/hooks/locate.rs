@@ -313,9 +313,7 @@ impl Scanner {
             // bracket, and the plain characters of the only open string (it began on this
             // line, so the line is already not blank, and it holds no newline).
             if self.phases.is_empty() {
-                let end = bytes[i..]
-                    .iter()
-                    .position(|&b| b == b'{' || b == b'[')
+                let end = first(&bytes[i..], |b| b == b'{' || b == b'[')
                     .map_or(bytes.len(), |n| i + n);
                 if end > i {
                     self.skip_log_text(text, i, end);
@@ -330,13 +328,17 @@ impl Scanner {
                     esc: Esc::None,
                 } = phase.lex
                 {
-                    let plain = bytes[i..]
-                        .iter()
-                        .position(|&b| matches!(b, b'"' | b'\\' | b'{' | b'[' | 0..=0x1f))
-                        .unwrap_or(bytes.len() - i);
+                    let plain = first(&bytes[i..], |b| {
+                        matches!(b, b'"' | b'\\' | b'{' | b'[' | 0..=0x1f)
+                    })
+                    .unwrap_or(bytes.len() - i);
                     if plain > 0 {
                         phase.plain(key, &bytes[i..i + plain]);
-                        if let Some(end) = last_nonblank(text, i, i + plain) {
+                        let end = match bytes[i + plain - 1] {
+                            last @ 0..=0x7f if !ascii_blank(last) => Some(i + plain),
+                            _ => last_nonblank(text, i, i + plain),
+                        };
+                        if let Some(end) = end {
                             self.last_nonblank_end = base + end;
                         }
                         i += plain;
@@ -358,11 +360,9 @@ impl Scanner {
                 self.line += 1;
                 self.line_begin = at + 1;
                 self.line_blank = true;
-            } else if self.line_blank && !starts_blank(text, i) {
+            } else if let Some(len) = nonblank_len(text, i) {
                 self.line_blank = false;
-            }
-            if let Some(end) = nonblank_end(text, i) {
-                self.last_nonblank_end = base + end;
+                self.last_nonblank_end = at + len;
             }
 
             let mut nested = false;
@@ -458,9 +458,10 @@ impl Scanner {
     /// Log text `from..to` (no bracket in it): lines and blanks only.
     fn skip_log_text(&mut self, text: &str, from: usize, to: usize) {
         let bytes = &text.as_bytes()[from..to];
-        match bytes.iter().rposition(|&b| b == b'\n') {
+        let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+        match bytes.iter().rposition(|&b| b == b'\n').filter(|_| newlines > 0) {
             Some(n) => {
-                self.line += bytes.iter().filter(|&&b| b == b'\n').count();
+                self.line += newlines;
                 self.line_begin = self.pos + from + n + 1;
                 self.line_blank = all_blank(text, from + n + 1, to);
             }
@@ -513,6 +514,21 @@ impl Scanner {
     }
 }
 
+/// Where the first byte of `bytes` that `hit` is, looking at 32 bytes at a time (a test of a
+/// whole block compiles to vector instructions; stdout is mostly such blocks).
+#[inline]
+fn first(bytes: &[u8], hit: impl Fn(u8) -> bool) -> Option<usize> {
+    let mut blocks = bytes.chunks_exact(32);
+    let mut offset = 0;
+    for block in &mut blocks {
+        if block.iter().fold(false, |any, &b| any | hit(b)) {
+            return block.iter().position(|&b| hit(b)).map(|n| offset + n);
+        }
+        offset += 32;
+    }
+    blocks.remainder().iter().position(|&b| hit(b)).map(|n| offset + n)
+}
+
 /// Whether `text[from..to]` is blank; `from` may be inside a character already judged.
 fn all_blank(text: &str, from: usize, to: usize) -> bool {
     let from = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
@@ -529,29 +545,25 @@ fn last_nonblank(text: &str, from: usize, to: usize) -> Option<usize> {
         .map(|(k, c)| from + k + c.len_utf8())
 }
 
-/// Whether the character starting at byte `i` is blank (continuation bytes belong to a
-/// character already judged, so they keep the line as it was).
-fn starts_blank(text: &str, i: usize) -> bool {
-    let b = text.as_bytes()[i];
-    if b < 0x80 {
-        return b.is_ascii_whitespace() || b == 0x0b || b == 0;
-    }
-    if b & 0xC0 == 0x80 {
-        return true;
-    }
-    text.get(i..)
-        .and_then(|rest| rest.chars().next())
-        .is_some_and(is_blank)
+/// [`is_blank`] for an ASCII byte.
+#[inline]
+fn ascii_blank(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b || b == 0
 }
 
-/// Where the character starting at byte `i` ends, if it starts there and is not blank.
-fn nonblank_end(text: &str, i: usize) -> Option<usize> {
+/// The length of the character starting at byte `i`, if one starts there and is not blank
+/// (continuation bytes belong to a character already judged).
+#[inline]
+fn nonblank_len(text: &str, i: usize) -> Option<usize> {
     let b = text.as_bytes()[i];
     if b < 0x80 {
-        return (!(b.is_ascii_whitespace() || b == 0x0b || b == 0)).then_some(i + 1);
+        return (!ascii_blank(b)).then_some(1);
+    }
+    if b & 0xC0 == 0x80 {
+        return None;
     }
     let c = text.get(i..)?.chars().next()?;
-    (!is_blank(c)).then(|| i + c.len_utf8())
+    (!is_blank(c)).then(|| c.len_utf8())
 }
 
 fn kind_of(b: u8) -> Kind {
@@ -824,10 +836,10 @@ struct Phase {
     key_long: bool,
     /// The verdict field whose value comes next.
     member: Option<Key>,
-    /// The string or token value of a verdict field being read (innermost object's).
-    value: Option<Capture>,
-    /// An `overrideInput` object being read.
-    json: Option<Capture>,
+    /// The string or token value of a verdict field being read (innermost object's), and an
+    /// `overrideInput` object being read (boxed: most phases never read one).
+    value: Option<Box<Capture>>,
+    json: Option<Box<Capture>>,
     /// Whether the value being read is the first of its array.
     first_value: bool,
 }
@@ -1162,8 +1174,12 @@ impl Phase {
         out: &mut Out,
     ) -> Step {
         let member = self.member.take();
-        let owner = self.frames.back().map_or(0, |f| f.start);
-        let capture = |what| member.map(|key| Capture::new(key, what, owner, here.at, pool));
+        let owner = match member {
+            Some(_) => self.frames.back().map_or(0, |f| f.start),
+            None => 0,
+        };
+        let capture =
+            |what| member.map(|key| Box::new(Capture::new(key, what, owner, here.at, pool)));
         self.lex = match b {
             b'{' | b'[' => {
                 let kind = kind_of(b);
