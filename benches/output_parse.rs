@@ -266,4 +266,3 @@ fn scaling_streamed_verdict_mib(bencher: Bencher, mib: usize) {
         verdict
     });
 }
-

@@ -313,8 +313,8 @@ impl Scanner {
             // bracket, and the plain characters of the only open string (it began on this
             // line, so the line is already not blank, and it holds no newline).
             if self.phases.is_empty() {
-                let end = first(&bytes[i..], |b| b == b'{' || b == b'[')
-                    .map_or(bytes.len(), |n| i + n);
+                let end =
+                    first(&bytes[i..], |b| b == b'{' || b == b'[').map_or(bytes.len(), |n| i + n);
                 if end > i {
                     self.skip_log_text(text, i, end);
                     i = end;
@@ -459,7 +459,11 @@ impl Scanner {
     fn skip_log_text(&mut self, text: &str, from: usize, to: usize) {
         let bytes = &text.as_bytes()[from..to];
         let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-        match bytes.iter().rposition(|&b| b == b'\n').filter(|_| newlines > 0) {
+        match bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .filter(|_| newlines > 0)
+        {
             Some(n) => {
                 self.line += newlines;
                 self.line_begin = self.pos + from + n + 1;
@@ -526,7 +530,11 @@ fn first(bytes: &[u8], hit: impl Fn(u8) -> bool) -> Option<usize> {
         }
         offset += 32;
     }
-    blocks.remainder().iter().position(|&b| hit(b)).map(|n| offset + n)
+    blocks
+        .remainder()
+        .iter()
+        .position(|&b| hit(b))
+        .map(|n| offset + n)
 }
 
 /// Whether `text[from..to]` is blank; `from` may be inside a character already judged.

@@ -263,22 +263,23 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         let StdoutScan {
             reader, batch, lost, ..
         } = out;
-        let mut reader = reader.filter(|_| lost.is_none())?;
+        let mut reader = match (reader, lost) {
+            (Some(reader), None) => reader,
+            (_, lost) => return Err(lost.unwrap_or_default()),
+        };
         reader.feed(&batch);
         let mut verdict = output::read(reader.finish());
         if let Some(warning) = output::stderr_verdict(&verdict, &stderr_bytes) {
             verdict.warnings.push(warning);
         }
-        Some(verdict)
+        Ok(verdict)
     })
     .await
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| output::Verdict {
-        problem: Some(
-            "its output could not be read because of an internal error in @cline/hooks (please report it)"
-                .to_owned(),
-        ),
+    .unwrap_or_else(|join| Err(join.to_string()))
+    .unwrap_or_else(|why| output::Verdict {
+        problem: Some(format!(
+            "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
+        )),
         ..output::Verdict::default()
     });
     exec.duration = started.elapsed();
