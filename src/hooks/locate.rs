@@ -307,20 +307,26 @@ impl Scanner {
     pub fn feed(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let base = self.pos;
+        let mut brackets = Brackets::default();
         let mut i = 0;
         while i < bytes.len() {
             // Fast paths over bytes that cannot change anything: log text up to the next
             // bracket, and the plain characters of the only open string (it began on this
             // line, so the line is already not blank, and it holds no newline).
             if self.phases.is_empty() {
-                let end =
-                    first(&bytes[i..], |b| b == b'{' || b == b'[').map_or(bytes.len(), |n| i + n);
+                let end = brackets.next(text, i).unwrap_or(bytes.len());
                 if end > i {
                     self.skip_log_text(text, i, end);
                     i = end;
                 }
                 if i == bytes.len() {
                     break;
+                }
+                // `log {` then more text: the parse it would start fails at its first token.
+                if let Some(fails_at) = dead_bracket(bytes, i) {
+                    self.skip_log_text(text, i, fails_at);
+                    i = fails_at;
+                    continue;
                 }
             } else if let [phase] = &mut self.phases[..] {
                 if let Lex::Str {
@@ -457,17 +463,19 @@ impl Scanner {
 
     /// Log text `from..to` (no bracket in it): lines and blanks only.
     fn skip_log_text(&mut self, text: &str, from: usize, to: usize) {
-        let bytes = &text.as_bytes()[from..to];
-        let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-        match bytes
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .filter(|_| newlines > 0)
-        {
+        // (`str::find` of one ASCII character is the standard library's memchr.)
+        let start = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
+        let mut last_newline = None;
+        let mut at = start;
+        while let Some(n) = text[at..to].find('\n') {
+            self.line += 1;
+            last_newline = Some(at + n);
+            at += n + 1;
+        }
+        match last_newline {
             Some(n) => {
-                self.line += newlines;
-                self.line_begin = self.pos + from + n + 1;
-                self.line_blank = all_blank(text, from + n + 1, to);
+                self.line_begin = self.pos + n + 1;
+                self.line_blank = all_blank(text, n + 1, to);
             }
             None => self.line_blank = self.line_blank && all_blank(text, from, to),
         }
@@ -516,6 +524,59 @@ impl Scanner {
             p.frames.get(k).is_some_and(|f| f.start <= b)
         })
     }
+}
+
+/// Where the next `{` and `[` of a chunk are, each found once with the standard library's
+/// memchr (`str::find` of an ASCII character): fast in every build, and linear, since a
+/// position is only looked for again once it is passed.
+#[derive(Default)]
+struct Brackets {
+    brace: Option<Option<usize>>,
+    square: Option<Option<usize>>,
+}
+
+impl Brackets {
+    /// The first `{` or `[` at or after byte `from` of `text`.
+    fn next(&mut self, text: &str, from: usize) -> Option<usize> {
+        // Continuation bytes are never brackets: start at a character.
+        let from = (from..text.len())
+            .find(|&k| text.is_char_boundary(k))
+            .unwrap_or(text.len());
+        let mut find = |slot: &mut Option<Option<usize>>, c: char| match *slot {
+            Some(Some(at)) if at >= from => Some(at),
+            Some(None) => None,
+            _ => {
+                let found = text[from..].find(c).map(|n| from + n);
+                *slot = Some(found);
+                found
+            }
+        };
+        let brace = find(&mut self.brace, '{');
+        let square = find(&mut self.square, '[');
+        match (brace, square) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// For a bracket at `bytes[i]` outside any value: where the parse it starts would fail at
+/// its first token (blanks skipped), when that byte is in `bytes` and is not a bracket that
+/// starts a parse of its own. Such a parse changes nothing: the bracket is log text.
+fn dead_bracket(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut k = i + 1;
+    while k < bytes.len() && matches!(bytes[k], b' ' | b'\t' | b'\n' | b'\r') {
+        k += 1;
+    }
+    let next = *bytes.get(k)?;
+    let alive = match bytes[i] {
+        b'{' => matches!(next, b'"' | b'}' | b'{' | b'['),
+        _ => matches!(
+            next,
+            b']' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'N' | b'I' | b'{' | b'['
+        ),
+    };
+    (!alive).then_some(k)
 }
 
 /// Where the first byte of `bytes` that `hit` is, looking at 32 bytes at a time (a test of a
