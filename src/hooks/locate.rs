@@ -542,7 +542,7 @@ impl Brackets {
         let from = (from..text.len())
             .find(|&k| text.is_char_boundary(k))
             .unwrap_or(text.len());
-        let mut find = |slot: &mut Option<Option<usize>>, c: char| match *slot {
+        let find = |slot: &mut Option<Option<usize>>, c: char| match *slot {
             Some(Some(at)) if at >= from => Some(at),
             Some(None) => None,
             _ => {
