@@ -271,8 +271,7 @@ pub struct Scanner {
     /// Bytes fed so far.
     pos: usize,
     /// Newlines fed so far, and where the current line starts.
-    line: usize,
-    line_begin: usize,
+    lines: Lines,
     /// Whether the current line holds only blanks so far.
     line_blank: bool,
     last_nonblank_end: usize,
@@ -286,20 +285,26 @@ impl Default for Scanner {
             out: Out::default(),
             pool: Arc::new(AtomicUsize::new(CAPTURE_BUDGET)),
             pos: 0,
-            line: 0,
-            line_begin: 0,
+            lines: Lines::default(),
             line_blank: true,
             last_nonblank_end: 0,
         }
     }
 }
 
-/// Where a byte is.
-#[derive(Debug, Clone, Copy)]
-struct Where {
-    at: usize,
+/// Newlines so far, and where the current line starts: read by reference only where a value
+/// opens (a struct built for every byte and copied whole costs more than the scan itself).
+#[derive(Debug, Clone, Copy, Default)]
+struct Lines {
     line: usize,
-    column: usize,
+    begin: usize,
+}
+
+impl Lines {
+    /// 1-based line and column of byte `at` of the current line.
+    fn of(&self, at: usize) -> (usize, usize) {
+        (self.line + 1, at - self.begin + 1)
+    }
 }
 
 impl Scanner {
@@ -357,14 +362,9 @@ impl Scanner {
             let b = bytes[i];
             let at = base + i;
             let line_start = self.line_blank;
-            let here = Where {
-                at,
-                line: self.line + 1,
-                column: at - self.line_begin + 1,
-            };
             if b == b'\n' {
-                self.line += 1;
-                self.line_begin = at + 1;
+                self.lines.line += 1;
+                self.lines.begin = at + 1;
                 self.line_blank = true;
             } else if let Some(len) = nonblank_len(text, i) {
                 self.line_blank = false;
@@ -374,7 +374,8 @@ impl Scanner {
             let mut nested = false;
             let mut p = 0;
             while p < self.phases.len() {
-                match self.phases[p].step(here, b, line_start, &self.pool, &mut self.out) {
+                match self.phases[p].step(at, b, line_start, &self.lines, &self.pool, &mut self.out)
+                {
                     Step::Alive => p += 1,
                     Step::Nested => {
                         nested = true;
@@ -408,7 +409,7 @@ impl Scanner {
                 let mut frames = self.spare.pop().unwrap_or_default();
                 frames.clear();
                 let mut phase = Phase::new(frames);
-                phase.open(here, kind_of(b), line_start, &mut self.out);
+                phase.open(at, &self.lines, kind_of(b), line_start, &mut self.out);
                 self.phases.push(phase);
             }
             debug_assert!(self.phases.len() <= 2, "more than two phases at byte {at}");
@@ -468,13 +469,13 @@ impl Scanner {
         let mut last_newline = None;
         let mut at = start;
         while let Some(n) = text[at..to].find('\n') {
-            self.line += 1;
+            self.lines.line += 1;
             last_newline = Some(at + n);
             at += n + 1;
         }
         match last_newline {
             Some(n) => {
-                self.line_begin = self.pos + n + 1;
+                self.lines.begin = self.pos + n + 1;
                 self.line_blank = all_blank(text, n + 1, to);
             }
             None => self.line_blank = self.line_blank && all_blank(text, from, to),
@@ -579,12 +580,17 @@ fn dead_bracket(bytes: &[u8], i: usize) -> Option<usize> {
     (!alive).then_some(k)
 }
 
-/// Where the first byte of `bytes` that `hit` is, looking at 32 bytes at a time (a test of a
-/// whole block compiles to vector instructions; stdout is mostly such blocks).
+/// Where the first byte of `bytes` that `hit` is: the first 16 bytes one by one (most runs
+/// are short: a one-character string), then 32 at a time (a test of a whole block compiles to
+/// vector instructions; a long string is mostly such blocks).
 #[inline]
 fn first(bytes: &[u8], hit: impl Fn(u8) -> bool) -> Option<usize> {
-    let mut blocks = bytes.chunks_exact(32);
-    let mut offset = 0;
+    let head = bytes.len().min(16);
+    if let Some(n) = bytes[..head].iter().position(|&b| hit(b)) {
+        return Some(n);
+    }
+    let mut blocks = bytes[head..].chunks_exact(32);
+    let mut offset = head;
     for block in &mut blocks {
         if block.iter().fold(false, |any, &b| any | hit(b)) {
             return block.iter().position(|&b| hit(b)).map(|n| offset + n);
@@ -985,9 +991,10 @@ impl Phase {
 
     fn step(
         &mut self,
-        here: Where,
+        at: usize,
         b: u8,
         line_start: bool,
+        lines: &Lines,
         pool: &Arc<AtomicUsize>,
         out: &mut Out,
     ) -> Step {
@@ -1014,8 +1021,8 @@ impl Phase {
                 }
                 Step::Alive
             }
-            Lex::Num(at) => {
-                let next = match (at, b) {
+            Lex::Num(part) => {
+                let next = match (part, b) {
                     // Python's `-Infinity`.
                     (Num::Minus, b'I') => {
                         if let Some(value) = &mut self.value {
@@ -1037,21 +1044,21 @@ impl Phase {
                     (Num::E | Num::ExpSign | Num::Exp, b'0'..=b'9') => Some(Num::Exp),
                     _ => None,
                 };
-                if let Some(at) = next {
+                if let Some(part) = next {
                     if let Some(value) = &mut self.value {
                         value.raw(&[b]);
                     }
-                    self.lex = Lex::Num(at);
+                    self.lex = Lex::Num(part);
                     return Step::Alive;
                 }
                 // (A digit after a leading zero, `01`, then fails as a missing comma.)
-                if !matches!(at, Num::Zero | Num::Int | Num::Frac | Num::Exp) {
+                if !matches!(part, Num::Zero | Num::Int | Num::Frac | Num::Exp) {
                     return Step::Failed;
                 }
                 self.end_value();
-                self.structure(Want::CommaOrEnd, here, b, line_start, pool, out)
+                self.structure(Want::CommaOrEnd, at, b, line_start, lines, pool, out)
             }
-            Lex::Expect(want) => self.structure(want, here, b, line_start, pool, out),
+            Lex::Expect(want) => self.structure(want, at, b, line_start, lines, pool, out),
         }
     }
 
@@ -1188,12 +1195,14 @@ impl Phase {
     }
 
     /// A byte between tokens, where the grammar wants `want`.
+    #[allow(clippy::too_many_arguments)]
     fn structure(
         &mut self,
         want: Want,
-        here: Where,
+        at: usize,
         b: u8,
         line_start: bool,
+        lines: &Lines,
         pool: &Arc<AtomicUsize>,
         out: &mut Out,
     ) -> Step {
@@ -1213,10 +1222,10 @@ impl Phase {
                 }
             }
             (Want::KeyOrEnd, b'}') | (Want::CommaOrEnd, b'}') if top == Some(Kind::Object) => {
-                return self.close(here.at, out)
+                return self.close(at, out)
             }
             (Want::ValueOrEnd, b']') | (Want::CommaOrEnd, b']') if top == Some(Kind::Array) => {
-                return self.close(here.at, out)
+                return self.close(at, out)
             }
             (Want::Colon, b':') => Lex::Expect(Want::Value),
             (Want::CommaOrEnd, b',') => Lex::Expect(if top == Some(Kind::Object) {
@@ -1226,7 +1235,7 @@ impl Phase {
             }),
             (Want::Value | Want::ValueOrEnd, _) => {
                 self.first_value = want == Want::ValueOrEnd;
-                return self.value(here, b, line_start, pool, out);
+                return self.value(at, b, line_start, lines, pool, out);
             }
             _ => return Step::Failed,
         };
@@ -1236,9 +1245,10 @@ impl Phase {
 
     fn value(
         &mut self,
-        here: Where,
+        at: usize,
         b: u8,
         line_start: bool,
+        lines: &Lines,
         pool: &Arc<AtomicUsize>,
         out: &mut Out,
     ) -> Step {
@@ -1247,8 +1257,7 @@ impl Phase {
             Some(_) => self.frames.back().map_or(0, |f| f.start),
             None => 0,
         };
-        let capture =
-            |what| member.map(|key| Box::new(Capture::new(key, what, owner, here.at, pool)));
+        let capture = |what| member.map(|key| Box::new(Capture::new(key, what, owner, at, pool)));
         self.lex = match b {
             b'{' | b'[' => {
                 let kind = kind_of(b);
@@ -1265,7 +1274,7 @@ impl Phase {
                         fields.put(key, Captured::Container(kind), Held::default());
                     }
                 }
-                self.open(here, kind, line_start, out);
+                self.open(at, lines, kind, line_start, out);
                 return Step::Nested;
             }
             b'"' => {
@@ -1298,14 +1307,15 @@ impl Phase {
         Step::Alive
     }
 
-    fn open(&mut self, here: Where, kind: Kind, line_start: bool, out: &mut Out) {
+    fn open(&mut self, at: usize, lines: &Lines, kind: Kind, line_start: bool, out: &mut Out) {
+        let (line, column) = lines.of(at);
         if self.frames.len() == MAX_DEPTH {
             // The outermost open value now holds 128 levels: serde_json would fail here.
             out.too_deep.get_or_insert(Opener {
-                at: here.at,
+                at,
                 kind,
-                line: here.line,
-                column: here.column,
+                line,
+                column,
             });
             if let Some(outer) = self.frames.pop_front() {
                 if self.json.as_ref().is_some_and(|j| j.owner == outer.start) {
@@ -1318,11 +1328,11 @@ impl Phase {
             }
         }
         self.frames.push_back(Frame {
-            start: here.at,
+            start: at,
             kind,
             line_start,
-            line: here.line,
-            column: here.column,
+            line,
+            column,
             fields: None,
         });
         self.lex = Lex::Expect(match kind {
