@@ -345,13 +345,6 @@ impl Scanner {
                     .unwrap_or(bytes.len() - i);
                     if plain > 0 {
                         phase.plain(key, &bytes[i..i + plain]);
-                        let end = match bytes[i + plain - 1] {
-                            last @ 0..=0x7f if !ascii_blank(last) => Some(i + plain),
-                            _ => last_nonblank(text, i, i + plain),
-                        };
-                        if let Some(end) = end {
-                            self.last_nonblank_end = base + end;
-                        }
                         i += plain;
                         if i == bytes.len() {
                             break;
@@ -366,9 +359,8 @@ impl Scanner {
                 self.lines.line += 1;
                 self.lines.begin = at + 1;
                 self.line_blank = true;
-            } else if let Some(len) = nonblank_len(text, i) {
+            } else if self.line_blank && !starts_blank(text, i) {
                 self.line_blank = false;
-                self.last_nonblank_end = at + len;
             }
 
             let mut nested = false;
@@ -418,6 +410,10 @@ impl Scanner {
                 self.sum_up();
             }
             i += 1;
+        }
+        // The last character that is not blank is in the last piece that holds one.
+        if let Some(end) = last_nonblank(text, 0, text.len()) {
+            self.last_nonblank_end = base + end;
         }
         self.pos += bytes.len();
     }
@@ -479,9 +475,6 @@ impl Scanner {
                 self.line_blank = all_blank(text, n + 1, to);
             }
             None => self.line_blank = self.line_blank && all_blank(text, from, to),
-        }
-        if let Some(end) = last_nonblank(text, from, to) {
-            self.last_nonblank_end = self.pos + end;
         }
     }
 
@@ -626,19 +619,20 @@ fn ascii_blank(b: u8) -> bool {
     b.is_ascii_whitespace() || b == 0x0b || b == 0
 }
 
-/// The length of the character starting at byte `i`, if one starts there and is not blank
-/// (continuation bytes belong to a character already judged).
+/// Whether the character starting at byte `i` is blank (continuation bytes belong to a
+/// character already judged, so they keep the line as it was).
 #[inline]
-fn nonblank_len(text: &str, i: usize) -> Option<usize> {
+fn starts_blank(text: &str, i: usize) -> bool {
     let b = text.as_bytes()[i];
     if b < 0x80 {
-        return (!ascii_blank(b)).then_some(1);
+        return ascii_blank(b);
     }
     if b & 0xC0 == 0x80 {
-        return None;
+        return true;
     }
-    let c = text.get(i..)?.chars().next()?;
-    (!is_blank(c)).then(|| c.len_utf8())
+    text.get(i..)
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(is_blank)
 }
 
 fn kind_of(b: u8) -> Kind {

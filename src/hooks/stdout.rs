@@ -23,9 +23,9 @@ pub const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
 pub struct Reader {
     decoder: Decoder,
     scratch: String,
-    head: String,
+    /// Taken from the tail when it first drops bytes: until then the tail holds all of it.
+    head: Option<String>,
     head_keep: usize,
-    head_full: bool,
     tail: VecDeque<u8>,
     tail_keep: usize,
     scanner: Scanner,
@@ -66,9 +66,8 @@ impl Reader {
         Reader {
             decoder: Decoder::default(),
             scratch: String::new(),
-            head: String::new(),
+            head: None,
             head_keep,
-            head_full: false,
             tail: VecDeque::new(),
             tail_keep,
             scanner: Scanner::default(),
@@ -99,7 +98,7 @@ impl Reader {
         let scan = self.scanner.finish();
         Kept {
             encoding: self.decoder.encoding(),
-            head: self.head,
+            head: self.head.unwrap_or_default(),
             tail_start: scan.len.saturating_sub(tail.len()),
             tail,
             scan,
@@ -112,20 +111,39 @@ impl Reader {
         if text.is_empty() {
             return;
         }
-        if !self.head_full {
-            let room = self.head_keep - self.head.len();
-            let cut = text.floor_char_boundary(room.min(text.len()));
-            self.head.push_str(&text[..cut]);
-            self.head_full = cut < text.len();
-        }
         let bytes = text.as_bytes();
         let new = &bytes[bytes.len().saturating_sub(self.tail_keep)..];
         let overflow = (self.tail.len() + new.len()).saturating_sub(self.tail_keep);
+        if self.head.is_none() && self.tail.len() + bytes.len() > self.tail_keep {
+            self.head = Some(self.start_of(text));
+        }
         self.tail.drain(..overflow);
         self.tail.extend(new);
         self.scanner.feed(text);
         if let Some(control) = &mut self.control {
             control.feed(text);
+        }
+    }
+}
+
+impl Reader {
+    /// The first bytes of stdout, while the tail still holds all of it before `text`.
+    fn start_of(&self, text: &str) -> String {
+        let (a, b) = self.tail.as_slices();
+        let mut head = Vec::with_capacity(self.head_keep);
+        for part in [a, b, text.as_bytes()] {
+            let take = part.len().min(self.head_keep - head.len());
+            head.extend_from_slice(&part[..take]);
+        }
+        // Cut inside a character: keep whole ones.
+        match String::from_utf8(head) {
+            Ok(head) => head,
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                let mut head = err.into_bytes();
+                head.truncate(valid);
+                String::from_utf8(head).unwrap_or_default()
+            }
         }
     }
 }
