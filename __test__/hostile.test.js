@@ -225,10 +225,30 @@ ${echoJson({ cancel: true, contextModification: 'after the flood' })}
     expect(hooks[0].status).toBe('completed')
     expect(result.cancel).toBe(true)
     expect(result.contextModification).toBe('after the flood\n\nthe good hook still counts')
-    expect(hooks[0].warnings.join(' ')).toMatch(/printed \d+ bytes to stdout; only the first and the last 1 MiB were kept/)
+    // All of stdout is scanned as it streams: nothing to warn about.
+    expect(hooks[0].warnings).toEqual([])
     expect(Buffer.byteLength(hooks[0].stderr)).toBeLessThanOrEqual(64 * 1024)
     expect(hooks[0].stderr).toMatch(/stderr noise\n.*the last stderr line\n$/)
     expect(growth).toBeLessThan(32)
+  }, 90000)
+
+  test('5b. one 200 MiB verdict object, its cancel after the big field: it blocks, host RSS grows < 32 MiB, read as fast as it is printed', async () => {
+    const dirs = hookDirs(
+      `printf '{"data": "'
+head -c ${200 * MiB} /dev/zero | tr '\\0' d
+printf '", "errorMessage": "blocked by a 200 MiB verdict", "cancel": true}\\n'
+`,
+      GOOD,
+    )
+    const [{ hooks, result, elapsed }, growth] = await rssGrowth(() => run(dirs, { timeoutMs: 60000 }))
+    expect(hooks[0].status).toBe('completed')
+    expect(result.cancel).toBe(true)
+    expect(hooks[0].errorMessage).toBe('blocked by a 200 MiB verdict')
+    expect(hooks[0].output).toEqual({ cancel: true, errorMessage: 'blocked by a 200 MiB verdict' })
+    expect(hooks[0].warnings.join(' ')).toMatch(/printed a verdict object of 2097152\d\d bytes that the runner could not keep whole/)
+    expect(result.contextModification).toBe('the good hook still counts')
+    expect(growth).toBeLessThan(32)
+    expect(elapsed).toBeLessThan(45000)
   }, 90000)
 
   test('6. bytes that are not UTF-8, NUL bytes and CRLF line ends in stdout and stderr: no crash, the final JSON still parsed', async () => {

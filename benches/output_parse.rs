@@ -1,6 +1,7 @@
-//! The output parser (`hooks::output::parse`) over the stdout tails a runner hands it: what
-//! real hooks print, and what a broken or hostile hook can print within the 1 MiB the runner
-//! keeps (`run::STDOUT_KEEP`).
+//! The output parser (`hooks::output::parse`, the streaming scan of `hooks::stdout::Reader`
+//! and the verdict rule) over what real hooks print, and what a broken or hostile hook can
+//! print, 1 MiB of it per case; and the scan of whole verdicts of up to 16 MiB streamed in
+//! 64 KiB reads, as the runner reads them.
 //!
 //! `cargo bench --bench output_parse` (each case is capped at about a second of sampling).
 
@@ -10,7 +11,7 @@ use std::sync::OnceLock;
 
 use cline_hooks::hooks::discover::Profile;
 use cline_hooks::hooks::output;
-use cline_hooks::hooks::run::STDOUT_KEEP;
+use cline_hooks::hooks::stdout::{Reader, TAIL_KEEP};
 use divan::counter::BytesCount;
 use divan::Bencher;
 
@@ -28,7 +29,7 @@ const REALISTIC: &[&str] = &[
     "chatty_1mib_tail",
 ];
 
-/// Hostile: broken or adversarial output, each within the kept 1 MiB.
+/// Hostile: broken or adversarial output, 1 MiB each.
 const HOSTILE: &[&str] = &[
     "plain_logs_1mib",
     "invalid_utf8_1mib",
@@ -44,16 +45,17 @@ const HOSTILE: &[&str] = &[
     "junk_after_object_1mib",
     "small_objects_1mib",
     "broken_strings_1mib",
+    "brace_log_lines_1mib",
 ];
 
-/// (stdout tail, whether it lost its beginning)
+/// (stdout, whether it is what is left of a longer output: the last MiB)
 type Case = (Vec<u8>, bool);
 
 fn cases() -> &'static BTreeMap<&'static str, Case> {
     static CASES: OnceLock<BTreeMap<&'static str, Case>> = OnceLock::new();
     CASES.get_or_init(|| {
         let mut m = BTreeMap::new();
-        let keep = STDOUT_KEEP;
+        let keep = TAIL_KEEP;
         let log_line = |i: usize| format!("[hook] checked rule {i}: tool input looks fine, moving on\n");
 
         m.insert("minimal", (b"{\"cancel\":false}\n".to_vec(), false));
@@ -198,15 +200,20 @@ fn cases() -> &'static BTreeMap<&'static str, Case> {
         let s = "[\"{ x [\"{\\\" ] \"{\n".repeat(keep / 17);
         m.insert("broken_strings_1mib", (s.into_bytes(), false));
 
+        // Log lines that each end in a bracket (the hostile suite's 1 GiB flood): every line
+        // starts a parse that fails on the next one.
+        let s = "log line that is not JSON {\n".repeat(keep / 28);
+        m.insert("brace_log_lines_1mib", (s.into_bytes(), false));
+
         for (name, (bytes, _)) in &m {
-            assert!(bytes.len() <= keep, "{name} exceeds the kept tail");
+            assert!(bytes.len() <= keep, "{name} exceeds 1 MiB");
         }
         m
     })
 }
 
 fn run(bencher: Bencher, name: &str) {
-    let (bytes, cut) = &cases()[name];
+    let (bytes, _) = &cases()[name];
     let profile = if name == "hook_control" {
         Profile::Cli
     } else {
@@ -214,7 +221,7 @@ fn run(bencher: Bencher, name: &str) {
     };
     bencher
         .counter(BytesCount::new(bytes.len()))
-        .bench(|| output::parse(black_box(bytes), *cut, profile));
+        .bench(|| output::parse(black_box(bytes), profile));
 }
 
 #[divan::bench(args = REALISTIC, max_time = 1)]
@@ -235,5 +242,27 @@ fn scaling_open_arrays_kib(bencher: Bencher, kib: usize) {
     let bytes = line.repeat(kib / 4).into_bytes();
     bencher
         .counter(BytesCount::new(bytes.len()))
-        .bench(|| output::parse(black_box(&bytes), false, Profile::Extension));
+        .bench(|| output::parse(black_box(&bytes), Profile::Extension));
+}
+
+/// Linear time beyond the kept windows: one pretty verdict, `cancel` last, after a `data`
+/// array of small objects (the shape whose tail alone would mislead), 1 to 16 MiB, read in
+/// 64 KiB pieces as the runner reads stdout. Throughput stays flat as size grows.
+#[divan::bench(args = [1, 4, 16], max_time = 2, sample_count = 10)]
+fn scaling_streamed_verdict_mib(bencher: Bencher, mib: usize) {
+    let mut s = String::from("{\n  \"data\": [\n");
+    while s.len() < mib << 20 {
+        s.push_str("    { \"cancel\": false, \"line\": 12345 },\n");
+    }
+    s.push_str("    {}\n  ],\n  \"cancel\": true\n}\n");
+    let bytes = s.into_bytes();
+    bencher.counter(BytesCount::new(bytes.len())).bench(|| {
+        let mut reader = Reader::new(Profile::Extension);
+        for chunk in black_box(&bytes).chunks(64 << 10) {
+            reader.feed(chunk);
+        }
+        let verdict = output::read(reader.finish());
+        assert!(verdict.cancel);
+        verdict
+    });
 }

@@ -2,38 +2,50 @@
 //!
 //! The rule, as hook authors rely on it:
 //!
-//! 1. The verdict is the last JSON object in stdout that is not inside another complete JSON
-//!    value. Log lines before it, text before it on its own line (`log: {"cancel":true}`),
-//!    unbalanced brackets or quotes in log text never hide it; of two objects on one line, the
-//!    second is the verdict. Outside JSON values quotes are log text, not strings.
-//!    [`locate::scan`] finds the values in one linear, string-aware pass; only the verdict's
-//!    own text is then parsed, once.
-//! 2. Anything but blanks (whitespace, NUL, the byte-order mark) after the verdict makes the
-//!    hook `failed`, but the verdict still counts: a printed `"cancel": true` is never lost.
+//! 1. The verdict is the last JSON object in stdout, not inside another complete JSON value,
+//!    that holds a verdict field (`cancel`, `contextModification`, `errorMessage`, or the older
+//!    and CLI ones: `shouldContinue`, `review`, `context`, `overrideInput`); when none holds
+//!    one, the last object. Objects after the verdict that hold none (a JSON log line) are
+//!    ignored, with a warning naming them. Log lines before it, text before it on its own
+//!    line (`log: {"cancel":true}`), unbalanced brackets or quotes in log text never hide it;
+//!    of two objects on one line, the second is the verdict. Outside JSON values quotes are
+//!    log text, not strings. JSON is what `JSON.parse` accepts, and Python's `NaN` and
+//!    `Infinity` too ([`lenient`]), each oddity named in a warning.
+//!    [`locate`] finds the values in one linear, string-aware pass over all of stdout as it
+//!    streams; the verdict's own text is then parsed once when the runner kept it (it lies in
+//!    the first or the last MiB), else its fields are read from what the pass kept of them.
+//! 2. Anything but blanks (whitespace, NUL, the byte-order mark) after the last object makes
+//!    the hook `failed`, but the verdict still counts: a printed `"cancel": true` is never lost.
 //!    So does a verdict inside a value that opens a line and never ends (truncated output).
 //! 3. With no object there is no verdict. The hook is `failed` only when its output looks like
 //!    an attempt at one, and the sentence says what it printed: a final array or scalar, a value
 //!    opened at the start of a line that never ends or is not valid JSON, JSON nested more
 //!    than 128 levels deep. A bracket in the middle of a log line (`value: {not json`) is log
 //!    text, nothing more.
-//! 4. When the runner kept only the tail of stdout (`cut`), its first line is a fragment and
-//!    is ignored.
+//! 4. A verdict field of the wrong type, `null` included, makes the hook `failed` (Cline's own
+//!    reader refuses such output); its other fields still count.
 //! 5. In the CLI profile a line `HOOK_CONTROL<tab>{...}` (spaces around it allowed: the Cline
 //!    SDK trims lines) carries the verdict, and the last such line wins over rule 1. In the
 //!    extension profile it is a log line like any other.
-//! 6. `contextModification` keeps at most 50,000 bytes of UTF-8, marker included (the
-//!    contract's 50 KB), cut on a character boundary.
+//! 6. `contextModification` (or `context`) and `errorMessage` keep at most 50,000 bytes of
+//!    UTF-8 each, marker included (the contract's 50 KB), cut on a character boundary;
+//!    `overrideInput` is read up to 1 MiB of JSON.
+//! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning ([`encoding`]).
+//!
+//! [`encoding`]: crate::hooks::encoding
 
 use serde_json::{Map, Value};
 
 use crate::hooks::discover::Profile;
-use crate::hooks::locate::{self, is_blank, Kind, Opener, Scan};
+use crate::hooks::lenient::{self, Notes, Spot};
+use crate::hooks::locate::{
+    is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, JSON_KEEP, TEXT_KEEP,
+};
+use crate::hooks::stdout::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
 
 /// Longest `contextModification` one hook may contribute, in bytes of UTF-8 (the contract's
-/// 50 KB), the marker saying it was cut included.
-pub const MAX_CONTEXT_BYTES: usize = 50_000;
-
-const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
+/// 50 KB), the marker saying it was cut included. `errorMessage` has the same limit.
+pub const MAX_CONTEXT_BYTES: usize = TEXT_KEEP;
 
 /// The fields of a hook's verdict, after checking their types.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,60 +62,64 @@ pub struct Verdict {
     pub problem: Option<String>,
 }
 
-/// Reads the verdict from the kept tail of stdout. `cut` says the tail lost its beginning
-/// (the hook printed more than the runner keeps), so its first line is a fragment.
-pub fn parse(stdout: &[u8], cut: bool, profile: Profile) -> Verdict {
-    let text = String::from_utf8_lossy(stdout);
-    let body = if cut {
-        text.split_once('\n').map_or("", |(_, rest)| rest)
-    } else {
-        &text
-    };
-    let controls = if profile == Profile::Cli {
-        control_lines(body)
-    } else {
-        Vec::new()
-    };
-    if !controls.is_empty() {
-        return control_verdict(&controls, || object_rule(&text, body, cut));
-    }
-    object_rule(&text, body, cut)
+/// Reads the verdict from all of a hook's stdout at once.
+pub fn parse(stdout: &[u8], profile: Profile) -> Verdict {
+    let mut reader = Reader::new(profile);
+    reader.feed(stdout);
+    read(reader.finish())
 }
 
-/// Rule 1 to 4: the verdict among the JSON values of `body`.
-fn object_rule(text: &str, body: &str, cut: bool) -> Verdict {
-    let scan = locate::scan(body);
-    match scan.values.iter().rposition(|v| v.kind == Kind::Object) {
-        Some(index) => object_verdict(body, &scan, index),
-        None => Verdict {
-            problem: diagnose(text, body, &scan, cut),
-            ..Verdict::default()
-        },
+/// Reads the verdict from what a [`Reader`] kept of stdout.
+pub fn read(mut kept: Kept) -> Verdict {
+    let mut verdict = match kept.control.take() {
+        Some(control) => control_verdict(control, || object_rule(&kept)),
+        None => object_rule(&kept),
+    };
+    if let Some(warning) = kept.encoding.warning() {
+        verdict.warnings.insert(0, warning);
     }
+    verdict
 }
 
-/// Reads the verdict when stdout was longer than the runner keeps (`head` and `tail` are its
-/// first and last bytes): from the tail when it holds one, else from the head, so that a
-/// verdict printed before a flood of output still counts. The hook is then `failed` (the
-/// verdict must be the last thing on stdout), but its cancel is applied.
-pub fn parse_cut(head: &[u8], tail: &[u8], profile: Profile) -> Verdict {
-    let from_tail = parse(tail, true, profile);
-    if from_tail.object.is_some() {
-        return from_tail;
+/// A verdict printed to stderr by mistake: when nothing on stdout holds a verdict field and
+/// stderr's last object does, the warning saying so. Cline reads verdicts from stdout only,
+/// so it does not count.
+pub fn stderr_verdict(stdout: &Verdict, stderr: &[u8]) -> Option<String> {
+    if stdout.object.as_ref().is_some_and(holds_verdict) {
+        return None;
     }
-    let mut from_head = parse(head, false, profile);
-    if from_head.object.is_none() {
-        return from_tail;
-    }
-    let applied = if from_head.cancel {
-        " (its cancel was still applied)"
+    let found = parse(stderr, Profile::Extension);
+    let object = found.object.filter(holds_verdict)?;
+    let shown = excerpt_json(&Value::Object(object).to_string());
+    let effect = if found.cancel {
+        ", so it did not block"
     } else {
         ""
     };
-    from_head.problem = Some(format!(
-        "printed more output after its JSON object than the runner keeps{applied}; the JSON object must be the last thing on stdout, so send logs to stderr"
-    ));
-    from_head
+    Some(format!(
+        "printed {shown} on stderr, where verdicts are not read, and no verdict on stdout{effect}: print the verdict on stdout and keep stderr for logs"
+    ))
+}
+
+fn holds_verdict(map: &Map<String, Value>) -> bool {
+    Key::ALL.iter().any(|k| map.contains_key(k.name()))
+}
+
+/// Rule 1 to 4: the verdict among the JSON values of stdout.
+fn object_rule(kept: &Kept) -> Verdict {
+    let scan = &kept.scan;
+    let chosen = match (&scan.keyed, scan.last_object) {
+        (Some(found), _) => Some((found.span, found.fields.as_deref())),
+        (None, Some(span)) => Some((span, None)),
+        (None, None) => None,
+    };
+    match chosen {
+        Some((span, fields)) => object_verdict(kept, span, fields),
+        None => Verdict {
+            problem: diagnose(kept),
+            ..Verdict::default()
+        },
+    }
 }
 
 fn broken(problem: String) -> Verdict {
@@ -113,58 +129,46 @@ fn broken(problem: String) -> Verdict {
     }
 }
 
-/// The payloads of the lines that are `HOOK_CONTROL<tab>` and a payload, in order, each line
-/// trimmed as the SDK trims it.
-fn control_lines(body: &str) -> Vec<&str> {
-    body.split('\n')
-        .filter_map(|line| line.trim_matches(is_js_space).strip_prefix(CONTROL_PREFIX))
-        .collect()
-}
-
-/// What JavaScript's `String.prototype.trim` removes.
-fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+/// Judges one `HOOK_CONTROL` payload: its verdict and whether text followed its object, or
+/// why it is not usable.
+pub(crate) fn control_payload(payload: &str) -> Result<(Verdict, bool), String> {
+    match lenient::parse_first(payload) {
+        Ok((Value::Object(map), end, notes)) => {
+            let trailing = !payload[end..].trim().is_empty();
+            Ok((from_map(map, notes), trailing))
+        }
+        Ok((other, _, _)) => Err(format!(
+            "printed a HOOK_CONTROL line holding {}, not a JSON object",
+            describe(&other)
+        )),
+        Err(err) => Err(format!(
+            "printed a HOOK_CONTROL line that is not valid JSON: {err}"
+        )),
+    }
 }
 
 /// Rule 5: the last control line that holds a JSON object is the verdict. A broken control
 /// line after it, or text after its object, makes the hook `failed` but never discards it;
 /// with no usable control line the final-object rule decides, and the hook is `failed`.
-fn control_verdict(payloads: &[&str], otherwise: impl FnOnce() -> Verdict) -> Verdict {
-    let mut broken_later: Option<String> = None;
-    for payload in payloads.iter().rev() {
-        let mut stream = serde_json::Deserializer::from_str(payload).into_iter::<Value>();
-        let why = match stream.next() {
-            Some(Ok(Value::Object(map))) => {
-                let trailing = !payload[stream.byte_offset()..].trim().is_empty();
-                let mut verdict = read_fields(map);
-                let problem = broken_later.or_else(|| {
-                    trailing.then(|| {
-                        "printed text after the JSON object of its last HOOK_CONTROL line"
-                            .to_owned()
-                    })
-                });
-                if let Some(problem) = problem {
-                    let applied = if verdict.cancel {
-                        " (its cancel was still applied)"
-                    } else {
-                        ""
-                    };
-                    verdict.problem.get_or_insert(format!("{problem}{applied}"));
-                }
-                return verdict;
-            }
-            Some(Ok(other)) => format!(
-                "printed a HOOK_CONTROL line holding {}, not a JSON object",
-                describe(&other)
-            ),
-            Some(Err(err)) => format!("printed a HOOK_CONTROL line that is not valid JSON: {err}"),
-            // Unreachable: a trimmed line ending in the tab is no control line.
-            None => "printed a HOOK_CONTROL line with nothing after it".to_owned(),
-        };
-        broken_later.get_or_insert(why);
+fn control_verdict(control: Control, otherwise: impl FnOnce() -> Verdict) -> Verdict {
+    if let Some((mut verdict, trailing)) = control.last {
+        let problem = control.broken_later.or_else(|| {
+            trailing.then(|| {
+                "printed text after the JSON object of its last HOOK_CONTROL line".to_owned()
+            })
+        });
+        if let Some(problem) = problem {
+            let applied = if verdict.cancel {
+                " (its cancel was still applied)"
+            } else {
+                ""
+            };
+            verdict.problem.get_or_insert(format!("{problem}{applied}"));
+        }
+        return verdict;
     }
     let mut verdict = otherwise();
-    if let Some(why) = broken_later {
+    if let Some(why) = control.broken_later {
         let applied = if verdict.cancel {
             " (the cancel of its final JSON object was still applied)"
         } else {
@@ -175,25 +179,30 @@ fn control_verdict(payloads: &[&str], otherwise: impl FnOnce() -> Verdict) -> Ve
     verdict
 }
 
-/// The verdict is `scan.values[index]`; what surrounds it may still make the hook `failed`.
-fn object_verdict(body: &str, scan: &Scan, index: usize) -> Verdict {
-    let span = scan.values[index];
-    let map = match serde_json::from_str::<Value>(&body[span.start..span.end]) {
-        Ok(Value::Object(map)) => map,
-        // `locate` accepts exactly what serde_json accepts; this only keeps that promise honest.
-        Ok(other) => {
-            return broken(format!(
-                "printed {} where a JSON object was expected",
-                describe(&other)
-            ))
-        }
-        Err(err) => {
-            return broken(format!(
-                "printed output that looks like JSON but is not valid: {err}"
-            ))
-        }
+/// The verdict is the object at `span`; what surrounds it may still make the hook `failed`.
+fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
+    let scan = &kept.scan;
+    let mut verdict = match kept.text(span.start, span.end) {
+        Some(text) => match lenient::parse_value(text) {
+            Ok((Value::Object(map), notes)) => from_map(map, notes),
+            // `locate` accepts exactly what `lenient` reads; this only keeps that promise honest.
+            Ok((other, _)) => {
+                return broken(format!(
+                    "printed {} where a JSON object was expected",
+                    describe(&other)
+                ))
+            }
+            Err(err) => {
+                return broken(format!(
+                    "printed output that looks like JSON but is not valid: {err}"
+                ))
+            }
+        },
+        None => from_fields(span, fields),
     };
-    let mut verdict = read_fields(map);
+    if scan.keyed.is_some() && scan.ignored > 0 {
+        verdict.warnings.push(ignored_objects(kept));
+    }
     let applied = if verdict.cancel {
         " (its cancel was still applied)"
     } else {
@@ -202,21 +211,21 @@ fn object_verdict(body: &str, scan: &Scan, index: usize) -> Verdict {
     let unfinished = scan.unclosed.filter(|o| o.at < span.start).map(|open| {
         format!(
             "{}; the last complete object inside it was read as the verdict{applied}",
-            never_ends(body, open, scan.unclosed_lines)
+            never_ends(open, scan.unclosed_lines)
         )
     });
-    let after = body[span.end..].trim_start_matches(is_blank);
+    let last = scan.last_object.map_or(span.end, |o| o.end.max(span.end));
+    let after = scan.last_nonblank_end > last;
     // The object is the innermost 127 levels of something deeper: the rest closes that.
     let too_deep = scan
         .too_deep
-        .filter(|&at| at < span.end && !after.is_empty())
-        .map(|at| format!("{}{applied}", nested_too_deep(body, at)));
-    let trailing = (!after.is_empty()).then(|| {
-        let next_is_array = scan
-            .values
-            .get(index + 1)
-            .is_some_and(|v| v.kind == Kind::Array && v.start == body.len() - after.len());
-        let what = if next_is_array { "a JSON array" } else { "text" };
+        .filter(|o| o.at < span.end && after)
+        .map(|o| format!("{}{applied}", nested_too_deep(o)));
+    let trailing = after.then(|| {
+        let array = scan
+            .last_value
+            .is_some_and(|v| v.kind == Kind::Array && v.start >= last);
+        let what = if array { "a JSON array" } else { "text" };
         format!(
             "printed {what} after its final JSON object{applied}; the JSON object must be the last thing on stdout, so send logs to stderr"
         )
@@ -227,58 +236,87 @@ fn object_verdict(body: &str, scan: &Scan, index: usize) -> Verdict {
     verdict
 }
 
+/// The warning for objects without a verdict field printed after the verdict.
+fn ignored_objects(kept: &Kept) -> String {
+    let scan = &kept.scan;
+    let shown = scan.first_ignored.map_or_else(String::new, |s| {
+        kept.text(s.start, s.end)
+            .map(excerpt_json)
+            .unwrap_or_else(|| format!("a JSON object of {} bytes", s.end - s.start))
+    });
+    let (what, they) = match scan.ignored {
+        1 => (format!("printed {shown} after its verdict"), "it was"),
+        n => (
+            format!("printed {n} JSON objects after its verdict (the first: {shown})"),
+            "they were",
+        ),
+    };
+    format!(
+        "{what}; holding none of the verdict fields (cancel, contextModification, errorMessage), {they} ignored and the verdict before counts: print the verdict last, and logs to stderr"
+    )
+}
+
 /// Why output with no JSON object fails the hook, if it looks like an attempt at a verdict.
-fn diagnose(text: &str, body: &str, scan: &Scan, cut: bool) -> Option<String> {
+fn diagnose(kept: &Kept) -> Option<String> {
+    let scan = &kept.scan;
     if let Some(open) = scan.unclosed {
-        return Some(never_ends(body, open, scan.unclosed_lines));
+        return Some(never_ends(open, scan.unclosed_lines));
     }
-    if let Some(at) = scan.too_deep {
-        return Some(nested_too_deep(body, at));
+    if let Some(open) = scan.too_deep {
+        return Some(nested_too_deep(open));
     }
 
     // Of a final array, a value that is not valid JSON and a scalar last line: the latest.
     let mut last: Option<(usize, String)> = None;
-    if let Some(value) = scan.values.last() {
-        if body[value.end..].chars().all(is_blank) {
+    if let Some(value) = scan.last_value {
+        if scan.last_nonblank_end <= value.end {
             last = Some((value.start, final_value("a JSON array")));
         }
     }
     if let Some(open) = scan.broken {
         if last.as_ref().is_none_or(|(at, _)| open.at > *at) {
-            last = Some((open.at, not_valid(body, open)));
+            last = Some((open.at, not_valid(kept, open)));
         }
     }
-    let trimmed = body.trim_end_matches(is_blank);
-    let line_at = trimmed.rfind('\n').map_or(0, |n| n + 1);
-    if last.as_ref().is_none_or(|(at, _)| line_at > *at) {
-        let line = trimmed[line_at..].trim_matches(is_blank);
-        if let Ok(scalar @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_))) =
-            serde_json::from_str::<Value>(line)
-        {
-            last = Some((line_at, final_value(&describe(&scalar))));
+    if let Some((line_at, line)) = last_line(kept) {
+        if last.as_ref().is_none_or(|(at, _)| line_at > *at) {
+            if let Ok((
+                scalar @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)),
+                _,
+            )) = lenient::parse_value(line)
+            {
+                last = Some((line_at, final_value(&describe(&scalar))));
+            }
         }
     }
     if let Some((_, sentence)) = last {
         return Some(sentence);
     }
-
-    let ends_in_brace = text.trim_end_matches(is_blank).ends_with('}');
-    if cut && ends_in_brace {
-        Some(
-            "printed a final JSON object larger than the 1 MiB of stdout the runner keeps"
-                .to_owned(),
-        )
-    } else if ends_in_brace {
-        Some("printed output ending in '}' that is not a JSON object".to_owned())
-    } else {
-        None
-    }
+    kept.tail
+        .trim_end_matches(is_blank)
+        .ends_with('}')
+        .then(|| "printed output ending in '}' that is not a JSON object".to_owned())
 }
 
-fn nested_too_deep(body: &str, at: usize) -> String {
-    let (line, column) = line_column(body, at);
+/// Where stdout's last line that is not blank starts, and the line without its blanks, when
+/// the kept tail holds all of it.
+fn last_line(kept: &Kept) -> Option<(usize, &str)> {
+    let trimmed = kept.tail.trim_end_matches(is_blank);
+    let line_at = match trimmed.rfind('\n') {
+        Some(n) => n + 1,
+        None if kept.tail_start == 0 => 0,
+        None => return None,
+    };
+    Some((
+        kept.tail_start + line_at,
+        trimmed[line_at..].trim_matches(is_blank),
+    ))
+}
+
+fn nested_too_deep(open: Opener) -> String {
     format!(
-        "printed JSON nested more than 128 levels deep (at line {line} column {column}); a verdict is a flat object such as {{\"cancel\": false}}"
+        "printed JSON nested more than 128 levels deep (at line {} column {}); a verdict is a flat object such as {{\"cancel\": false}}",
+        open.line, open.column
     )
 }
 
@@ -289,8 +327,8 @@ fn final_value(what: &str) -> String {
 }
 
 /// `open` starts a line and stdout ended inside it; `lines` such values are open at the end.
-fn never_ends(body: &str, open: Opener, lines: usize) -> String {
-    let (line, _) = line_column(body, open.at);
+fn never_ends(open: Opener, lines: usize) -> String {
+    let line = open.line;
     match open.kind {
         Kind::Object => format!(
             "printed a JSON object that never ends (truncated output?): the one opened at line {line} has no closing brace; print the whole object, last on stdout"
@@ -304,15 +342,16 @@ fn never_ends(body: &str, open: Opener, lines: usize) -> String {
     }
 }
 
-/// `open` starts a line and looked like JSON until it stopped being JSON: serde_json says why.
-fn not_valid(body: &str, open: Opener) -> String {
+/// `open` starts a line and looked like JSON until it stopped being JSON: serde_json says why
+/// (when the runner kept the text from there to the end).
+fn not_valid(kept: &Kept, open: Opener) -> String {
     let what = match open.kind {
         Kind::Object => "a JSON object",
         Kind::Array => "a JSON array",
     };
-    let (line, column) = line_column(body, open.at);
-    let why = match serde_json::from_str::<Value>(&body[open.at..]) {
-        Err(err) => {
+    let (line, column) = (open.line, open.column);
+    let why = match kept.rest(open.at).and_then(lenient::error_of) {
+        Some(err) => {
             // serde_json counts from the value's start; say where it is in stdout.
             let full = err.to_string();
             let suffix = format!(" at line {} column {}", err.line(), err.column());
@@ -324,22 +363,11 @@ fn not_valid(body: &str, open: Opener) -> String {
             };
             format!("{code} at line {l} column {c}")
         }
-        Ok(_) => format!("from line {line}"),
+        None => format!("from line {line}"),
     };
     format!(
         "printed output that looks like {what} but is not valid: {why}; fix the JSON (`jq .` shows where) and print it last on stdout"
     )
-}
-
-/// 1-based line and column (in bytes) of byte `at`.
-fn line_column(body: &str, at: usize) -> (usize, usize) {
-    let before = &body.as_bytes()[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |n| n + 1);
-    (line, at - line_start + 1)
 }
 
 fn describe(value: &Value) -> String {
@@ -361,22 +389,142 @@ fn excerpt(s: &str) -> String {
     format!("\"{shown}\"")
 }
 
+/// JSON text as one short line: blanks collapsed, cut after 80 characters.
+fn excerpt_json(text: &str) -> String {
+    let start = &text[..text.floor_char_boundary(400)];
+    let flat = start.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut shown: String = flat.chars().take(80).collect();
+    if shown.len() < flat.len() || start.len() < text.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// One verdict field as printed, or what the scan kept of it.
+enum Field<'a> {
+    Value(&'a Value),
+    /// A string longer than what was kept of it: its first bytes and its length.
+    Cut {
+        prefix: &'a str,
+        len: usize,
+    },
+    /// A number too long to keep: its first digits.
+    Number {
+        prefix: &'a str,
+    },
+    /// An object or array that was not kept.
+    Container(Kind),
+    /// `overrideInput`'s JSON, not kept: its length.
+    Unkept {
+        len: usize,
+    },
+}
+
+fn what(field: &Field) -> String {
+    match field {
+        Field::Value(value) => describe(value),
+        Field::Cut { prefix, .. } => format!("the string {}", excerpt(&format!("{prefix}…"))),
+        Field::Number { prefix } => format!("the number {prefix}…"),
+        Field::Container(Kind::Object) | Field::Unkept { .. } => "a JSON object".to_owned(),
+        Field::Container(Kind::Array) => "a JSON array".to_owned(),
+    }
+}
+
+/// The verdict of a whole object.
+fn from_map(map: Map<String, Value>, notes: Notes) -> Verdict {
+    let mut verdict = read_fields(|key| map.get(key.name()).map(Field::Value));
+    verdict.warnings.extend(notes.warnings());
+    verdict.object = Some(map);
+    verdict
+}
+
+/// The verdict of an object the runner could not keep whole, from the fields the scan kept.
+fn from_fields(span: Span, fields: Option<&Fields>) -> Verdict {
+    let mut notes = Notes::default();
+    let mut whole: [Option<Value>; 7] = Default::default();
+    for key in Key::ALL {
+        let read = match fields.and_then(|f| f.get(key)) {
+            Some(Captured::Token { text, len }) | Some(Captured::Json { text, len })
+                if text.len() == *len =>
+            {
+                lenient::parse_value(text).ok().map(|(value, found)| {
+                    notes.absorb(found, key.name());
+                    value
+                })
+            }
+            Some(Captured::Text {
+                text,
+                len,
+                lone,
+                lones,
+            }) => {
+                if let Some(unit) = lone {
+                    let found = Notes {
+                        lone_surrogate: Some(Spot {
+                            token: format!("\\u{unit:04x}"),
+                            path: String::new(),
+                            count: *lones,
+                        }),
+                        ..Notes::default()
+                    };
+                    notes.absorb(found, key.name());
+                }
+                (text.len() == *len).then(|| Value::String(text.clone()))
+            }
+            _ => None,
+        };
+        whole[key as usize] = read;
+    }
+    let get = |key: Key| -> Option<Field> {
+        if let Some(value) = &whole[key as usize] {
+            return Some(Field::Value(value));
+        }
+        Some(match fields?.get(key)? {
+            Captured::Text { text, len, .. } => Field::Cut {
+                prefix: text,
+                len: *len,
+            },
+            Captured::Token { text, .. } => Field::Number { prefix: text },
+            Captured::Json { len, .. } => Field::Unkept { len: *len },
+            Captured::Container(kind) => Field::Container(*kind),
+        })
+    };
+    let mut verdict = read_fields(get);
+    verdict.warnings.push(format!(
+        "printed a verdict object of {} bytes that the runner could not keep whole (it keeps the first {} MiB and the last {} MiB of stdout): its verdict fields were read as stdout streamed past, and its output holds only those it kept whole",
+        span.end - span.start,
+        HEAD_KEEP >> 20,
+        TAIL_KEEP >> 20
+    ));
+    verdict.warnings.extend(notes.warnings());
+    let object: Map<String, Value> = Key::ALL
+        .into_iter()
+        .filter_map(|key| {
+            whole[key as usize]
+                .clone()
+                .map(|value| (key.name().to_owned(), value))
+        })
+        .collect();
+    verdict.object = Some(object);
+    verdict
+}
+
 /// Checks the known fields' types; unknown fields stay in `object` untouched.
-fn read_fields(map: Map<String, Value>) -> Verdict {
+fn read_fields<'a>(get: impl Fn(Key) -> Option<Field<'a>>) -> Verdict {
     let mut verdict = Verdict::default();
     let mut problems = Vec::new();
 
-    match map.get("cancel") {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(b)) => verdict.cancel = *b,
+    match get(Key::Cancel) {
+        None => {}
+        Some(Field::Value(Value::Bool(b))) => verdict.cancel = *b,
         Some(other) => problems.push(format!(
             "\"cancel\" must be true or false, but the hook printed {}, so it did not block",
-            describe(other)
+            what(&other)
         )),
     }
-    match map.get("shouldContinue") {
-        None | Some(Value::Null) | Some(Value::Bool(true)) => {}
-        Some(Value::Bool(false)) => {
+    match get(Key::ShouldContinue) {
+        None | Some(Field::Value(Value::Bool(true))) => {}
+        Some(Field::Value(Value::Bool(false))) => {
             verdict.cancel = true;
             verdict.warnings.push(
                 "\"shouldContinue\": false is the older contract; it was read as \"cancel\": true (print {\"cancel\": true} instead)"
@@ -385,34 +533,43 @@ fn read_fields(map: Map<String, Value>) -> Verdict {
         }
         Some(other) => problems.push(format!(
             "\"shouldContinue\" must be true or false, not {}",
-            describe(other)
+            what(&other)
         )),
     }
-    match map.get("review") {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(b)) => verdict.review = *b,
+    match get(Key::Review) {
+        None => {}
+        Some(Field::Value(Value::Bool(b))) => verdict.review = *b,
         Some(other) => problems.push(format!(
             "\"review\" must be true or false, not {}",
-            describe(other)
+            what(&other)
         )),
     }
 
-    let context = match string_field(&map, "contextModification", &mut problems) {
+    let context = match text_field(&get, Key::ContextModification, &mut problems) {
         Some(text) => Some(text),
-        None => string_field(&map, "context", &mut problems),
+        None => text_field(&get, Key::Context, &mut problems),
     };
-    if let Some(text) = context {
-        verdict.context_modification = truncate_context(text, &mut verdict.warnings);
+    if let Some((text, len)) = context {
+        verdict.context_modification =
+            cut_text("contextModification", text, len, &mut verdict.warnings);
     }
-    if let Some(text) = string_field(&map, "errorMessage", &mut problems) {
-        verdict.error_message = text;
+    if let Some((text, len)) = text_field(&get, Key::ErrorMessage, &mut problems) {
+        verdict.error_message = cut_text("errorMessage", text, len, &mut verdict.warnings);
     }
-    match map.get("overrideInput") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(o)) => verdict.override_input = Some(o.clone()),
+    match get(Key::OverrideInput) {
+        None => {}
+        Some(Field::Value(Value::Object(o))) => verdict.override_input = Some(o.clone()),
+        Some(Field::Unkept { len }) if len > JSON_KEEP => problems.push(format!(
+            "\"overrideInput\" is {len} bytes of JSON, more than the {} MiB the runner reads of it, so it was not applied",
+            JSON_KEEP >> 20
+        )),
+        Some(Field::Unkept { .. }) => problems.push(format!(
+            "\"overrideInput\" could not be kept whole (more than {} MiB of verdict fields were held at once), so it was not applied",
+            CAPTURE_BUDGET >> 20
+        )),
         Some(other) => problems.push(format!(
             "\"overrideInput\" must be a JSON object, not {}",
-            describe(other)
+            what(&other)
         )),
     }
 
@@ -422,59 +579,72 @@ fn read_fields(map: Map<String, Value>) -> Verdict {
             problems.join("; ")
         ));
     }
-    verdict.object = Some(map);
     verdict
 }
 
-fn string_field(map: &Map<String, Value>, key: &str, problems: &mut Vec<String>) -> Option<String> {
-    match map.get(key) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
+/// A string field: its text (or what was kept of it) and its length.
+fn text_field<'a>(
+    get: &impl Fn(Key) -> Option<Field<'a>>,
+    key: Key,
+    problems: &mut Vec<String>,
+) -> Option<(&'a str, usize)> {
+    match get(key)? {
+        Field::Value(Value::String(s)) => Some((s, s.len())),
+        Field::Cut { prefix, len } => Some((prefix, len)),
+        other => {
             problems.push(format!(
-                "\"{key}\" must be a string, not {}",
-                describe(other)
+                "\"{}\" must be a string, not {}",
+                key.name(),
+                what(&other)
             ));
             None
         }
     }
 }
 
-fn truncate_context(text: String, warnings: &mut Vec<String>) -> String {
-    let total = text.len();
-    if total <= MAX_CONTEXT_BYTES {
-        return text;
+/// `text` (all of a string of `len` bytes, or its start) within [`MAX_CONTEXT_BYTES`],
+/// marker included.
+fn cut_text(name: &str, text: &str, len: usize, warnings: &mut Vec<String>) -> String {
+    if text.len() == len && len <= MAX_CONTEXT_BYTES {
+        return text.to_owned();
     }
+    let over = len > MAX_CONTEXT_BYTES;
     let marker = |omitted: usize| {
-        format!("\n[… {omitted} bytes cut by @cline/hooks: contextModification is limited to {MAX_CONTEXT_BYTES} bytes]")
+        if over {
+            format!("\n[… {omitted} bytes cut by @cline/hooks: {name} is limited to {MAX_CONTEXT_BYTES} bytes]")
+        } else {
+            format!("\n[… {omitted} bytes not kept by @cline/hooks]")
+        }
     };
-    // At most `total` bytes are omitted, so a marker sized for `total` always fits.
-    let budget = MAX_CONTEXT_BYTES - marker(total).len();
-    let keep = (0..=budget)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    let omitted = total - keep;
-    let mut kept = text;
-    kept.truncate(keep);
-    kept.push_str(&marker(omitted));
-    warnings.push(format!(
-        "contextModification was {total} bytes; it was cut to {MAX_CONTEXT_BYTES} bytes (the limit), {omitted} bytes dropped"
-    ));
-    kept
+    // At most `len` bytes are omitted, so a marker sized for `len` always fits.
+    let budget = MAX_CONTEXT_BYTES - marker(len).len();
+    let keep = text.floor_char_boundary(budget.min(text.len()));
+    let omitted = len - keep;
+    warnings.push(if over {
+        format!(
+            "{name} was {len} bytes; it was cut to {MAX_CONTEXT_BYTES} bytes (the limit), {omitted} bytes dropped"
+        )
+    } else {
+        format!(
+            "{name} was {len} bytes, but only its first {keep} could be kept (more than {} MiB of verdict fields were held at once); the rest was dropped",
+            CAPTURE_BUDGET >> 20
+        )
+    });
+    format!("{}{}", &text[..keep], marker(omitted))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::time::{Duration, Instant};
 
     fn p(s: &str) -> Verdict {
-        parse(s.as_bytes(), false, Profile::Extension)
+        parse(s.as_bytes(), Profile::Extension)
     }
 
     fn cli(s: &str) -> Verdict {
-        parse(s.as_bytes(), false, Profile::Cli)
+        parse(s.as_bytes(), Profile::Cli)
     }
 
     #[test]
@@ -558,7 +728,6 @@ mod tests {
         assert!(v.cancel);
         let v = parse(
             b"\xff\xfe bad bytes\n{\"contextModification\":\"ok\"}\n",
-            false,
             Profile::Extension,
         );
         assert_eq!(v.context_modification, "ok");
@@ -682,7 +851,7 @@ mod tests {
     fn adversarial_megabytes_parse_in_linear_time() {
         for (name, bytes) in adversarial_shapes() {
             let started = Instant::now();
-            let v = parse(&bytes, false, Profile::Extension);
+            let v = parse(&bytes, Profile::Extension);
             let took = started.elapsed();
             assert!(took < Duration::from_secs(1), "{name}: {took:?}");
             if name.starts_with("junk_after")
@@ -822,45 +991,364 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_tail_ignores_its_first_fragment() {
-        // The fragment `"x"}` alone must not be mistaken for anything; the next object counts.
-        let v = parse(b"aaa\"}\n{\"cancel\":true}\n", true, Profile::Extension);
-        assert!(v.cancel);
-        let v = parse(
-            b"{\"partial\": 1, \"cancel\": true}",
-            true,
-            Profile::Extension,
-        );
-        assert!(v.problem.unwrap().contains("larger than"));
-        let v = parse(
-            b"{\"cancel\": true}\n{\"cancel\": false}",
-            true,
-            Profile::Extension,
-        );
-        assert!(!v.cancel);
-    }
-
-    #[test]
-    fn a_verdict_before_a_flood_is_read_from_the_head() {
-        let head = b"starting\n{\"cancel\":true,\"errorMessage\":\"no\"}\nxxxxxxxx";
-        let v = parse_cut(head, b"xxxx\nxxxxxxxx", Profile::Extension);
-        assert!(v.cancel);
-        assert_eq!(v.error_message, "no");
-        assert!(v.problem.unwrap().contains("cancel was still applied"));
-        // A verdict in the tail is later output, so it wins.
-        let v = parse_cut(head, b"xx\n{\"cancel\":false}\n", Profile::Extension);
-        assert!(!v.cancel);
-        assert_eq!(v.problem, None);
-        // Nothing in either: nothing, as from the tail alone.
-        assert_eq!(
-            parse_cut(b"log\nlog", b"log\nlog", Profile::Extension),
-            parse(b"log\nlog", true, Profile::Extension)
-        );
-    }
-
-    #[test]
     fn unknown_fields_pass_through() {
         let v = p("{\"cancel\":false,\"custom\":{\"k\":[1,2]}}");
         assert_eq!(v.object.unwrap()["custom"]["k"][1], 2);
+    }
+
+    /// Reads `bytes` in chunks of `chunk`, keeping `head` and `tail` bytes of text.
+    fn streamed(bytes: &[u8], chunk: usize, head: usize, tail: usize) -> Verdict {
+        let mut reader = Reader::with_windows(Profile::Extension, head, tail);
+        for piece in bytes.chunks(chunk) {
+            reader.feed(piece);
+        }
+        read(reader.finish())
+    }
+
+    /// Issue 18 item 1: what `JSON.parse` accepts and Python prints by default still blocks,
+    /// with a warning naming each oddity.
+    #[test]
+    fn verdicts_json_parse_accepts_count() {
+        let v = p("{\"cancel\":true,\"errorMessage\":\"\\ud83d\"}\n");
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "\u{fffd}");
+        assert_eq!(v.problem, None);
+        assert!(
+            v.warnings[0].contains("lone UTF-16 surrogate escape \\ud83d in \"errorMessage\""),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = p("{\"cancel\": true, \"score\": NaN, \"range\": [-Infinity, Infinity]}\n");
+        assert!(v.cancel);
+        assert_eq!(v.problem, None);
+        assert_eq!(v.object.unwrap()["score"], Value::Null);
+        assert!(
+            v.warnings[0]
+                .starts_with("printed NaN in \"score\" (and 2 more like it), which is not JSON"),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = p("{\"cancel\": true, \"limit\": 1e400}\n");
+        assert!(v.cancel);
+        assert_eq!(v.problem, None);
+        assert!(
+            v.warnings[0]
+                .contains("the number 1e400 in \"limit\", beyond the range of a 64-bit float"),
+            "{:?}",
+            v.warnings
+        );
+
+        // An oddity where a boolean belongs is still a wrong type.
+        let v = p("{\"cancel\": NaN}");
+        assert!(!v.cancel);
+        assert!(v
+            .problem
+            .unwrap()
+            .contains("\"cancel\" must be true or false, but the hook printed null"));
+    }
+
+    /// Issue 18 item 3b: `null` is a wrong type, as the README says and as Cline's reader
+    /// (`typeof output.cancel !== "boolean"`) refuses it.
+    #[test]
+    fn null_verdict_fields_fail_the_hook() {
+        for (s, needle) in [
+            (
+                "{\"cancel\":null}",
+                "\"cancel\" must be true or false, but the hook printed null",
+            ),
+            (
+                "{\"contextModification\":null}",
+                "\"contextModification\" must be a string, not null",
+            ),
+            (
+                "{\"errorMessage\":null,\"cancel\":true}",
+                "\"errorMessage\" must be a string, not null",
+            ),
+            (
+                "{\"review\":null}",
+                "\"review\" must be true or false, not null",
+            ),
+            (
+                "{\"overrideInput\":null}",
+                "\"overrideInput\" must be a JSON object, not null",
+            ),
+        ] {
+            let problem = p(s).problem.unwrap_or_default();
+            assert!(problem.contains(needle), "{s} -> {problem}");
+        }
+        // The other fields still count.
+        assert!(p("{\"errorMessage\":null,\"cancel\":true}").cancel);
+    }
+
+    /// Issue 18 item 3c: a JSON log line after the verdict is not taken as the verdict.
+    #[test]
+    fn objects_without_verdict_fields_after_the_verdict_are_ignored_and_named() {
+        let v = p("{\"cancel\":true,\"errorMessage\":\"no\"}\n{\"status\":\"logged\"}\n");
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no");
+        assert_eq!(v.problem, None);
+        assert_eq!(
+            v.warnings,
+            vec!["printed {\"status\":\"logged\"} after its verdict; holding none of the verdict fields (cancel, contextModification, errorMessage), it was ignored and the verdict before counts: print the verdict last, and logs to stderr"]
+        );
+        let v = p("{\"cancel\":true}\n{\n  \"status\": \"logged\"\n}\n{}\n");
+        assert!(v.cancel);
+        assert!(
+            v.warnings[0].starts_with(
+                "printed 2 JSON objects after its verdict (the first: { \"status\": \"logged\" })"
+            ),
+            "{:?}",
+            v.warnings
+        );
+        // A later object with a verdict field is the verdict, as before.
+        let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\n{\"cancel\":false}\n");
+        assert!(!v.cancel);
+        assert!(v.warnings.is_empty());
+        // Text after the last object still fails the hook.
+        let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\ndone\n");
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().starts_with(
+            "printed text after its final JSON object (its cancel was still applied)"
+        ));
+        // Without any verdict field, the last object is the verdict, silently.
+        let v = p("{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!(v.object.unwrap()["b"], 2);
+        assert!(v.warnings.is_empty());
+    }
+
+    /// Issue 18 item 3d: UTF-16 (PowerShell's Out-File) is decoded and named.
+    #[test]
+    fn utf16_output_is_decoded_with_a_warning() {
+        let text = "log\r\n{\"cancel\": true, \"errorMessage\": \"nein\"}\r\n";
+        let le: Vec<u8> = [0xFEFFu16]
+            .into_iter()
+            .chain(text.encode_utf16())
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for (bytes, named) in [
+            (le, "little-endian, with a byte-order mark"),
+            (be, "big-endian"),
+        ] {
+            let v = parse(&bytes, Profile::Extension);
+            assert!(v.cancel);
+            assert_eq!(v.error_message, "nein");
+            assert_eq!(v.problem, None);
+            assert!(
+                v.warnings[0].starts_with(&format!("printed UTF-16 ({named}")),
+                "{:?}",
+                v.warnings
+            );
+            assert!(v.warnings[0].contains("must print UTF-8"));
+        }
+    }
+
+    /// Issue 18 item 3a: a verdict on stderr does not count (Cline reads stdout), but says so.
+    #[test]
+    fn a_verdict_on_stderr_is_named() {
+        let nothing = p("");
+        let warning = stderr_verdict(
+            &nothing,
+            b"debug\n{\"cancel\": true, \"errorMessage\": \"no\"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            warning,
+            "printed {\"cancel\":true,\"errorMessage\":\"no\"} on stderr, where verdicts are not read, and no verdict on stdout, so it did not block: print the verdict on stdout and keep stderr for logs"
+        );
+        assert!(stderr_verdict(&p("{\"cancel\":false}"), b"{\"cancel\":true}").is_none());
+        assert!(stderr_verdict(&nothing, b"{\"level\":\"info\"}\n").is_none());
+        assert!(stderr_verdict(&nothing, b"plain log\n").is_none());
+    }
+
+    #[test]
+    fn error_message_is_cut_at_the_limit_too() {
+        let long = "x".repeat(MAX_CONTEXT_BYTES + 10);
+        let v = p(&serde_json::json!({ "cancel": true, "errorMessage": long }).to_string());
+        assert!(v.cancel);
+        assert!(v.error_message.len() <= MAX_CONTEXT_BYTES);
+        assert!(v
+            .error_message
+            .contains("errorMessage is limited to 50000 bytes"));
+        assert!(v.warnings[0].starts_with("errorMessage was 50010 bytes"));
+    }
+
+    const MIB: usize = 1 << 20;
+
+    /// A verdict with a `data` field of `size` bytes, compact or pretty, `cancel` first or last.
+    fn big_verdict(size: usize, pretty: bool, cancel_last: bool) -> String {
+        let (nl, ind) = if pretty { ("\n", "  ") } else { ("", "") };
+        let cancel = format!("{ind}\"cancel\": true,{nl}{ind}\"errorMessage\": \"blocked\"");
+        let data = format!("{ind}\"data\": \"{}\"", "d".repeat(size));
+        if cancel_last {
+            format!("{{{nl}{data},{nl}{cancel}{nl}}}\n")
+        } else {
+            format!("{{{nl}{cancel},{nl}{data}{nl}}}\n")
+        }
+    }
+
+    /// Issue 18 item 2: a verdict object larger than the kept windows still blocks, wherever
+    /// its fields are in it.
+    #[test]
+    fn a_verdict_larger_than_what_is_kept_still_blocks() {
+        for size in [2 * MIB, 5 * MIB] {
+            for pretty in [false, true] {
+                for cancel_last in [false, true] {
+                    let text = format!("starting\n{}", big_verdict(size, pretty, cancel_last));
+                    let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+                    let case = format!("{size} pretty={pretty} cancel_last={cancel_last}");
+                    assert!(v.cancel, "{case}");
+                    assert_eq!(v.error_message, "blocked", "{case}");
+                    assert_eq!(v.problem, None, "{case}");
+                    assert!(
+                        v.warnings[0].contains("could not keep whole"),
+                        "{case}: {:?}",
+                        v.warnings
+                    );
+                    let object = v.object.unwrap();
+                    assert_eq!(object.len(), 2, "{case}: output holds the verdict fields");
+                    assert_eq!(object["cancel"], true);
+                }
+            }
+        }
+    }
+
+    /// Issue 18 item 2: a pretty verdict whose tail is a long array of objects that say
+    /// `"cancel": false` (what the tail alone shows) is still read as the outer object.
+    #[test]
+    fn nested_objects_in_a_huge_verdict_are_not_the_verdict() {
+        for cancel_last in [false, true] {
+            let mut text = String::from("{\n  \"cancel\": true,\n  \"data\": [\n");
+            if cancel_last {
+                text = String::from("{\n  \"data\": [\n");
+            }
+            while text.len() < 3 * MIB {
+                text.push_str(
+                    "    {\n      \"cancel\": false,\n      \"errorMessage\": \"item\"\n    },\n",
+                );
+            }
+            text.push_str("    {}\n  ]");
+            text.push_str(if cancel_last {
+                ",\n  \"cancel\": true\n}\n"
+            } else {
+                "\n}\n"
+            });
+            let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+            assert!(v.cancel, "cancel_last={cancel_last}");
+            assert_eq!(v.error_message, "");
+            assert_eq!(v.problem, None);
+        }
+    }
+
+    /// A small verdict printed between two floods (in neither kept window) still counts whole,
+    /// and one printed before a flood counts, the flood after it failing the hook.
+    #[test]
+    fn a_verdict_anywhere_in_a_flood_counts() {
+        let flood = "x".repeat(3 * MIB);
+        let text = format!("{flood}\n{{\"cancel\":true,\"errorMessage\":\"no\"}}\n{flood}\n{{\"status\":\"logged\"}}\n");
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no");
+        assert!(v.problem.is_none(), "{:?}", v.problem);
+        assert!(
+            v.warnings
+                .iter()
+                .any(|w| w.contains("{\"status\":\"logged\"}")),
+            "{:?}",
+            v.warnings
+        );
+
+        let v = streamed(
+            format!("starting\n{{\"cancel\":true}}\n{flood}").as_bytes(),
+            64 << 10,
+            MIB,
+            MIB,
+        );
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().starts_with(
+            "printed text after its final JSON object (its cancel was still applied)"
+        ));
+    }
+
+    /// A verdict field longer than the scan keeps is read as the whole text would be: the
+    /// same cut, the same marker.
+    #[test]
+    fn long_fields_read_from_the_stream_are_cut_as_whole_ones() {
+        let long = "é".repeat(MAX_CONTEXT_BYTES);
+        let text = serde_json::json!({ "cancel": true, "contextModification": long, "overrideInput": {"a": [1, {"b": "}"}]} }).to_string();
+        let whole = p(&text);
+        let read = streamed(text.as_bytes(), 1000, 0, 0);
+        assert_eq!(read.context_modification, whole.context_modification);
+        assert_eq!(read.override_input, whole.override_input);
+        assert!(read.cancel);
+        let too_big = format!(
+            "{{\"cancel\":true,\"overrideInput\":{{\"a\":\"{}\"}}}}",
+            "x".repeat(JSON_KEEP)
+        );
+        let v = streamed(too_big.as_bytes(), 64 << 10, 0, 0);
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().contains("\"overrideInput\" is 1048584 bytes of JSON, more than the 1 MiB the runner reads of it"));
+    }
+
+    fn field_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("null".to_owned()),
+            Just("NaN".to_owned()),
+            Just("1e400".to_owned()),
+            Just("-12.5e3".to_owned()),
+            Just(format!("1{}", "0".repeat(80))),
+            Just("[1, {\"cancel\": true}]".to_owned()),
+            Just("{\"cancel\": false, \"overrideInput\": {\"x\": 1}}".to_owned()),
+            Just("{\"a\": [1, \"}\", NaN], \"b\": {\"c\": \"\\ud83d\"}}".to_owned()),
+            "\"([a-z {}\\[\\]]|\\\\n|\\\\\"|\\\\u00e9|\\\\ud83d|\\\\ud83d\\\\ude00|\\\\udc00|é|😀){0,12}\"",
+            Just(format!("\"{}\"", "ab\\n".repeat(20_000))),
+        ]
+    }
+
+    fn verdict_object() -> impl Strategy<Value = String> {
+        let member = prop_oneof![
+            3 => (prop::sample::select(Key::ALL.to_vec()).prop_map(|k| k.name()), field_value()),
+            1 => (Just("other"), field_value()),
+        ];
+        (prop::collection::vec(member, 0..6), prop::bool::ANY).prop_map(|(members, pretty)| {
+            let sep = if pretty { ",\n  " } else { "," };
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {v}"))
+                .collect();
+            format!("{{{}}}", body.join(sep))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 400,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Issue 18 item 2: a verdict read from the fields the scan kept is the verdict read
+        /// from its whole text (only `output` and one warning differ).
+        #[test]
+        fn kept_fields_read_as_the_whole_object(
+            object in verdict_object(),
+            before in "(log [a-z]{0,8}\n){0,2}",
+            after in prop_oneof![Just(""), Just("\n"), Just("\n{\"status\": 1}\n"), Just("\ntrailing\n")],
+            chunk in 1usize..64,
+        ) {
+            let text = format!("{before}{object}{after}");
+            let whole = p(&text);
+            let kept = streamed(text.as_bytes(), chunk, 0, 0);
+            prop_assert_eq!(kept.cancel, whole.cancel, "{}", text);
+            prop_assert_eq!(kept.review, whole.review, "{}", text);
+            prop_assert_eq!(&kept.context_modification, &whole.context_modification, "{}", text);
+            prop_assert_eq!(&kept.error_message, &whole.error_message, "{}", text);
+            prop_assert_eq!(&kept.override_input, &whole.override_input, "{}", text);
+            prop_assert_eq!(&kept.problem, &whole.problem, "{}", text);
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,24 +14,29 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::discover::{DiscoveredHook, Profile, Source};
 use crate::hooks::output;
 use crate::hooks::running::{Owner, Registration};
+use crate::hooks::stdout::Reader;
 use crate::hooks::tree::{self, ProcessTree};
 use crate::hooks::watchdog;
 
-/// Bytes of stdout kept for finding the final JSON object (the rest streams through).
-pub const STDOUT_KEEP: usize = 1 << 20;
-/// Bytes of the start of stdout kept too, where a verdict printed before a flood still is.
-pub const STDOUT_HEAD_KEEP: usize = 1 << 20;
+/// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
+/// as it arrives; see `stdout::Reader` for what is kept).
+pub const SCAN_BATCH: usize = 256 << 10;
 /// Bytes of stderr kept for the result.
 pub const STDERR_KEEP: usize = 16 << 10;
-/// How long pipes are still read after the hook's own process exited: a background process
-/// it started may hold them open forever, and must not hold the run.
+/// How long stdout and stderr may stay quiet after the hook's own process exited before they
+/// are given up on: a background process it started may hold them open forever, and must not
+/// hold the run.
 pub const PIPE_GRACE: Duration = Duration::from_millis(150);
+/// How much longer than [`PIPE_GRACE`] output still flowing after the exit is read (what the
+/// pipe and the scan still held, or a background process still printing).
+pub const PIPE_FLOW_MAX: Duration = Duration::from_secs(1);
 /// Between SIGTERM and SIGKILL when a tree is stopped.
 pub const KILL_GRACE: Duration = Duration::from_millis(250);
 
@@ -132,7 +138,8 @@ enum End {
 }
 
 /// Runs one hook to its end. `deadline` covers waiting for a slot and running; the run never
-/// outlives it by more than [`KILL_GRACE`] plus [`REAP_LIMIT`] plus [`PIPE_GRACE`].
+/// outlives it by more than [`KILL_GRACE`] plus [`REAP_LIMIT`] plus [`PIPE_GRACE`] plus
+/// [`PIPE_FLOW_MAX`].
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     let started = Instant::now();
     let (permit, mut registration) = match admit(hook, ctx, deadline, false).await {
@@ -179,8 +186,9 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         }
     };
 
-    let mut out = Tail::with_head(STDOUT_KEEP, STDOUT_HEAD_KEEP);
+    let mut out = StdoutScan::new(Reader::new(ctx.profile));
     let mut err = Tail::new(STDERR_KEEP);
+    let progress = AtomicU64::new(0);
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -190,8 +198,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         let io = async {
             tokio::join!(
                 feed(stdin, &input),
-                drain(stdout, &mut out),
-                drain(stderr, &mut err)
+                drain_stdout(stdout, &mut out, &progress),
+                drain(stderr, &mut err, &progress)
             );
         };
         tokio::pin!(io);
@@ -228,8 +236,15 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
                 stuck = !reap_after_kill(&mut child).await;
             }
         }
-        if !io_done {
-            io_done = timeout(PIPE_GRACE, &mut io).await.is_ok();
+        // Output still flowing is read on (up to PIPE_FLOW_MAX); quiet pipes are given up on.
+        let flow_end = Instant::now() + PIPE_GRACE + PIPE_FLOW_MAX;
+        while !io_done {
+            let seen = progress.load(Ordering::Relaxed);
+            let wait = PIPE_GRACE.min(flow_end.saturating_duration_since(Instant::now()));
+            io_done = timeout(wait, &mut io).await.is_ok();
+            if progress.load(Ordering::Relaxed) == seen || Instant::now() >= flow_end {
+                break;
+            }
         }
         (end, io_done, stuck)
     };
@@ -240,33 +255,34 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     drop(registration);
 
     exec.stderr = err.text();
-    let cut = out.cut();
-    let total = out.total;
-    // Parsing is linear but may take milliseconds on a full tail: keep it off the async
-    // workers so other runs' timers and pipes are not held up, and count it in the duration.
-    let profile = ctx.profile;
+    // The scan and the verdict are linear but may take milliseconds: keep them off the async
+    // workers so other runs' timers and pipes are not held up, and count them in the duration.
+    out.settle().await;
+    let stderr_bytes = err.bytes().to_vec();
     let verdict = tokio::task::spawn_blocking(move || {
-        let (head, tail) = out.into_parts();
-        if cut {
-            output::parse_cut(&head, &tail, profile)
-        } else {
-            output::parse(&tail, false, profile)
+        let StdoutScan {
+            reader, batch, lost, ..
+        } = out;
+        let mut reader = match (reader, lost) {
+            (Some(reader), None) => reader,
+            (_, lost) => return Err(lost.unwrap_or_default()),
+        };
+        reader.feed(&batch);
+        let mut verdict = output::read(reader.finish());
+        if let Some(warning) = output::stderr_verdict(&verdict, &stderr_bytes) {
+            verdict.warnings.push(warning);
         }
+        Ok(verdict)
     })
-        .await
-        .unwrap_or_else(|join| output::Verdict {
-            problem: Some(format!(
-                "its output could not be read because of an internal error in @cline/hooks (please report it): {join}"
-            )),
-            ..output::Verdict::default()
-        });
+    .await
+    .unwrap_or_else(|join| Err(join.to_string()))
+    .unwrap_or_else(|why| output::Verdict {
+        problem: Some(format!(
+            "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
+        )),
+        ..output::Verdict::default()
+    });
     exec.duration = started.elapsed();
-    if cut {
-        exec.warnings.push(format!(
-            "printed {total} bytes to stdout; only the first and the last {} MiB were kept to find its JSON, so a verdict printed between them would not be seen: print the verdict last and send logs to stderr",
-            STDOUT_KEEP >> 20
-        ));
-    }
     if !pipes_closed && matches!(end, End::Exited(_)) {
         exec.warnings.push(format!(
             "a process it left running still holds its stdout or stderr; output after the hook exited was not read (waited {} ms)",
@@ -654,44 +670,109 @@ async fn feed(stdin: Option<tokio::process::ChildStdin>, input: &[u8]) {
     }
 }
 
-async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, tail: &mut Tail) {
+/// Reads stderr into its tail; `progress` counts what was read.
+async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, tail: &mut Tail, progress: &AtomicU64) {
     let Some(mut pipe) = pipe else { return };
     let mut buf = vec![0u8; 64 << 10];
     loop {
         match pipe.read(&mut buf).await {
             Ok(0) | Err(_) => return,
-            Ok(n) => tail.push(&buf[..n]),
+            Ok(n) => {
+                progress.fetch_add(n as u64, Ordering::Relaxed);
+                tail.push(&buf[..n]);
+            }
         }
     }
 }
 
-/// The last `cap` bytes of a stream (and its first `head_cap`), and how many there were.
+/// Reads stdout and hands it to its scan in batches; `progress` counts what was read and
+/// scanned. Cancel-safe: what was read and not yet scanned stays in `out`.
+async fn drain_stdout<R: AsyncRead + Unpin>(
+    pipe: Option<R>,
+    out: &mut StdoutScan,
+    progress: &AtomicU64,
+) {
+    let Some(mut pipe) = pipe else { return };
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                progress.fetch_add(n as u64, Ordering::Relaxed);
+                out.batch.extend_from_slice(&buf[..n]);
+            }
+        }
+        if out.batch.len() >= SCAN_BATCH {
+            out.hand_over().await;
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Stdout's scan: the reader (away on a blocking thread while it scans a batch) and the bytes
+/// read since.
+struct StdoutScan {
+    reader: Option<Reader>,
+    scanning: Option<JoinHandle<Reader>>,
+    batch: Vec<u8>,
+    /// Why the reader was lost (a panic in the scan), if it was.
+    lost: Option<String>,
+}
+
+impl StdoutScan {
+    fn new(reader: Reader) -> StdoutScan {
+        StdoutScan {
+            reader: Some(reader),
+            scanning: None,
+            batch: Vec::new(),
+            lost: None,
+        }
+    }
+
+    /// Waits for the batch being scanned, if any. Cancel-safe: the handle is kept until it
+    /// resolves.
+    async fn settle(&mut self) {
+        let Some(scanning) = self.scanning.as_mut() else {
+            return;
+        };
+        let result = scanning.await;
+        self.scanning = None;
+        match result {
+            Ok(reader) => self.reader = Some(reader),
+            Err(join) => self.lost = Some(join.to_string()),
+        }
+    }
+
+    /// Hands the bytes read so far to the scan, once the previous batch is done.
+    async fn hand_over(&mut self) {
+        self.settle().await;
+        let batch = std::mem::take(&mut self.batch);
+        if let Some(mut reader) = self.reader.take() {
+            self.scanning = Some(tokio::task::spawn_blocking(move || {
+                reader.feed(&batch);
+                reader
+            }));
+        }
+    }
+}
+
+/// The last `cap` bytes of a stream, and how many there were.
 struct Tail {
     buf: VecDeque<u8>,
     cap: usize,
-    head: Vec<u8>,
-    head_cap: usize,
     total: u64,
 }
 
 impl Tail {
     fn new(cap: usize) -> Tail {
-        Tail::with_head(cap, 0)
-    }
-
-    fn with_head(cap: usize, head_cap: usize) -> Tail {
         Tail {
             buf: VecDeque::new(),
             cap,
-            head: Vec::new(),
-            head_cap,
             total: 0,
         }
     }
 
     fn push(&mut self, chunk: &[u8]) {
-        let room = self.head_cap - self.head.len();
-        self.head.extend_from_slice(&chunk[..chunk.len().min(room)]);
         self.total += chunk.len() as u64;
         let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
         let overflow = (self.buf.len() + chunk.len()).saturating_sub(self.cap);
@@ -699,17 +780,8 @@ impl Tail {
         self.buf.extend(chunk);
     }
 
-    fn cut(&self) -> bool {
-        self.total > self.buf.len() as u64
-    }
-
     fn bytes(&mut self) -> &[u8] {
         self.buf.make_contiguous()
-    }
-
-    /// The first bytes kept and the last ones.
-    fn into_parts(self) -> (Vec<u8>, Vec<u8>) {
-        (self.head, self.buf.into())
     }
 
     fn text(&mut self) -> String {
@@ -1089,21 +1161,10 @@ mod tests {
     fn tail_keeps_the_last_bytes_and_counts_all() {
         let mut tail = Tail::new(4);
         tail.push(b"ab");
-        assert!(!tail.cut());
         tail.push(b"cdef");
         assert_eq!(tail.bytes(), b"cdef");
         tail.push(b"0123456789");
         assert_eq!(tail.bytes(), b"6789");
         assert_eq!(tail.total, 16);
-        assert!(tail.cut());
-    }
-
-    #[test]
-    fn tail_with_head_keeps_the_first_bytes_too() {
-        let mut tail = Tail::with_head(4, 3);
-        tail.push(b"ab");
-        tail.push(b"cdef");
-        tail.push(b"0123456789");
-        assert_eq!(tail.into_parts(), (b"abc".to_vec(), b"6789".to_vec()));
     }
 }

@@ -1,0 +1,344 @@
+//! What the runner keeps of a hook's stdout as it streams through, in bounded memory: its
+//! encoding, the scan of all of it ([`locate`]), its first and last MiB of text (to read the
+//! verdict object whole and to quote what went wrong), and in the CLI profile its last
+//! `HOOK_CONTROL` line.
+
+use std::collections::VecDeque;
+
+use crate::hooks::discover::Profile;
+use crate::hooks::encoding::{Decoder, Encoding};
+use crate::hooks::locate::{Scan, Scanner};
+use crate::hooks::output::{self, Verdict};
+
+/// Bytes of text kept from the start of stdout.
+pub const HEAD_KEEP: usize = 1 << 20;
+/// Bytes of text kept from the end of stdout.
+pub const TAIL_KEEP: usize = 1 << 20;
+/// Longest `HOOK_CONTROL` line read, in bytes.
+pub const CONTROL_KEEP: usize = 1 << 20;
+
+pub const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
+
+/// Reads stdout chunk by chunk: [`feed`](Reader::feed) it, then [`finish`](Reader::finish) it.
+pub struct Reader {
+    decoder: Decoder,
+    scratch: String,
+    /// Taken from the tail when it first drops bytes: until then the tail holds all of it.
+    head: Option<String>,
+    head_keep: usize,
+    tail: VecDeque<u8>,
+    tail_keep: usize,
+    scanner: Scanner,
+    control: Option<ControlLines>,
+    raw_len: u64,
+}
+
+/// What was kept of stdout once it ended.
+pub struct Kept {
+    pub encoding: Encoding,
+    /// The first bytes of the text, and the last ones (from byte `tail_start` on).
+    pub head: String,
+    pub tail: String,
+    pub tail_start: usize,
+    pub scan: Scan,
+    /// The CLI profile's `HOOK_CONTROL` lines, if stdout held any.
+    pub control: Option<Control>,
+    /// Bytes printed, before decoding.
+    pub raw_len: u64,
+}
+
+/// What the `HOOK_CONTROL` lines said.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// The verdict of the last line that held a JSON object, and whether text followed it.
+    pub last: Option<(Verdict, bool)>,
+    /// Why the latest line after that one is not usable, if one is not.
+    pub broken_later: Option<String>,
+}
+
+impl Reader {
+    pub fn new(profile: Profile) -> Reader {
+        Reader::with_windows(profile, HEAD_KEEP, TAIL_KEEP)
+    }
+
+    /// A reader keeping `head_keep` and `tail_keep` bytes of text (tests use small windows).
+    pub fn with_windows(profile: Profile, head_keep: usize, tail_keep: usize) -> Reader {
+        Reader {
+            decoder: Decoder::default(),
+            scratch: String::new(),
+            head: None,
+            head_keep,
+            tail: VecDeque::new(),
+            tail_keep,
+            scanner: Scanner::default(),
+            control: (profile == Profile::Cli).then(ControlLines::default),
+            raw_len: 0,
+        }
+    }
+
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.raw_len += bytes.len() as u64;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let text = self.decoder.decode(bytes, &mut scratch);
+        self.take(text);
+        self.scratch = scratch;
+    }
+
+    pub fn finish(mut self) -> Kept {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.decoder.finish(&mut scratch);
+        self.take(&scratch);
+        let control = self.control.take().and_then(ControlLines::finish);
+        let mut tail: Vec<u8> = self.tail.into();
+        // The window may begin inside a character: start at the next whole one.
+        let skip = tail.iter().take_while(|&&b| b & 0xC0 == 0x80).count();
+        tail.drain(..skip);
+        let tail = String::from_utf8(tail)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+        let scan = self.scanner.finish();
+        Kept {
+            encoding: self.decoder.encoding(),
+            head: self.head.unwrap_or_default(),
+            tail_start: scan.len.saturating_sub(tail.len()),
+            tail,
+            scan,
+            control,
+            raw_len: self.raw_len,
+        }
+    }
+
+    fn take(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let bytes = text.as_bytes();
+        let new = &bytes[bytes.len().saturating_sub(self.tail_keep)..];
+        let overflow = (self.tail.len() + new.len()).saturating_sub(self.tail_keep);
+        if self.head.is_none() && self.tail.len() + bytes.len() > self.tail_keep {
+            self.head = Some(self.start_of(text));
+        }
+        self.tail.drain(..overflow);
+        self.tail.extend(new);
+        self.scanner.feed(text);
+        if let Some(control) = &mut self.control {
+            control.feed(text);
+        }
+    }
+}
+
+impl Reader {
+    /// The first bytes of stdout, while the tail still holds all of it before `text`.
+    fn start_of(&self, text: &str) -> String {
+        let (a, b) = self.tail.as_slices();
+        let mut head = Vec::with_capacity(self.head_keep);
+        for part in [a, b, text.as_bytes()] {
+            let take = part.len().min(self.head_keep - head.len());
+            head.extend_from_slice(&part[..take]);
+        }
+        // Cut inside a character: keep whole ones.
+        match String::from_utf8(head) {
+            Ok(head) => head,
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                let mut head = err.into_bytes();
+                head.truncate(valid);
+                String::from_utf8(head).unwrap_or_default()
+            }
+        }
+    }
+}
+
+impl Kept {
+    /// Text `start..end` of stdout, when one kept window holds all of it.
+    pub fn text(&self, start: usize, end: usize) -> Option<&str> {
+        if end <= self.head.len() {
+            return self.head.get(start..end);
+        }
+        let from = start.checked_sub(self.tail_start)?;
+        self.tail.get(from..end - self.tail_start)
+    }
+
+    /// The text from `start` to the end of stdout, when kept.
+    pub fn rest(&self, start: usize) -> Option<&str> {
+        self.tail.get(start.checked_sub(self.tail_start)?..)
+    }
+}
+
+/// Where in a line the `HOOK_CONTROL` reader is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Line {
+    /// At its start, or among the blanks JavaScript's `trim` removes.
+    #[default]
+    Start,
+    /// This many bytes of the prefix matched.
+    Prefix(usize),
+    /// In a control line's payload.
+    Payload,
+    /// In any other line.
+    Skip,
+}
+
+/// Finds the `HOOK_CONTROL` lines as stdout streams (each line trimmed as the Cline SDK trims
+/// it) and judges each at its end.
+#[derive(Debug, Default)]
+struct ControlLines {
+    line: Line,
+    payload: String,
+    too_long: bool,
+    seen: bool,
+    control: Control,
+}
+
+impl ControlLines {
+    fn feed(&mut self, text: &str) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            match self.line {
+                Line::Skip => match rest.find('\n') {
+                    Some(n) => {
+                        rest = &rest[n + 1..];
+                        self.line = Line::Start;
+                    }
+                    None => return,
+                },
+                Line::Start => {
+                    rest = rest.trim_start_matches(|c: char| c != '\n' && is_js_space(c));
+                    match rest.as_bytes().first() {
+                        None => return,
+                        Some(b'\n') => rest = &rest[1..],
+                        Some(_) => self.line = Line::Prefix(0),
+                    }
+                }
+                Line::Prefix(matched) => {
+                    let want = &CONTROL_PREFIX.as_bytes()[matched..];
+                    let same = rest
+                        .bytes()
+                        .zip(want.iter())
+                        .take_while(|(a, b)| a == *b)
+                        .count();
+                    if same == want.len() {
+                        rest = &rest[same..];
+                        self.line = Line::Payload;
+                        self.payload.clear();
+                        self.too_long = false;
+                    } else if same == rest.len() {
+                        self.line = Line::Prefix(matched + same);
+                        return;
+                    } else {
+                        self.line = Line::Skip;
+                    }
+                }
+                Line::Payload => {
+                    let end = rest.find('\n');
+                    let part = &rest[..end.unwrap_or(rest.len())];
+                    if self.payload.len() + part.len() > CONTROL_KEEP {
+                        self.too_long = true;
+                    } else if !self.too_long {
+                        self.payload.push_str(part);
+                    }
+                    let Some(n) = end else { return };
+                    self.end_line();
+                    rest = &rest[n + 1..];
+                    self.line = Line::Start;
+                }
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        let payload = self.payload.trim_end_matches(is_js_space);
+        // `HOOK_CONTROL<tab>` and blanks: trimmed, the tab goes too, so it is no control line.
+        if payload.is_empty() && !self.too_long {
+            return;
+        }
+        self.seen = true;
+        let judged = if self.too_long {
+            Err(format!(
+                "printed a HOOK_CONTROL line longer than {} MiB, more than the runner reads of one",
+                CONTROL_KEEP >> 20
+            ))
+        } else {
+            output::control_payload(payload)
+        };
+        match judged {
+            Ok(verdict) => {
+                self.control.last = Some(verdict);
+                self.control.broken_later = None;
+            }
+            Err(why) => self.control.broken_later = Some(why),
+        }
+    }
+
+    fn finish(mut self) -> Option<Control> {
+        if self.line == Line::Payload {
+            self.end_line();
+        }
+        self.seen.then_some(self.control)
+    }
+}
+
+/// What JavaScript's `String.prototype.trim` removes.
+pub fn is_js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(chunks: &[&[u8]], head: usize, tail: usize) -> Kept {
+        let mut reader = Reader::with_windows(Profile::Cli, head, tail);
+        for chunk in chunks {
+            reader.feed(chunk);
+        }
+        reader.finish()
+    }
+
+    #[test]
+    fn the_first_and_last_bytes_are_kept_on_character_boundaries() {
+        let kept = kept(&["ab€".as_bytes(), "cd€ef".as_bytes()], 4, 6);
+        assert_eq!(kept.head, "ab");
+        assert_eq!(kept.tail, "d€ef");
+        assert_eq!(kept.tail_start, 6);
+        assert_eq!(kept.text(7, 10), Some("€"));
+        assert_eq!(kept.text(0, 2), Some("ab"));
+        assert_eq!(kept.text(1, 7), None);
+        assert_eq!(kept.rest(10), Some("ef"));
+        assert_eq!(kept.scan.len, 12);
+        assert_eq!(kept.raw_len, 12);
+    }
+
+    #[test]
+    fn control_lines_are_found_across_chunks_and_judged_at_their_end() {
+        let kept = kept(
+            &[
+                b"log\n  \xef\xbb\xbfHOOK_CON",
+                b"TROL\t{\"cancel\":true}  \r\nHOOK_CONTROL\t\nHOOK_CONTROLX\t{}\n",
+                b"HOOK_CONTROL\t{\"cancel\": tr",
+            ],
+            1 << 20,
+            1 << 20,
+        );
+        let control = kept.control.unwrap();
+        let (verdict, trailing) = control.last.unwrap();
+        assert!(verdict.cancel);
+        assert!(!trailing);
+        assert!(control.broken_later.unwrap().contains("not valid JSON"));
+        assert!(kept_no_control().is_none());
+    }
+
+    fn kept_no_control() -> Option<Control> {
+        kept(&[b"HOOK_CONTROL\t  \nlog HOOK_CONTROL\t{}\n"], 64, 64).control
+    }
+
+    #[test]
+    fn a_control_line_too_long_to_read_is_broken() {
+        let long = format!(
+            "HOOK_CONTROL\t{{\"cancel\":true,\"x\":\"{}\"}}\n",
+            "x".repeat(CONTROL_KEEP)
+        );
+        let control = kept(&[long.as_bytes()], 64, 64).control.unwrap();
+        assert!(control.last.is_none());
+        assert!(control.broken_later.unwrap().contains("longer than 1 MiB"));
+    }
+}
