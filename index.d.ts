@@ -124,13 +124,21 @@ export interface HookExecution {
    * (the marker that says so included).
    */
   contextModification: string
-  /** The `errorMessage` it printed. */
+  /**
+   * The `errorMessage` it printed, cut at 50,000 bytes of UTF-8 (the marker that says so
+   * included).
+   */
   errorMessage: string
   /** The CLI's `review` flag: ask the user before going ahead. */
   review: boolean
   /** The CLI's `overrideInput`: replacement tool input, or null. */
   overrideInput: Record<string, unknown> | null
-  /** The parsed JSON object it printed, unknown fields included, or null. */
+  /**
+   * The parsed JSON object it printed (its verdict), unknown fields included, or null. A
+   * lone surrogate escape reads as U+FFFD; `NaN`, `Infinity` and numbers beyond a 64-bit
+   * float read as null. For a verdict object the runner could not keep whole (it lies
+   * within neither the first nor the last MiB of stdout), only its verdict fields.
+   */
   output: Record<string, unknown> | null
   /** Its exit code; null when it was killed by a signal or never started. */
   exitCode: number | null
@@ -142,7 +150,11 @@ export interface HookExecution {
   stderr: string
   /** Why it failed, timed out or was aborted, in one sentence for the hook's author. */
   failure?: string
-  /** Things worth knowing that did not make it fail (output cut, legacy fields, ...). */
+  /**
+   * Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
+   * objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
+   * fields, ...).
+   */
   warnings: Array<string>
 }
 

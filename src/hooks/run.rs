@@ -299,7 +299,12 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
 
     let could_not_stop = if stuck {
         format!(
-            "; its process could not be stopped even by SIGKILL within {} ms (it is stuck in the kernel, for example on a hung network filesystem) and is left to end on its own",
+            "; its process could not be stopped even by {} within {} ms (it is stuck in the kernel, for example on a hung network filesystem) and is left to end on its own",
+            if cfg!(windows) {
+                "terminating its job object"
+            } else {
+                "SIGKILL"
+            },
             REAP_LIMIT.as_millis()
         )
     } else {

@@ -76,14 +76,18 @@ pub struct HookExecution {
     /// The `contextModification` (or CLI `context`) it printed, cut at 50,000 bytes of UTF-8
     /// (the marker that says so included).
     pub context_modification: String,
-    /// The `errorMessage` it printed.
+    /// The `errorMessage` it printed, cut at 50,000 bytes of UTF-8 (the marker that says so
+    /// included).
     pub error_message: String,
     /// The CLI's `review` flag: ask the user before going ahead.
     pub review: bool,
     /// The CLI's `overrideInput`: replacement tool input, or null.
     #[napi(ts_type = "Record<string, unknown> | null")]
     pub override_input: Either<Value, Null>,
-    /// The parsed JSON object it printed, unknown fields included, or null.
+    /// The parsed JSON object it printed (its verdict), unknown fields included, or null. A
+    /// lone surrogate escape reads as U+FFFD; `NaN`, `Infinity` and numbers beyond a 64-bit
+    /// float read as null. For a verdict object the runner could not keep whole (it lies
+    /// within neither the first nor the last MiB of stdout), only its verdict fields.
     #[napi(ts_type = "Record<string, unknown> | null")]
     pub output: Either<Value, Null>,
     /// Its exit code; null when it was killed by a signal or never started.
@@ -98,7 +102,9 @@ pub struct HookExecution {
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
     pub failure: Option<String>,
-    /// Things worth knowing that did not make it fail (output cut, legacy fields, ...).
+    /// Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
+    /// objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
+    /// fields, ...).
     pub warnings: Vec<String>,
 }
 
