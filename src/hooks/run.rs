@@ -821,6 +821,8 @@ enum StartError {
     PermissionDenied(String),
     /// ETXTBSY (Windows: a sharing violation): the file was open for writing.
     Busy,
+    /// E2BIG: its arguments and environment together are over the system's limit.
+    TooBig,
     /// Windows: the file is not a program Windows can run (error 193 and its kin).
     #[cfg_attr(not(windows), allow(dead_code))]
     NotAProgram {
@@ -847,8 +849,10 @@ impl StartError {
             }
         }
         #[cfg(unix)]
-        if err.raw_os_error() == Some(libc::ETXTBSY) {
-            return StartError::Busy;
+        match err.raw_os_error() {
+            Some(libc::ETXTBSY) => return StartError::Busy,
+            Some(libc::E2BIG) => return StartError::TooBig,
+            _ => {}
         }
         match err.kind() {
             io::ErrorKind::NotFound => StartError::NotFound(err.to_string()),
@@ -939,6 +943,8 @@ fn start_failure(
         StartError::PermissionDenied(text) => format!(
             "could not start: permission denied ({text}); make sure it is executable (chmod +x) and on a filesystem that allows running programs"
         ),
+        // Its own text ("Argument list too long") names neither the environment nor a fix.
+        StartError::TooBig => "could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables".to_owned(),
         StartError::Busy => "could not start: its file was still open for writing when it was started (text file busy); write hook files under another name and rename them into place".to_owned(),
         StartError::NotAProgram { code } => format!(
             "could not start: {program} is not a valid Windows program (Windows error {code}); replace it with a program built for Windows, or write the hook as a .cmd or .ps1 file"
@@ -1076,6 +1082,17 @@ mod tests {
             busy.contains("open for writing") && busy.contains("rename them into place"),
             "{busy}"
         );
+    }
+
+    /// Issue 18 (E): E2BIG names the environment and the fix, not "Argument list too long".
+    #[cfg(unix)]
+    #[test]
+    fn a_start_over_the_size_limit_names_the_environment_and_the_fix() {
+        let error = StartError::of(&io::Error::from_raw_os_error(libc::E2BIG));
+        assert_eq!(error, StartError::TooBig);
+        let path = Path::new("/w/.clinerules/hooks/TaskStart");
+        let said = start_failure(&error, path, path, Path::new("/w"), &StartFacts::default());
+        assert_eq!(said, "could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables");
     }
 
     #[test]
