@@ -630,13 +630,13 @@ describeUnix('#! lines read as the kernel reads them', () => {
 
   test('a no-break space or a line separator after the interpreter is named as part of the program, escaped', async () => {
     const nbsp = await listAndRun(Buffer.concat([Buffer.from('#!/bin/sh'), Buffer.from([0xc2, 0xa0]), Buffer.from('\necho {}\n')]))
-    const said = "its #! line names the program '/bin/sh\\u{a0}', which does not exist (the system ends the name only at a space or a tab, and this name holds a character that does not show, escaped here); fix the #! line"
+    const said = "its #! line names the program '/bin/sh\\u00A0', which does not exist (the system ends the name only at a space or a tab, and this name holds a character that does not show, escaped here); fix the #! line"
     expect(nbsp.found.reason).toBe(said)
     expect(nbsp.result.hooks.map((h) => [h.status, h.failure])).toEqual([['failed', `could not start: ${said}`]])
 
     const ls = await listAndRun(Buffer.from('#!/nonexist\u2028y\necho {}\n'))
-    expect(ls.found.reason).toContain("names the program '/nonexist\\u{2028}y', which does not exist")
-    expect(ls.result.hooks[0].failure).toContain("'/nonexist\\u{2028}y'")
+    expect(ls.found.reason).toContain("names the program '/nonexist\\u2028y', which does not exist")
+    expect(ls.result.hooks[0].failure).toContain("'/nonexist\\u2028y'")
   })
 
   test('a #! program that is a script whose own interpreter is missing is not called a deleted hook', async () => {

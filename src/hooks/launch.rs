@@ -287,8 +287,9 @@ pub fn missing_interpreter(program: &str) -> String {
     }
 }
 
-/// `name` in single quotes, each character that does not show as itself escaped (`\r`,
-/// `\u{a0}`): the name exactly as the system sees it, and nothing a terminal would act on.
+/// `name` in single quotes, each character that does not show as itself escaped as the CLI
+/// and bash's `$'…'` write them (`\r`, `\x1B`, `\u00A0`): the name exactly as the system
+/// sees it, and nothing a terminal would act on.
 pub fn quoted(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 2);
     out.push('\'');
@@ -299,7 +300,8 @@ pub fn quoted(name: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\\' => out.push_str("\\\\"),
             '\'' => out.push_str("\\'"),
-            c if unclear(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if unclear(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if unclear(c) => out.push_str(&format!("\\u{:04X}", c as u32)),
             c => out.push(c),
         }
     }
@@ -669,7 +671,7 @@ pub mod tests {
         let nbsp = shebang_problem("/bin/sh\u{a0}", None, Some(false));
         assert!(
             nbsp.as_deref().is_some_and(|w| w.starts_with(
-                "its #! line names the program '/bin/sh\\u{a0}', which does not exist"
+                "its #! line names the program '/bin/sh\\u00A0', which does not exist"
             )),
             "{nbsp:?}"
         );
@@ -682,8 +684,8 @@ pub mod tests {
         assert_eq!(shebang_problem("/bin/sh", Some("-e"), Some(true)), None);
         assert_eq!(shebang_problem("sh", None, None), None);
         assert_eq!(
-            quoted("a\u{202e}b\u{9b}c\u{7f}\u{fffd}'\\é"),
-            "'a\\u{202e}b\\u{9b}c\\u{7f}\\u{fffd}\\'\\\\é'"
+            quoted("a\u{202e}b\u{9b}c\u{7f}\u{1b}\u{fffd}'\\é"),
+            "'a\\u202Eb\\u009Bc\\x7F\\x1B\\uFFFD\\'\\\\é'"
         );
     }
 
@@ -695,7 +697,7 @@ pub mod tests {
         let why = fails(direct_command(p, Some("/bin/sh\r"), &mut tools));
         assert!(why.contains("Windows line endings"), "{why}");
         let why = fails(direct_command(p, Some("/bin/sh\u{a0}"), &mut tools));
-        assert!(why.contains("'/bin/sh\\u{a0}'"), "{why}");
+        assert!(why.contains("'/bin/sh\\u00A0'"), "{why}");
         // The CLI profile starts the interpreter itself: a CRLF line still runs there.
         assert_eq!(
             strings(cli("/h/PreToolUse", Some("/bin/sh\r"), m)),
