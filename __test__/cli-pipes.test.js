@@ -397,3 +397,70 @@ describeUnix('internal errors while an input FIFO waits', () => {
     expect(() => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)).toThrow(expect.objectContaining({ code: 'ENXIO' }))
   })
 })
+
+/** Whether /dev/kmsg can be read here (root, or dmesg_restrict off): reading it past its end blocks. */
+function kmsgReadable() {
+  if (!isLinux) return false
+  let fd
+  try {
+    fd = fs.openSync('/dev/kmsg', fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    fs.readSync(fd, Buffer.alloc(64 * 1024))
+    return true
+  } catch (e) {
+    return e.code === 'EAGAIN' // readable, just nothing new
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/** Whether a thread of `pid` or of a descendant sleeps in the kernel function `wchan`. */
+function sleepsIn(pid, wchan) {
+  for (const p of processTree(pid)) {
+    let tasks = []
+    try {
+      tasks = fs.readdirSync(`/proc/${p}/task`)
+    } catch {
+      continue
+    }
+    for (const t of tasks) {
+      try {
+        if (fs.readFileSync(`/proc/${p}/task/${t}/wchan`, 'utf8') === wchan) return true
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return false
+}
+
+// Issue 18 (second attack, B2): stdin redirected from a character device that is not a terminal
+// and whose read blocks (/dev/kmsg past its last record). Node reads such a stdin with an
+// fs.ReadStream: a libuv worker thread sits in read(), and process.exit() waits for it, so
+// SIGTERM and SIGINT were handled and then nothing happened. Now such a stdin is read by a
+// `cat` child, which the stop kills. /dev/kmsg is the one blocking, non-terminal device a
+// test can count on, and reading it needs root (or dmesg_restrict off).
+describeUnix('--input - from a device that blocks', () => {
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ]) {
+    testIf(kmsgReadable(), 'needs a readable /dev/kmsg (root on Linux)', `${signal} while reading stdin from /dev/kmsg: exit ${code} promptly, no reader left`, async () => {
+      const kmsg = fs.openSync('/dev/kmsg', 'r')
+      let run
+      try {
+        run = start(['run', 'PreToolUse', '--no-global', '--input', '-'], { stdio: [kmsg, 'pipe', 'pipe'] })
+      } finally {
+        fs.closeSync(kmsg) // the CLI has its own copy
+      }
+      await waitFor(() => sleepsIn(run.child.pid, 'devkmsg_read'), { timeoutMs: 20000, what: 'cline-hooks to wait for /dev/kmsg' })
+      const tree = processTree(run.child.pid)
+      tree.forEach(trackPid)
+      const sentAt = Date.now()
+      run.child.kill(signal)
+      const r = await within(run, 10000, signal)
+      expect(r).toMatchObject({ code, signal: null, stderr: '' })
+      expect(r.at - sentAt).toBeLessThan(5000)
+      for (const pid of tree) expect(await waitDead(pid, 5000)).toBe(true)
+    })
+  }
+})

@@ -72,6 +72,29 @@ describe('escapeTerminal (pure)', () => {
     expect(escapeTerminal(text)).toBe(text)
   })
 
+  // Issue 18 (second attack, J): JSON.stringify writes DEL, C1, bidi controls and U+2028/9 raw.
+  test('terminalSafeJson is the same JSON value as JSON.stringify, with nothing a terminal acts on', () => {
+    const { terminalSafeJson } = lib()
+    const value = {
+      all: allControls(),
+      [`key${ATTACK}`]: [ATTACK, `\\${'\u009b'}`, '\\u009b', '\ud83d lone', '日本語 🎉 é'],
+      n: 1.5,
+      ok: true,
+      none: null,
+    }
+    const text = terminalSafeJson(value)
+    expect(text).not.toMatch(DANGEROUS)
+    expect(JSON.parse(text)).toEqual(value)
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)))
+    expect(text).toContain('\\u009b31m\\u202eevil\\u202c')
+    // Nothing else changes: with those escapes (not a literal backslash's text) turned back into
+    // their characters, it is JSON.stringify's text.
+    const unescaped = text.replace(/(?<!\\)((?:\\\\)*)\\u(007f|00[89][0-9a-f]|202[89a-e]|206[6-9])/g, (m, backslashes, hex) =>
+      backslashes + String.fromCharCode(parseInt(hex, 16)),
+    )
+    expect(unescaped).toBe(JSON.stringify(value, null, 2))
+  })
+
   test('multiline keeps newlines and tabs, turns CRLF into a newline and still escapes a lone CR', () => {
     const { escapeTerminal } = lib()
     expect(escapeTerminal('a\r\n\tb\rc\n\x1b[2Kd', { multiline: true })).toBe('a\n\tb\\rc\n\\x1B[2Kd')
@@ -195,7 +218,7 @@ describeUnix('hostile hooks, run for real', () => {
     expect(r.status).toBe(0)
     expect(r.stdout + r.stderr).not.toMatch(DANGEROUS)
     expect(r.stdout).toContain('/nonexistent/\\x1B]0;pwned\\x07\\x1B[2J\\x1B[H')
-    expect(r.stdout).toContain('\\x1B[1A\\x1B[2K\\u009B31m\\u202Eevil\\u202C') // the #! line ends at the \r
+    expect(r.stdout).toContain('\\x1B[1A\\x1B[2K\\u009B31m\\u202Eevil\\u202C')
   })
 
   test("run prints the hooks' stderr, context, errorMessage and failure escaped, each line indented", () => {
@@ -261,6 +284,25 @@ describeUnix('hostile hooks, run for real', () => {
     expect(result.hooks[0].errorMessage).toBe(`blocked\n${ATTACK}\n${FAKE_VERDICT}`)
     expect(result.hooks[0].stderr).toBe(`log ${ATTACK}\n\tindented\n${FAKE_VERDICT}\n`)
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/) // JSON escapes C0 (the newlines are its own layout)
+  })
+
+  // Issue 18 (second attack, J): before, DEL, the C1 CSI U+009B and the bidi override reached
+  // stdout raw, since JSON.stringify does not escape them.
+  test('--json writes DEL, C1, bidi controls and U+2028/U+2029 as \\u escapes, piped or not; JSON.parse reads the same strings', () => {
+    const ws = hostileWorkspace()
+    for (const name of ['PreToolUse', 'TaskStart']) {
+      const r = cli(['run', name, '--no-global', '--workspace', ws, '--json'])
+      expect(r.stdout).not.toMatch(DANGEROUS)
+      expect(r.stdout.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f]/)
+      const result = JSON.parse(r.stdout)
+      if (name === 'PreToolUse') {
+        expect(r.stdout).toContain('\\u009b31m\\u202eevil\\u202c\\rover\\u007f')
+        expect(result.hooks[0].errorMessage).toBe(`blocked\n${ATTACK}\n${FAKE_VERDICT}`)
+        expect(result.contextModification).toContain(`ctx${ATTACK}\n${FAKE_VERDICT}`)
+      } else {
+        expect(result.hooks[0].failure).toContain('\x1b[2J\u009b\n')
+      }
+    }
   })
 
   testIf(

@@ -619,3 +619,58 @@ describe('hook names', () => {
     }
   })
 })
+
+// Issue 18 (second attack, B1): the kernel splits a #! line on spaces and tabs only, so a
+// hook saved with Windows line endings names the program '/bin/sh\r', and a no-break space
+// or U+2028 after the interpreter is part of its name. Before, discovery trimmed and split
+// the line as Unicode text: such a hook was listed enabled with no word, and its run failed
+// with "was not there when it was started (it was deleted or renamed ...)". Now the listing
+// gives the reason and the run fails with it, before anything is started.
+describeUnix('#! lines read as the kernel reads them', () => {
+  const CRLF = "its #! line ends with a carriage return (the file has Windows line endings), so the system looks for a program named '/bin/sh\\r'; convert the file to LF line endings (e.g. dos2unix)"
+
+  async function listAndRun(bytes) {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const hook = path.join(dir, 'PreToolUse')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(hook, bytes)
+    fs.chmodSync(hook, 0o755)
+    const options = opts({ extraHooksDirs: [dir] })
+    const [found] = await discoverHooks('PreToolUse', options)
+    const result = await runHook('PreToolUse', {}, options)
+    return { hook, found, result }
+  }
+
+  test('a hook with Windows line endings is reported as such when listed and when run', async () => {
+    const { hook, found, result } = await listAndRun(Buffer.from('#!/bin/sh\r\necho {}\r\n'))
+    expect(found.path).toBe(hook)
+    expect(found.reason).toBe(CRLF)
+    expect(result.hooks.map((h) => [h.status, h.failure])).toEqual([['failed', `could not start: ${CRLF}`]])
+  })
+
+  test('a no-break space or a line separator after the interpreter is named as part of the program, escaped', async () => {
+    const nbsp = await listAndRun(Buffer.concat([Buffer.from('#!/bin/sh'), Buffer.from([0xc2, 0xa0]), Buffer.from('\necho {}\n')]))
+    const said = "its #! line names the program '/bin/sh\\u00A0', which does not exist (the system ends the name only at a space or a tab, and this name holds a character that does not show, escaped here); fix the #! line"
+    expect(nbsp.found.reason).toBe(said)
+    expect(nbsp.result.hooks.map((h) => [h.status, h.failure])).toEqual([['failed', `could not start: ${said}`]])
+
+    const ls = await listAndRun(Buffer.from('#!/nonexist\u2028y\necho {}\n'))
+    expect(ls.found.reason).toContain("names the program '/nonexist\\u2028y', which does not exist")
+    expect(ls.result.hooks[0].failure).toContain("'/nonexist\\u2028y'")
+  })
+
+  test('a #! program that is a script whose own interpreter is missing is not called a deleted hook', async () => {
+    const tmp = makeTempDir()
+    const interp = path.join(tmp, 'interp')
+    fs.writeFileSync(interp, '#!/nonexistent/cline-hooks-test/sh\nexit 0\n')
+    fs.chmodSync(interp, 0o755)
+    const { hook, found, result } = await listAndRun(Buffer.from(`#!${interp}\necho {}\n`))
+    expect(found.enabled).toBe(true)
+    const [ran] = result.hooks
+    expect(ran.status).toBe('failed')
+    expect(ran.failure).toBe(
+      `could not start: the system reported 'not found' for ${hook} or for a program it names (its #! program ${interp} exists; if ${interp} is itself a script, check its own #! line)`,
+    )
+    expect(ran.failure).not.toMatch(/deleted|renamed|was not there/)
+  })
+})

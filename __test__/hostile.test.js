@@ -639,3 +639,23 @@ describeUnix('hostile hooks: the host goes away', () => {
     for (const pid of written) expect(await waitDead(pid, 2000)).toBe(true)
   })
 })
+
+// Issue 18 (second attack, E): `env` under every per-variable limit but over the system's
+// total for a start (64 variables of 100 KiB: 6.4 MiB, past Linux's 2 MiB, and past 6 MiB
+// even with an unlimited stack). Before, the hook failed with "could not start: Argument
+// list too long (os error 7)", which names neither the environment nor a fix.
+describeUnix('an env larger than the system allows for a start', () => {
+  test('the hook fails with a sentence that names the environment and the fix; the run returns', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeHook(dir, 'TaskStart', echoJson({ contextModification: 'ran' }))
+    const env = {}
+    for (let i = 0; i < 64; i++) env[`CLINE_HOOKS_BIG_${i}`] = 'x'.repeat(100 * 1024)
+    const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env }))
+    expect(result.hooks.map((h) => [h.status, h.failure])).toEqual([
+      [
+        'failed',
+        'could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables',
+      ],
+    ])
+  })
+})

@@ -13,7 +13,7 @@ const { UsageError } = require('./errors')
 const { OPTIONS, parseArgs: parseWith } = require('./options')
 const { usage } = require('./usage')
 const { PROG, OutputError, installStreamGuards, writeStdout, writeStderr, say } = require('./stdio')
-const { escapeTerminal, fitToWidth, wrapLine } = require('./terminal-text')
+const { escapeTerminal, terminalSafeJson, fitToWidth, wrapLine } = require('./terminal-text')
 const { Session } = require('./session')
 const { hooksLib } = require('./discovery')
 const { cmdList, renderList } = require('./list')
@@ -117,6 +117,7 @@ module.exports = {
   internalErrorMessage,
   // Pure parts, for unit tests (the package test reaches bin/ only through this file).
   escapeTerminal,
+  terminalSafeJson,
   wrapLine,
   fitToWidth,
   shellQuote,

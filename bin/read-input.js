@@ -7,8 +7,12 @@
 // A regular file is read directly. Anything else (a FIFO, /dev/stdin, a device, bash's <(…)) is
 // read by a `cat` child through a pipe: opening a FIFO blocks until a writer comes, and a worker
 // thread stuck in open() would make process.exit() wait forever for it; a child can be killed.
+// `--input -` is read by Node itself when stdin is a pipe, socket, terminal or regular file, and
+// by `cat` otherwise: Node reads a device such as /dev/kmsg with a worker thread, whose read()
+// may never return.
 
 const fs = require('fs')
+const tty = require('tty')
 const { spawn } = require('child_process')
 const { UsageError } = require('./errors')
 const { say } = require('./stdio')
@@ -31,7 +35,8 @@ function tooLarge(where) {
 }
 
 function unreadable(spec, why) {
-  return new UsageError(`cannot read input file ${spec}: ${why}`, { hint: false })
+  const what = spec === '-' ? 'the input from stdin' : `input file ${spec}`
+  return new UsageError(`cannot read ${what}: ${why}`, { hint: false })
 }
 
 /** An fs error as a few words for the message. */
@@ -70,10 +75,15 @@ async function readLimited(stream, where) {
   return Buffer.concat(chunks, size)
 }
 
-/** Reads a non-regular file through `cat`, registered with the session so stop() can kill it. */
+/**
+ * Reads a non-regular file (`-`: the CLI's own stdin) through `cat`, registered with the session
+ * so stop() can kill it.
+ */
 async function readThroughCat(spec, session) {
-  // stdin is inherited so that /dev/stdin names the CLI's own stdin.
-  const child = session.spawnHelper(() => spawn('cat', ['--', spec], { stdio: ['inherit', 'pipe', 'pipe'] }))
+  // stdin is inherited so that /dev/stdin, and `cat` without a file, read the CLI's own stdin.
+  const args = spec === '-' ? [] : ['--', spec]
+  const where = spec === '-' ? 'stdin' : spec
+  const child = session.spawnHelper(() => spawn('cat', args, { stdio: ['inherit', 'pipe', 'pipe'] }))
   if (child === null) throw unreadable(spec, 'cline-hooks is stopping') // never printed: stop() exits first
   let stderr = ''
   child.stderr.setEncoding('utf8')
@@ -85,7 +95,7 @@ async function readThroughCat(spec, session) {
     child.on('close', (code, signal) => resolve({ code, signal }))
   })
   try {
-    const bytes = await readLimited(child.stdout, spec)
+    const bytes = await readLimited(child.stdout, where)
     const end = await exited
     if (end.error) {
       const why = end.error.code === 'ENOENT' ? 'there is no cat on PATH' : describeFsError(end.error)
@@ -100,6 +110,21 @@ async function readThroughCat(spec, session) {
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   }
+}
+
+/**
+ * Whether stdin must be read through `cat`: it is open and is not a pipe, socket, terminal or
+ * regular file (a device such as /dev/kmsg), which Node would read with a worker thread.
+ */
+function stdinNeedsCat() {
+  if (process.platform === 'win32') return false
+  let stat
+  try {
+    stat = fs.fstatSync(0)
+  } catch {
+    return false // closed: Node's own stream says so
+  }
+  return !(stat.isFIFO() || stat.isSocket() || stat.isFile() || tty.isatty(0))
 }
 
 async function readFileBytes(spec, session) {
@@ -132,7 +157,7 @@ async function readInput(spec, hookName, session) {
   if (spec === '-') {
     where = 'stdin'
     if (process.stdin.isTTY) say(`reading the ${hookName} input from stdin (end with Ctrl-D)`)
-    bytes = await readLimited(process.stdin, where)
+    bytes = stdinNeedsCat() ? await readThroughCat('-', session) : await readLimited(process.stdin, where)
   } else {
     where = spec
     bytes = await readFileBytes(spec, session)

@@ -3,10 +3,11 @@
 // `cline-hooks run <HookName>`: runs the hooks exactly as Cline would and shows what each one
 // did. Everything a hook controls (its stderr, context, errorMessage, failure quotes, warnings,
 // paths) is escaped, and each of its lines is printed indented under its field's label, so a hook
-// cannot write a line that starts where the CLI's own lines start. --json prints the result exact.
+// cannot write a line that starts where the CLI's own lines start. --json prints the result as the
+// same JSON value, with the characters a terminal acts on written as \uXXXX escapes.
 
 const { EXIT } = require('./exit-codes')
-const { escapeTerminal } = require('./terminal-text')
+const { escapeTerminal, terminalSafeJson } = require('./terminal-text')
 const { say } = require('./stdio')
 const { makeStyle, useColour, displayPath, formatMs, plural, clip } = require('./format')
 const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
@@ -109,7 +110,7 @@ async function cmdRun({ positionals, opts }, session) {
   }
 
   const code = result.cancel ? EXIT.CANCEL : EXIT.OK
-  if (opts.json) return { text: JSON.stringify(result, null, 2) + '\n', code, exact: true }
+  if (opts.json) return { text: terminalSafeJson(result) + '\n', code, exact: true }
   const st = makeStyle(useColour())
   return { text: renderRun(result, hookName, describeSearch(runOptions), st), code }
 }

@@ -33,6 +33,21 @@ function escapeTerminal(text, { multiline = false } = {}) {
   })
 }
 
+/**
+ * `value` as JSON text (two-space indent) that is the same JSON value as JSON.stringify's (JSON.parse
+ * gives back exactly the same), with every character a terminal may act on written as a `\uXXXX`
+ * escape. JSON.stringify escapes C0 controls but writes DEL, C1 controls (U+009B is a CSI), the
+ * bidi controls and U+2028/U+2029 raw; those can only occur inside JSON strings, where the escape
+ * stands for the character itself. Always, not only on a terminal: `--json` piped to a pager or
+ * `cat` reaches a terminal too.
+ */
+function terminalSafeJson(value) {
+  return JSON.stringify(value, null, 2).replace(
+    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 /** Whether `escapeTerminal` would change `text` (a newline or a tab counts). */
 function needsEscape(text) {
   return escapeTerminal(text) !== String(text)
@@ -102,4 +117,4 @@ function fitToWidth(text, columns, indent) {
     .join('\n')
 }
 
-module.exports = { escapeTerminal, needsEscape, wrapLine, fitToWidth, maxColumns }
+module.exports = { escapeTerminal, needsEscape, terminalSafeJson, wrapLine, fitToWidth, maxColumns }

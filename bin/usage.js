@@ -44,7 +44,8 @@ function usage(COMMANDS, knownHooks) {
     'Output: colour is used when stdout is a terminal and NO_COLOR is not set. Control characters',
     '(C0, DEL, C1) and bidi overrides in hook output, file names and paths are shown escaped (\\x1B,',
     '\\u009B, \\u202E); each line of a hook\'s text is indented under its label; on a terminal, long',
-    'lines are wrapped with an indent. --json prints the result exactly (JSON escaping only).',
+    'lines are wrapped with an indent. --json prints the exact result as JSON, with those characters',
+    'written as \\u escapes (JSON.parse reads back the same strings).',
   )
   return lines.join('\n') + '\n'
 }

@@ -637,8 +637,8 @@ pub fn discover(
                 .iter()
                 .find(|entry| entry.name == picked.file_name)
                 .and_then(|entry| entry.shebang.as_deref())
-                .and_then(|line| line.split_whitespace().next())
-                .map(str::to_owned);
+                .map(|line| launch::kernel_shebang(line).0.to_owned())
+                .filter(|program| !program.is_empty());
             let mut disabled = picked.disabled;
             if picked.kind == LaunchKind::Cmd && disabled.is_none() {
                 disabled = launch::cmd_unsafe_path(&path.to_string_lossy()).map(str::to_owned);
@@ -1088,11 +1088,20 @@ fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
     Some(head[..n].to_vec())
 }
 
-/// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one.
+/// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one,
+/// as the kernel keeps it: up to the line feed (or a NUL, where the kernel's string ends),
+/// less leading and trailing spaces and tabs only. A carriage return or a no-break space stays:
+/// the kernel takes it as part of the program's name, and so must the messages.
 pub fn parse_shebang(head: &[u8]) -> Option<String> {
     let rest = head.strip_prefix(b"#!")?;
-    let line = rest.split(|b| *b == b'\n').next()?;
-    Some(String::from_utf8_lossy(line).trim().to_owned())
+    let line = rest.split(|b| *b == b'\n' || *b == 0).next()?;
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = line.iter().position(|b| !blank(b)).unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |i| i + 1);
+    Some(String::from_utf8_lossy(&line[start..end]).into_owned())
 }
 
 fn kind_of(meta: &std::fs::Metadata) -> EntryKind {
@@ -1816,6 +1825,59 @@ mod tests {
             ))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue 18 (B1): the `#!` line is kept as the kernel keeps it.
+    #[test]
+    fn a_shebang_line_keeps_what_the_kernel_keeps() {
+        assert_eq!(
+            parse_shebang(b"#!/bin/sh\r\necho\r\n").as_deref(),
+            Some("/bin/sh\r")
+        );
+        assert_eq!(
+            parse_shebang("#!/bin/sh\u{a0}\n".as_bytes()).as_deref(),
+            Some("/bin/sh\u{a0}")
+        );
+        assert_eq!(
+            parse_shebang(b"#! \t/bin/sh -e \t\n").as_deref(),
+            Some("/bin/sh -e")
+        );
+        assert_eq!(
+            parse_shebang(b"#!/bin/sh\0junk\n").as_deref(),
+            Some("/bin/sh")
+        );
+        assert_eq!(parse_shebang(b"#!  \n").as_deref(), Some(""));
+        assert_eq!(parse_shebang(b"echo"), None);
+    }
+
+    #[test]
+    fn a_hook_with_windows_line_endings_is_reported_with_its_program_as_the_kernel_sees_it() {
+        let dir = HookDir {
+            path: PathBuf::from("/h"),
+            source: Source::Extra,
+            workspace_root: None,
+        };
+        let mut hook = file("PreToolUse", true);
+        hook.shebang = Some("/bin/sh\r".into());
+        let m = &mut FixedMachine::unix();
+        let mut tools = Interpreters::new(m, None, false);
+        hook.launch = launch_for(
+            Path::new("/h/PreToolUse"),
+            hook.shebang.as_deref(),
+            Profile::Extension,
+            &Platform::Unix,
+            &mut tools,
+        );
+        let found = discover(
+            "PreToolUse",
+            &listings(vec![dir], vec![Contents::Entries(vec![hook])]),
+            Profile::Extension,
+            &Platform::Unix,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].shebang_program.as_deref(), Some("/bin/sh\r"));
+        let why = found[0].launch_error.as_deref().unwrap_or_default();
+        assert!(why.contains("Windows line endings"), "{why}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::discover::{DiscoveredHook, Profile, Source};
+use crate::hooks::launch;
 use crate::hooks::output;
 use crate::hooks::running::{Owner, Registration};
 use crate::hooks::stdout::Reader;
@@ -897,6 +898,8 @@ enum StartError {
     PermissionDenied(String),
     /// ETXTBSY (Windows: a sharing violation): the file was open for writing.
     Busy,
+    /// E2BIG: its arguments and environment together are over the system's limit.
+    TooBig,
     /// Windows: the file is not a program Windows can run (error 193 and its kin).
     #[cfg_attr(not(windows), allow(dead_code))]
     NotAProgram {
@@ -923,8 +926,10 @@ impl StartError {
             }
         }
         #[cfg(unix)]
-        if err.raw_os_error() == Some(libc::ETXTBSY) {
-            return StartError::Busy;
+        match err.raw_os_error() {
+            Some(libc::ETXTBSY) => return StartError::Busy,
+            Some(libc::E2BIG) => return StartError::TooBig,
+            _ => {}
         }
         match err.kind() {
             io::ErrorKind::NotFound => StartError::NotFound(err.to_string()),
@@ -981,14 +986,31 @@ fn start_failure(
             "could not start: {program}, which runs it, was not found when it was started (it was removed or renamed after discovery); install it again or fix PATH"
         ),
         StartError::NotFound(text) => match (&facts.shebang_program, facts.interpreter_exists) {
+            // A program that is missing, or whose name ends in a carriage return.
             (Some(interpreter), Some(false)) => format!(
-                "could not start: its #! line names {interpreter}, which does not exist; install it or fix the #! line"
+                "could not start: {}",
+                launch::shebang_problem(interpreter, None, Some(false))
+                    .unwrap_or_else(|| launch::missing_interpreter(interpreter))
             ),
+            (Some(interpreter), None) if interpreter.ends_with('\r') => format!(
+                "could not start: {}",
+                launch::shebang_problem(interpreter, None, None)
+                    .unwrap_or_else(|| launch::missing_interpreter(interpreter))
+            ),
+            (Some(interpreter), Some(true)) if facts.hook_gone => {
+                format!("{missing}; its #! program {} exists)", shown(interpreter))
+            }
+            // Both files are there: the system's "not found" was about the #! program's own
+            // #! program or loader, or the hook was swapped at that very moment; say both.
             (Some(interpreter), Some(true)) => {
-                format!("{missing}; its #! program {interpreter} exists)")
+                let interpreter = shown(interpreter);
+                format!(
+                    "could not start: the system reported 'not found' for {path} or for a program it names (its #! program {interpreter} exists; if {interpreter} is itself a script, check its own #! line)"
+                )
             }
             (Some(interpreter), None) => format!(
-                "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or {interpreter}, which its #! line names, was not found"
+                "could not start: the system found no file to run ({text}): either {path} was deleted or renamed after discovery, or {}, which its #! line names, was not found",
+                shown(interpreter)
             ),
             (None, _) if cfg!(windows) || facts.hook_gone => format!("{missing})"),
             (None, _) => format!(
@@ -998,6 +1020,8 @@ fn start_failure(
         StartError::PermissionDenied(text) => format!(
             "could not start: permission denied ({text}); make sure it is executable (chmod +x) and on a filesystem that allows running programs"
         ),
+        // Its own text ("Argument list too long") names neither the environment nor a fix.
+        StartError::TooBig => "could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables".to_owned(),
         StartError::Busy => "could not start: its file was still open for writing when it was started (text file busy); write hook files under another name and rename them into place".to_owned(),
         StartError::NotAProgram { code } => format!(
             "could not start: {program} is not a valid Windows program (Windows error {code}); replace it with a program built for Windows, or write the hook as a .cmd or .ps1 file"
@@ -1009,6 +1033,16 @@ fn start_failure(
         StartError::Other(text) => {
             format!("could not start: {}", text.replace("%1", &program.to_string()))
         }
+    }
+}
+
+/// A `#!` program's name as the messages show it: as is when every character shows as
+/// itself, else quoted with the others escaped.
+fn shown(program: &str) -> String {
+    if launch::quoted(program).len() == program.len() + 2 {
+        program.to_owned()
+    } else {
+        launch::quoted(program)
     }
 }
 
@@ -1048,14 +1082,36 @@ mod tests {
         let says =
             |error: &StartError, facts: &StartFacts| start_failure(error, path, path, cwd, facts);
 
-        // Deleted at the start and recreated before this explanation: /bin/sh exists, so
-        // the hook file was what was missing.
-        let deleted = says(&enoent, &direct(Some("/bin/sh"), Some(true)));
-        assert!(
-            deleted.contains("was not there when it was started"),
-            "{deleted}"
+        // Deleted at the start and not there now, /bin/sh there: the hook file was missing.
+        let deleted = says(
+            &enoent,
+            &StartFacts {
+                hook_gone: true,
+                ..direct(Some("/bin/sh"), Some(true))
+            },
         );
+        assert!(deleted.contains("no longer exists"), "{deleted}");
         assert!(!deleted.contains("which does not exist"), "{deleted}");
+        // Both there now: the "not found" may be about the #! program's own #! program
+        // (a script as interpreter) as well as a swap; nothing claims a deletion.
+        let nested = says(&enoent, &direct(Some("/opt/interp"), Some(true)));
+        assert_eq!(
+            nested,
+            "could not start: the system reported 'not found' for /w/.clinerules/hooks/TaskStart or for a program it names (its #! program /opt/interp exists; if /opt/interp is itself a script, check its own #! line)"
+        );
+        // Issue 18 (B1): the kernel looked for '/bin/sh\r' (Windows line endings).
+        let crlf = says(&enoent, &direct(Some("/bin/sh\r"), Some(false)));
+        assert_eq!(
+            crlf,
+            "could not start: its #! line ends with a carriage return (the file has Windows line endings), so the system looks for a program named '/bin/sh\\r'; convert the file to LF line endings (e.g. dos2unix)"
+        );
+        let nbsp = says(&enoent, &direct(Some("/bin/sh\u{a0}"), Some(false)));
+        assert!(
+            nbsp.contains("names the program '/bin/sh\\u00A0'"),
+            "{nbsp}"
+        );
+        let relative = says(&enoent, &direct(Some("sh\u{2028}"), None));
+        assert!(relative.contains("or 'sh\\u2028', which its"), "{relative}");
         let missing = says(&enoent, &direct(Some("/opt/nope/sh"), Some(false)));
         assert!(
             missing.contains("its #! line names /opt/nope/sh, which does not exist"),
@@ -1100,6 +1156,17 @@ mod tests {
             busy.contains("open for writing") && busy.contains("rename them into place"),
             "{busy}"
         );
+    }
+
+    /// Issue 18 (E): E2BIG names the environment and the fix, not "Argument list too long".
+    #[cfg(unix)]
+    #[test]
+    fn a_start_over_the_size_limit_names_the_environment_and_the_fix() {
+        let error = StartError::of(&io::Error::from_raw_os_error(libc::E2BIG));
+        assert_eq!(error, StartError::TooBig);
+        let path = Path::new("/w/.clinerules/hooks/TaskStart");
+        let said = start_failure(&error, path, path, Path::new("/w"), &StartFacts::default());
+        assert_eq!(said, "could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables");
     }
 
     #[test]
