@@ -261,7 +261,7 @@ function tableText(m, r, rows) {
       'Floor: `benchmark/floor.rs`, `std::process::Command` (posix_spawn) in a loop from a small Rust process. ' +
       'Latencies interleave the runners in rounds; each row runs in a fresh Node process grown to the stated RSS. ' +
       'Event-loop figures are `monitorEventLoopDelay({ resolution: 1 })` values, which include the 1 ms sampling interval. ' +
-      '(h): a hooks folder of empty files named as a busy folder names them (`f1`, `Note2.txt`) beside the trivial hook, measured once the folder has not changed for 4 s; ' +
+      '(h): a hooks folder of empty files named as a busy folder names them, a third shaped like hooks (`Log1`, `f2.sh`, `Note3.txt`), beside the trivial hook, measured once the folder has not changed for 4 s; ' +
       'CPU is `process.cpuUsage()` of the measuring Node process (all its threads; the hooks are other processes). ' +
       '✅/❌ compare the figures of this one run; on a shared machine, maxima and p99s also measure the neighbours (see the idle loop).',
   ]

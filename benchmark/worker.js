@@ -373,7 +373,8 @@ async function rss() {
 }
 
 // (h) Discovery at scale: a hooks folder holding `task.entries` other files beside the hook
-// (names a crowded folder holds: `f123`, `Note124.txt`). Figures are process CPU time
+// (names a crowded folder holds, a third of them shaped like hooks: `Log123`, `f124.sh`,
+// `Note125.txt`). Figures are process CPU time
 // (`process.cpuUsage()`, every thread of this process; hooks are other processes) and wall time.
 async function scale() {
   const cpuMs = (since) => {
@@ -392,8 +393,9 @@ async function scale() {
   const crowded = path.join(task.root, 'crowded')
   fs.mkdirSync(crowded, { recursive: true })
   const built = now()
+  const names = [(i) => `Log${i}`, (i) => `f${i}.sh`, (i) => `Note${i}.txt`]
   for (let i = 0; i < task.entries; i++) {
-    fs.closeSync(fs.openSync(path.join(crowded, i % 2 ? `f${i}` : `Note${i}.txt`), 'w'))
+    fs.closeSync(fs.openSync(path.join(crowded, names[i % 3](i)), 'w'))
   }
   fs.copyFileSync(task.hook, path.join(crowded, HOOK))
   fs.chmodSync(path.join(crowded, HOOK), 0o755)
