@@ -56,6 +56,11 @@ const WAYS = [
   { way: 'prints a JSON log line {"status":"logged"} after it', body: `${CANCEL}\necho '{"status": "logged"}'` },
   { way: 'prints it in UTF-16 with a byte-order mark (PowerShell Out-File)', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + 'log\\r\\n{"cancel": true}\\r\\n', 'utf16le')`) },
   { way: 'prints it in UTF-16 without a byte-order mark (a NUL beside each character)', ...nodeWrites(`Buffer.from('{"cancel": true}\\r\\n', 'utf16le')`) },
+  // Issue 18, second attack B1: JSON nested deeper than serde_json reads (JSON.parse reads any depth).
+  { way: 'prints JSON nested 128 levels deep beside it (python3)', shebang: 'python3', body: `print("{\\"cancel\\": true, \\"errorMessage\\": \\"blocked\\", \\"d\\": " + "["*127 + "]"*127 + "}")\n` },
+  { way: 'prints it after a field nested 100,000 levels deep', shebang: 'python3', body: `print("{\\"d\\": " + "["*100000 + "]"*100000 + ", \\"cancel\\": true}")\n` },
+  { way: 'prints it in a 3 MiB streamed object beside a field nested 200 levels deep', body: `printf '{"cancel":true,"errorMessage":"blocked","d":'; python3 -c 'print("["*200 + "]"*200, end="")'; printf ',"data":"'; ${ds(3 * MiB)}; printf '"}\\n'` },
+  { way: 'prints it in a HOOK_CONTROL line nested 1,000 levels deep (CLI profile)', body: `python3 -c 'print("HOOK_CONTROL\\t{\\"cancel\\": true, \\"d\\": " + "["*1000 + "]"*1000 + "}")'\necho '{"cancel": false}'`, profile: 'cli' },
 ]
 
 describeUnix('no cancel is ever dropped', () => {

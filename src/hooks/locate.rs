@@ -16,8 +16,11 @@
 //!   valid object), in a second phase whose strings are where the first one's are not. Every
 //!   later quote flips both, so two phases never both read a character as structure, and there
 //!   are never more than two: linear time, whatever the input.
-//! - serde_json stops at 128 nested levels; a phase keeps at most 127 open values and drops the
-//!   outermost when a 128th opens, since that one can no longer be valid.
+//! - `JSON.parse` takes any depth, so a value nested deeper than serde_json's 128 levels is
+//!   still a value. A phase keeps its outermost [`MAX_DEPTH`] open values whole (the verdict is
+//!   the outermost object, and they record its fields); deeper levels are a count and one bit
+//!   each (object or array, to check the brackets match), up to [`DEEP_LIMIT`] levels. A value
+//!   that opens that deep inside another open value is never found on its own.
 //!
 //! Stdout is not kept, so each open object records its verdict fields ([`Key`]) as they stream
 //! past: the short ones up to [`SHORT_KEEP`] bytes, the long strings decoded up to
@@ -31,8 +34,12 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// The deepest nesting serde_json accepts: it rejects the 128th level.
+/// Open values a phase keeps whole (serde_json's depth: it rejects the 128th level); values
+/// opened deeper inside them are only counted.
 pub const MAX_DEPTH: usize = 127;
+/// Levels of nesting read in all (one bit each beyond [`MAX_DEPTH`]: 1 MiB at most); a value
+/// opening deeper makes its phase fail, as a parser out of memory would.
+pub const DEEP_LIMIT: usize = 1 << 23;
 /// Bytes kept of a short field's value (`cancel`, `review`, `shouldContinue`), and of any
 /// number or literal: enough to say what a wrong-typed one was (a float prints in fewer).
 pub const SHORT_KEEP: usize = 512;
@@ -234,7 +241,7 @@ pub struct Scan {
     pub unclosed: Option<Opener>,
     /// How many line-opening values stdout ended inside.
     pub unclosed_lines: usize,
-    /// Where a value first opened 128 levels deep (serde_json's limit).
+    /// Where a value first opened more than [`DEEP_LIMIT`] levels deep.
     pub too_deep: Option<Opener>,
     /// The last line-opening value that turned out not to be JSON after a valid start.
     pub broken: Option<Opener>,
@@ -421,14 +428,11 @@ impl Scanner {
     /// What the whole stream held.
     pub fn finish(mut self) -> Scan {
         let mut scan = Scan::default();
-        // Stdout ended inside these values: the outer ones dropped for depth never closed either.
+        // Stdout ended inside these values.
         for phase in &self.phases {
-            let live = phase.frames.iter().filter(|f| f.line_start);
-            scan.unclosed_lines += phase.dropped_lines + live.clone().count();
-            let first = phase
-                .dropped
-                .or_else(|| live.clone().next().map(Frame::opener));
-            if let Some(first) = first {
+            let mut live = phase.frames.iter().filter(|f| f.line_start);
+            scan.unclosed_lines += live.clone().count() + phase.deep.lines;
+            if let Some(first) = live.next().map(Frame::opener) {
                 if scan.unclosed.is_none_or(|o| first.at < o.at) {
                     scan.unclosed = Some(first);
                 }
@@ -753,9 +757,7 @@ enum Pending {
 struct Capture {
     key: Key,
     what: Pending,
-    /// Where the object whose field this is starts, and where the value starts (a `Json`
-    /// value ends when the object opened there closes).
-    owner: usize,
+    /// Where the value starts (a `Json` value ends when the object opened there closes).
     start: usize,
     bytes: Vec<u8>,
     len: usize,
@@ -770,13 +772,7 @@ struct Capture {
 }
 
 impl Capture {
-    fn new(
-        key: Key,
-        what: Pending,
-        owner: usize,
-        start: usize,
-        pool: &Arc<AtomicUsize>,
-    ) -> Capture {
+    fn new(key: Key, what: Pending, start: usize, pool: &Arc<AtomicUsize>) -> Capture {
         let keep = if what == Pending::Json {
             JSON_KEEP
         } else {
@@ -785,7 +781,6 @@ impl Capture {
         Capture {
             key,
             what,
-            owner,
             start,
             bytes: Vec::new(),
             len: 0,
@@ -896,9 +891,8 @@ impl Capture {
 struct Phase {
     frames: VecDeque<Frame>,
     lex: Lex,
-    /// The first line-opening value dropped for depth, and how many were.
-    dropped: Option<Opener>,
-    dropped_lines: usize,
+    /// The levels open beyond `frames`.
+    deep: Deep,
     /// The key being read (as printed, up to [`KEY_KEEP`] bytes), and whether it had escapes.
     key: Vec<u8>,
     key_escaped: bool,
@@ -966,13 +960,71 @@ enum Step {
     Failed,
 }
 
+/// Levels open beyond a phase's kept frames: how many, and two bits each: an object, and
+/// opened at the start of a line (to count the lines that open a value never closed).
+#[derive(Debug, Default)]
+struct Deep {
+    len: usize,
+    objects: Vec<u64>,
+    line_starts: Vec<u64>,
+    /// How many open levels start a line.
+    lines: usize,
+}
+
+impl Deep {
+    fn push(&mut self, kind: Kind, line_start: bool) {
+        let (word, bit) = (self.len / 64, self.len % 64);
+        if word == self.objects.len() {
+            self.objects.push(0);
+            self.line_starts.push(0);
+        }
+        let mask = 1u64 << bit;
+        for (bits, set) in [
+            (&mut self.objects, kind == Kind::Object),
+            (&mut self.line_starts, line_start),
+        ] {
+            if set {
+                bits[word] |= mask;
+            } else {
+                bits[word] &= !mask;
+            }
+        }
+        self.lines += usize::from(line_start);
+        self.len += 1;
+    }
+
+    /// Closes the innermost counted level; `false` when there is none.
+    fn pop(&mut self) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        self.len -= 1;
+        if Deep::bit(&self.line_starts, self.len) {
+            self.lines -= 1;
+        }
+        true
+    }
+
+    fn top(&self) -> Option<Kind> {
+        let k = self.len.checked_sub(1)?;
+        Some(if Deep::bit(&self.objects, k) {
+            Kind::Object
+        } else {
+            Kind::Array
+        })
+    }
+
+    fn bit(bits: &[u64], k: usize) -> bool {
+        bits.get(k / 64).is_some_and(|w| w >> (k % 64) & 1 == 1)
+    }
+}
+
 impl Phase {
     fn new(frames: VecDeque<Frame>) -> Phase {
         Phase {
             frames,
             lex: Lex::Expect(Want::Value),
-            dropped: None,
-            dropped_lines: 0,
+            deep: Deep::default(),
             key: Vec::new(),
             key_escaped: false,
             key_long: false,
@@ -1160,7 +1212,8 @@ impl Phase {
 
     /// A key ended: is it a verdict field of the innermost object?
     fn end_key(&mut self) {
-        let key = if self.key_long {
+        // A key of an object nested beyond the kept frames is no verdict field.
+        let key = if self.key_long || self.deep.len > 0 {
             None
         } else if !self.key_escaped {
             Key::from_name(&self.key)
@@ -1204,7 +1257,10 @@ impl Phase {
             self.lex = Lex::Expect(want);
             return Step::Alive;
         }
-        let top = self.frames.back().map(|f| f.kind);
+        let top = self
+            .deep
+            .top()
+            .or_else(|| self.frames.back().map(|f| f.kind));
         let next = match (want, b) {
             (Want::KeyOrEnd | Want::Key, b'"') => {
                 self.key.clear();
@@ -1247,17 +1303,18 @@ impl Phase {
         out: &mut Out,
     ) -> Step {
         let member = self.member.take();
-        let owner = match member {
-            Some(_) => self.frames.back().map_or(0, |f| f.start),
-            None => 0,
-        };
-        let capture = |what| member.map(|key| Box::new(Capture::new(key, what, owner, at, pool)));
+        let capture = |what| member.map(|key| Box::new(Capture::new(key, what, at, pool)));
         self.lex = match b {
             b'{' | b'[' => {
                 let kind = kind_of(b);
                 if let Some(key) = member {
                     // One `overrideInput` is read at a time: every byte is kept once.
-                    if key == Key::OverrideInput && kind == Kind::Object && self.json.is_none() {
+                    // (Its close must be a kept frame's, where the capture ends.)
+                    if key == Key::OverrideInput
+                        && kind == Kind::Object
+                        && self.json.is_none()
+                        && self.frames.len() < MAX_DEPTH
+                    {
                         self.json = capture(Pending::Json).map(|mut json| {
                             json.raw(b"{");
                             json
@@ -1268,7 +1325,9 @@ impl Phase {
                         fields.put(key, Captured::Container(kind), Held::default());
                     }
                 }
-                self.open(at, lines, kind, line_start, out);
+                if !self.open(at, lines, kind, line_start, out) {
+                    return Step::Failed;
+                }
                 return Step::Nested;
             }
             b'"' => {
@@ -1301,26 +1360,34 @@ impl Phase {
         Step::Alive
     }
 
-    fn open(&mut self, at: usize, lines: &Lines, kind: Kind, line_start: bool, out: &mut Out) {
-        let (line, column) = lines.of(at);
+    /// Opens a value; `false` when it would be more than [`DEEP_LIMIT`] levels deep.
+    fn open(
+        &mut self,
+        at: usize,
+        lines: &Lines,
+        kind: Kind,
+        line_start: bool,
+        out: &mut Out,
+    ) -> bool {
+        self.lex = Lex::Expect(match kind {
+            Kind::Object => Want::KeyOrEnd,
+            Kind::Array => Want::ValueOrEnd,
+        });
         if self.frames.len() == MAX_DEPTH {
-            // The outermost open value now holds 128 levels: serde_json would fail here.
-            out.too_deep.get_or_insert(Opener {
-                at,
-                kind,
-                line,
-                column,
-            });
-            if let Some(outer) = self.frames.pop_front() {
-                if self.json.as_ref().is_some_and(|j| j.owner == outer.start) {
-                    self.json = None;
-                }
-                if outer.line_start {
-                    self.dropped_lines += 1;
-                    self.dropped.get_or_insert(outer.opener());
-                }
+            if self.deep.len + MAX_DEPTH >= DEEP_LIMIT {
+                let (line, column) = lines.of(at);
+                out.too_deep.get_or_insert(Opener {
+                    at,
+                    kind,
+                    line,
+                    column,
+                });
+                return false;
             }
+            self.deep.push(kind, line_start);
+            return true;
         }
+        let (line, column) = lines.of(at);
         self.frames.push_back(Frame {
             start: at,
             kind,
@@ -1329,13 +1396,15 @@ impl Phase {
             column,
             fields: None,
         });
-        self.lex = Lex::Expect(match kind {
-            Kind::Object => Want::KeyOrEnd,
-            Kind::Array => Want::ValueOrEnd,
-        });
+        true
     }
 
     fn close(&mut self, at: usize, out: &mut Out) -> Step {
+        // A counted level closes: the value inside a kept frame is not found on its own.
+        if self.deep.pop() {
+            self.lex = Lex::Expect(Want::CommaOrEnd);
+            return Step::Alive;
+        }
         let Some(frame) = self.frames.pop_back() else {
             return Step::Failed;
         };
@@ -1380,6 +1449,9 @@ mod tests {
     struct Reference<'a> {
         text: &'a str,
         lenient: bool,
+        /// Brackets a lenient parse reached inside [`MAX_DEPTH`] open values: the scan only
+        /// counts those levels, so a value starting there is never found on its own.
+        shadowed: std::cell::RefCell<std::collections::HashSet<usize>>,
     }
 
     impl Reference<'_> {
@@ -1398,8 +1470,12 @@ mod tests {
         fn value(&self, i: usize, depth: usize) -> Option<(Value, usize)> {
             let rest = &self.text[i..];
             let word = |w: &str, v: Value| rest.starts_with(w).then(|| (v, i + w.len()));
+            if depth >= MAX_DEPTH && matches!(self.at(i), Some(b'{' | b'[')) {
+                self.shadowed.borrow_mut().insert(i);
+            }
             match self.at(i)? {
-                b'{' | b'[' if depth == MAX_DEPTH => None,
+                // serde_json's limit; `JSON.parse` has none.
+                b'{' | b'[' if depth == MAX_DEPTH && !self.lenient => None,
                 b'{' => {
                     let mut map = Map::new();
                     let mut j = self.blanks(i + 1);
@@ -1560,6 +1636,7 @@ mod tests {
         let reference = Reference {
             text,
             lenient: true,
+            shadowed: Default::default(),
         };
         let mut valid = Vec::new();
         for (start, _) in text.match_indices(['{', '[']) {
@@ -1572,6 +1649,8 @@ mod tests {
                 valid.push((start, end, kind, value));
             }
         }
+        let shadowed = reference.shadowed.into_inner();
+        valid.retain(|v| !shadowed.contains(&v.0));
         let inside = |v: &(usize, usize, Kind, Value), w: &(usize, usize, Kind, Value)| {
             (v.0, v.1) != (w.0, w.1) && w.0 <= v.0 && v.1 <= w.1
         };
@@ -1727,7 +1806,10 @@ mod tests {
             let object = oracle_verdict(&expected);
             let verdict = output::parse(&bytes, Profile::Extension);
             let cancel = object.as_ref().is_some_and(|o| o.get("cancel") == Some(&Value::Bool(true)));
-            prop_assert_eq!(&verdict.object, &object, "{:?}", text);
+            // Deeper than serde_json reads, the output holds the verdict fields only.
+            if object.as_ref().is_none_or(|o| levels(&Value::Object(o.clone())) <= MAX_DEPTH) {
+                prop_assert_eq!(&verdict.object, &object, "{:?}", text);
+            }
             prop_assert_eq!(verdict.cancel, cancel, "{:?}", text);
         }
 
@@ -1736,7 +1818,7 @@ mod tests {
         #[test]
         fn the_strict_reference_is_serde_json(bytes in stdout()) {
             let (text, _) = decode_all(&bytes);
-            let strict = Reference { text: &text, lenient: false };
+            let strict = Reference { text: &text, lenient: false, shadowed: Default::default() };
             for (start, _) in text.match_indices(['{', '[']) {
                 let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
                 let serde = match values.next() {
@@ -1817,6 +1899,58 @@ mod tests {
         ] {
             assert!(scan(text).values.is_empty(), "{text}");
         }
+    }
+
+    fn levels(value: &Value) -> usize {
+        match value {
+            Value::Array(items) => 1 + items.iter().map(levels).max().unwrap_or(0),
+            Value::Object(map) => 1 + map.values().map(levels).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Issue 18 B1: nesting deeper than serde_json reads is still JSON, found whole with the
+    /// outer object's fields, in one pass and a bit per level beyond the kept frames.
+    #[test]
+    fn deep_values_are_found_with_their_fields() {
+        let n = 1_000_000;
+        let text = format!(
+            "log\n{{\"cancel\":true,\"d\":{}{}{}{},\"errorMessage\":\"x\"}}",
+            "[{\"a\":".repeat(n / 2),
+            "{\"cancel\":false}",
+            "}]".repeat(n / 2),
+            ""
+        );
+        let mut scanner = Scanner::default();
+        let innermost = text.find("{\"cancel\":false").unwrap();
+        scanner.feed(&text[..innermost]);
+        let phase = &scanner.phases[0];
+        // The outer object, then `n` levels.
+        assert_eq!(
+            (phase.frames.len(), phase.deep.len),
+            (MAX_DEPTH, n + 1 - MAX_DEPTH)
+        );
+        assert!(phase.deep.objects.len() <= n / 64 + 1);
+        scanner.feed(&text[innermost..]);
+        let found = scanner.finish();
+        assert_eq!(found.values.len(), 1);
+        assert_eq!(
+            (found.values[0].start, found.values[0].end),
+            (4, text.len())
+        );
+        let fields = found.keyed.unwrap().fields.unwrap();
+        assert!(
+            matches!(fields.get(Key::Cancel), Some(Captured::Token { text, .. }) if text == "true")
+        );
+        assert_eq!(text_of(fields.get(Key::ErrorMessage)), ("x", 1));
+        // Brackets that do not match are found however deep they are.
+        assert!(scan(&format!("{}{{]{}", "[".repeat(500), "]".repeat(500)))
+            .values
+            .is_empty());
+        // Beyond the limit a phase fails, as a parser out of memory would, and says where.
+        let found = scan(&"[".repeat(DEEP_LIMIT + 1));
+        assert_eq!(found.too_deep.map(|o| o.at), Some(DEEP_LIMIT));
+        assert!(found.unclosed.is_none());
     }
 
     fn keyed(text: &str) -> Found {
