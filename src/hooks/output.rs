@@ -1398,6 +1398,19 @@ mod tests {
         ));
     }
 
+    /// An object without a verdict field, taken only as the last object, is named a JSON
+    /// object, not a verdict, when it is too large to keep.
+    #[test]
+    fn a_large_object_without_verdict_fields_is_no_verdict_object() {
+        let text = format!("{{\"data\":\"{}\"}}\n", "d".repeat(3 * MIB));
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(
+            v.warnings[0].starts_with("printed a JSON object of 3145739 bytes that the runner"),
+            "{:?}",
+            v.warnings
+        );
+    }
+
     /// A verdict field longer than the scan keeps is read as the whole text would be: the
     /// same cut, the same marker.
     #[test]
