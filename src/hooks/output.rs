@@ -76,10 +76,28 @@ pub fn read(mut kept: Kept) -> Verdict {
         Some(control) => control_verdict(control, || object_rule(&kept)),
         None => object_rule(&kept),
     };
+    if let Some(open) = kept.scan.unclosed_cancel {
+        unclosed_cancel(&mut verdict, open);
+    }
     if let Some(warning) = kept.encoding.warning() {
         verdict.warnings.insert(0, warning);
     }
     verdict
+}
+
+/// Stdout ended inside an object, inside no other value, that had printed `"cancel": true`
+/// (a hook killed or timed out while writing its verdict): fail closed. Only the cancel
+/// counts; the object's other fields may be cut anywhere, so none of them is applied, and
+/// the hook is `failed` (or stays `timedOut`), the sentence saying why.
+fn unclosed_cancel(verdict: &mut Verdict, open: Opener) {
+    verdict.cancel = true;
+    verdict
+        .object
+        .get_or_insert_with(|| Map::from_iter([("cancel".to_owned(), Value::Bool(true))]));
+    verdict.problem = Some(format!(
+        "printed a JSON object with \"cancel\": true that never ends (truncated output?): the one opened at line {} column {} has no closing brace; its cancel was applied and nothing else of it: print the whole object, last on stdout",
+        open.line, open.column
+    ));
 }
 
 /// A verdict printed to stderr by mistake: when nothing on stdout holds a verdict field and
@@ -850,9 +868,56 @@ mod tests {
         let v =
             p("{\n  \"cancel\": true,\n  \"findings\": [\n    {\"line\": 0},\n    {\"line\": 1");
         let problem = v.problem.unwrap_or_default();
-        assert!(problem.contains("JSON object that never ends"), "{problem}");
+        assert!(problem.contains("that never ends"), "{problem}");
         assert!(problem.contains("opened at line 1"), "{problem}");
-        assert!(!v.cancel);
+        // Issue 18 B3: its own `"cancel": true` counts (it used to be lost).
+        assert!(v.cancel);
+    }
+
+    /// Issue 18 B3: a hook killed or timed out while printing its verdict, after its
+    /// `"cancel": true`, still blocks; only that cancel counts, and only an outermost object's.
+    #[test]
+    fn an_unclosed_verdict_with_cancel_true_blocks() {
+        let data = "d".repeat(100_000);
+        for s in [
+            format!("{{\"cancel\":true,\"errorMessage\":\"blocked\",\"data\":\"{data}"),
+            "log\n  {\"cancel\": true, \"data\": [1, {\"a\": 2}, 3".to_owned(),
+            "log: {\"cancel\": true".to_owned(),
+            "{\"cancel\":false}\n{\"cancel\":true,\"cancel\":tr".to_owned(),
+            format!(
+                "{{\"d\":{},\"cancel\":true,\"x\":{}",
+                nested(300),
+                "[".repeat(300)
+            ),
+        ] {
+            let v = p(&s);
+            assert!(v.cancel, "{s:.80}");
+            assert_eq!(v.error_message, "", "{s:.80}");
+            let problem = v.problem.unwrap_or_default();
+            assert!(
+                problem.starts_with("printed a JSON object with \"cancel\": true that never ends (truncated output?): the one opened at line "),
+                "{s:.80}: {problem}"
+            );
+            assert!(
+                problem.contains("its cancel was applied and nothing else of it"),
+                "{problem}"
+            );
+            let streamed = streamed(s.as_bytes(), 1000, 64, 64);
+            assert!(streamed.cancel, "{s:.80}");
+        }
+        // Not an explicit true, not its own field, not an outermost object: no block.
+        for s in [
+            "{\"cancel\": tr",
+            "{\"cancel\": \"true\", \"x\": 1",
+            "{\"cancel\":true,\"cancel\":false,\"x\":",
+            "{\"log\": {\"cancel\": true, \"x\": 1",
+            "[{\"cancel\": true, \"x\": 1",
+            "{\"a\": [\"x\", {\"cancel\":true,",
+        ] {
+            let v = p(s);
+            assert!(!v.cancel, "{s}");
+            assert!(v.problem.is_some(), "{s}");
+        }
     }
 
     /// `[` and `]`, `n` of each.
