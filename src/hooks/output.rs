@@ -37,6 +37,7 @@
 use serde_json::{Map, Value};
 
 use crate::hooks::discover::Profile;
+use crate::hooks::encoding::{Encoding, Utf16Later};
 use crate::hooks::lenient::{self, Notes, Spot};
 use crate::hooks::locate::{
     self, is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, DEEP_LIMIT,
@@ -81,6 +82,15 @@ pub fn read(mut kept: Kept) -> Verdict {
     }
     if let Some(warning) = kept.encoding.warning() {
         verdict.warnings.insert(0, warning);
+    }
+    // UTF-8, then UTF-16: with no verdict read, that is why the hook failed.
+    if let (Encoding::Utf8, Some(at)) = (kept.encoding, kept.utf16_later) {
+        let sentence = Utf16Later::warning(at);
+        if verdict.object.is_none() {
+            verdict.problem = Some(sentence);
+        } else {
+            verdict.warnings.push(sentence);
+        }
     }
     verdict
 }
@@ -1334,6 +1344,61 @@ mod tests {
             );
             assert!(v.warnings[0].contains("must print UTF-8"));
         }
+    }
+
+    /// Issue 18 B2: UTF-16 that starts with other characters than ASCII still blocks, and
+    /// UTF-16 after UTF-8 output fails the hook naming UTF-16.
+    #[test]
+    fn utf16_not_starting_with_ascii_blocks_and_utf16_after_utf8_is_named() {
+        let le = |text: &str, bom: bool| -> Vec<u8> {
+            bom.then_some(0xFEFF)
+                .into_iter()
+                .chain(text.encode_utf16())
+                .flat_map(u16::to_le_bytes)
+                .collect()
+        };
+        for (text, bom) in [
+            ("检查通过，没有问题。\r\n{\"cancel\":true}\r\n", true),
+            ("🛑🛑 blocked\n{\"cancel\":true}", true),
+            ("✓ lint ok\n{\"cancel\":true}", false),
+            ("é{\"cancel\":true}", false),
+        ] {
+            let v = parse(&le(text, bom), Profile::Extension);
+            assert!(v.cancel, "{text}");
+            assert_eq!(v.problem, None, "{text}");
+            assert!(v.warnings[0].starts_with("printed UTF-16"), "{text}");
+        }
+        // (UTF-8 within the first KiB is read as UTF-16 with the rest, which is named too.)
+        for log in [
+            "checking\n".to_owned(),
+            "checking.\n".to_owned(),
+            "checking...\n".repeat(100),
+        ] {
+            let mut bytes = log.as_bytes().to_vec();
+            bytes.extend(le("{\"cancel\":true}\r\n", false));
+            let v = parse(&bytes, Profile::Extension);
+            assert!(!v.cancel);
+            let at = log.len();
+            assert_eq!(
+                v.problem.as_deref(),
+                Some(Utf16Later::warning(at as u64).as_str())
+            );
+            assert!(v.problem.unwrap().starts_with(&format!(
+                "printed UTF-16 text after UTF-8 output (from byte {at}"
+            )));
+        }
+        // With a verdict read before it, a warning.
+        let mut bytes = b"{\"cancel\":true}\n".to_vec();
+        bytes.extend(le("{\"cancel\":false}", false));
+        let v = parse(&bytes, Profile::Extension);
+        assert!(v.cancel);
+        assert!(
+            v.warnings
+                .iter()
+                .any(|w| w.starts_with("printed UTF-16 text after UTF-8")),
+            "{:?}",
+            v.warnings
+        );
     }
 
     /// Issue 18 item 3a: a verdict on stderr does not count (Cline reads stdout), but says so.
