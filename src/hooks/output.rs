@@ -1003,6 +1003,21 @@ mod tests {
         assert!(v.cancel);
     }
 
+    /// A verdict printed after more lines that open arrays never closed than the scan keeps
+    /// whole (it keeps the innermost levels too), and deep JSON closed after a verdict inside it.
+    #[test]
+    fn a_verdict_inside_deep_unclosed_values_still_counts() {
+        for lines in [256, 1_000, 100_000] {
+            let s = format!("{}{{\"cancel\": true}}\n", "[\"x\",\n".repeat(lines));
+            let v = p(&s);
+            assert!(v.cancel, "{lines}");
+            assert!(v.problem.unwrap().contains("never closed"), "{lines}");
+        }
+        // Inside values that close, it is no longer the verdict: the arrays hold it.
+        let s = format!("{}{{\"cancel\": true}}{}\n", "[".repeat(1_000), "]".repeat(1_000));
+        assert!(!p(&s).cancel);
+    }
+
     /// Issue 18 B1: a deep field in a verdict larger than the kept windows, and in a CLI
     /// control line.
     #[test]
