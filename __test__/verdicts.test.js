@@ -62,7 +62,7 @@ const WAYS = [
   { way: 'prints it in a 3 MiB streamed object beside a field nested 200 levels deep', body: `printf '{"cancel":true,"errorMessage":"blocked","d":'; python3 -c 'print("["*200 + "]"*200, end="")'; printf ',"data":"'; ${ds(3 * MiB)}; printf '"}\\n'` },
   // B2: UTF-16 that does not start with ASCII.
   { way: 'prints it in UTF-16 with a byte-order mark after a Chinese line', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + '检查通过，没有问题。\\r\\n{"cancel":true}\\r\\n', 'utf16le')`) },
-  { way: 'prints it in UTF-16 with a byte-order mark after emoji', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + '🛑🛑 blocked\\n{"cancel":true}', 'utf16le')`) },
+  { way: 'prints it in UTF-16 with a byte-order mark after four emoji', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + '🛑🛑🛑🛑 blocked\\n{"cancel":true}', 'utf16le')`) },
   { way: 'prints it in UTF-16 without a byte-order mark after a ✓', ...nodeWrites(`Buffer.from('✓ lint ok\\n{"cancel":true}', 'utf16le')`) },
   { way: 'prints it in UTF-16 without a byte-order mark right after an é', ...nodeWrites(`Buffer.from('é{"cancel":true}', 'utf16le')`) },
   // B3: stopped while printing the verdict, after its "cancel": true.

@@ -428,6 +428,7 @@ mod tests {
         for text in [
             "检查通过，没有问题。\r\n{\"cancel\":true}\r\n",
             "🛑🛑 blocked\n{\"cancel\":true}",
+            "🛑🛑🛑🛑 blocked\n{\"cancel\":true}",
             "✓ lint ok\n{\"cancel\":true}",
             "é{\"cancel\":true}",
             &format!("{}\n{{\"cancel\":true}}", "中".repeat(400)),

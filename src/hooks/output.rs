@@ -1014,7 +1014,11 @@ mod tests {
             assert!(v.problem.unwrap().contains("never closed"), "{lines}");
         }
         // Inside values that close, it is no longer the verdict: the arrays hold it.
-        let s = format!("{}{{\"cancel\": true}}{}\n", "[".repeat(1_000), "]".repeat(1_000));
+        let s = format!(
+            "{}{{\"cancel\": true}}{}\n",
+            "[".repeat(1_000),
+            "]".repeat(1_000)
+        );
         assert!(!p(&s).cancel);
     }
 
@@ -1375,6 +1379,7 @@ mod tests {
         for (text, bom) in [
             ("检查通过，没有问题。\r\n{\"cancel\":true}\r\n", true),
             ("🛑🛑 blocked\n{\"cancel\":true}", true),
+            ("🛑🛑🛑🛑 blocked\n{\"cancel\":true}", true),
             ("✓ lint ok\n{\"cancel\":true}", false),
             ("é{\"cancel\":true}", false),
         ] {
