@@ -56,6 +56,19 @@ const WAYS = [
   { way: 'prints a JSON log line {"status":"logged"} after it', body: `${CANCEL}\necho '{"status": "logged"}'` },
   { way: 'prints it in UTF-16 with a byte-order mark (PowerShell Out-File)', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + 'log\\r\\n{"cancel": true}\\r\\n', 'utf16le')`) },
   { way: 'prints it in UTF-16 without a byte-order mark (a NUL beside each character)', ...nodeWrites(`Buffer.from('{"cancel": true}\\r\\n', 'utf16le')`) },
+  // Issue 18, second attack B1: JSON nested deeper than serde_json reads (JSON.parse reads any depth).
+  { way: 'prints JSON nested 128 levels deep beside it (python3)', shebang: 'python3', body: `print("{\\"cancel\\": true, \\"errorMessage\\": \\"blocked\\", \\"d\\": " + "["*127 + "]"*127 + "}")\n` },
+  { way: 'prints it after a field nested 100,000 levels deep', shebang: 'python3', body: `print("{\\"d\\": " + "["*100000 + "]"*100000 + ", \\"cancel\\": true}")\n` },
+  { way: 'prints it in a 3 MiB streamed object beside a field nested 200 levels deep', body: `printf '{"cancel":true,"errorMessage":"blocked","d":'; python3 -c 'print("["*200 + "]"*200, end="")'; printf ',"data":"'; ${ds(3 * MiB)}; printf '"}\\n'` },
+  // B2: UTF-16 that does not start with ASCII.
+  { way: 'prints it in UTF-16 with a byte-order mark after a Chinese line', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + '检查通过，没有问题。\\r\\n{"cancel":true}\\r\\n', 'utf16le')`) },
+  { way: 'prints it in UTF-16 with a byte-order mark after four emoji', ...nodeWrites(`Buffer.from(String.fromCharCode(0xfeff) + '🛑🛑🛑🛑 blocked\\n{"cancel":true}', 'utf16le')`) },
+  { way: 'prints it in UTF-16 without a byte-order mark after a ✓', ...nodeWrites(`Buffer.from('✓ lint ok\\n{"cancel":true}', 'utf16le')`) },
+  { way: 'prints it in UTF-16 without a byte-order mark right after an é', ...nodeWrites(`Buffer.from('é{"cancel":true}', 'utf16le')`) },
+  // B3: stopped while printing the verdict, after its "cancel": true.
+  { way: 'times out in the middle of its verdict, after "cancel": true', body: `printf '{"cancel":true,"errorMessage":"blocked","data":"'; ${ds(100000)}; sleep 30`, options: { timeoutMs: 1000 }, status: 'timedOut' },
+  { way: 'is killed by SIGKILL in the middle of its verdict, after "cancel": true', body: `printf '{"cancel":true,"errorMessage":"blocked","data":"'; ${ds(100000)}; kill -9 $$`, status: 'failed' },
+  { way: 'prints it in a HOOK_CONTROL line nested 1,000 levels deep (CLI profile)', body: `python3 -c 'print("HOOK_CONTROL\\t{\\"cancel\\": true, \\"d\\": " + "["*1000 + "]"*1000 + "}")'\necho '{"cancel": false}'`, profile: 'cli' },
 ]
 
 describeUnix('no cancel is ever dropped', () => {
@@ -155,6 +168,23 @@ describeUnix('issue 18: outputs that used to fail open without a word say what h
     expect(hook.warnings).toEqual([
       'printed {"status": "logged"} after its verdict; holding none of the verdict fields (cancel, contextModification, errorMessage), it was ignored and the verdict before counts: print the verdict last, and logs to stderr',
     ])
+  })
+
+  test('B3. a verdict cut off after its "cancel": true blocks, and the hook says its object never ended', async () => {
+    let { hook } = await runOne(`printf '{"cancel":true,"errorMessage":"blocked","data":"'; ${ds(100000)}; exit 0`)
+    expect(hook.status).toBe('failed')
+    expect(hook.cancel).toBe(true)
+    expect(hook.errorMessage).toBe('')
+    expect(hook.failure).toBe('printed a JSON object with "cancel": true that never ends (truncated output?): the one opened at line 1 column 1 has no closing brace; its cancel was applied and nothing else of it: print the whole object, last on stdout')
+    ;({ hook } = await runOne(`printf '{"log": {"cancel":true,"data":"'; ${ds(1000)}; exit 0`))
+    expect(hook.status).toBe('failed')
+    expect(hook.cancel).toBe(false)
+  })
+
+  test('B2. UTF-16 printed after UTF-8 output fails the hook, naming UTF-16', async () => {
+    const { hook } = await runOne(`process.stdout.write('checking...\\n'.repeat(100))\nprocess.stdout.write(Buffer.from('{"cancel": true}\\r\\n', 'utf16le'))\n`, { shebang: 'node' })
+    expect(hook.status).toBe('failed')
+    expect(hook.failure).toMatch(/^printed UTF-16 text after UTF-8 output \(from byte 1200, a NUL byte beside each character\), which the runner reads as UTF-8/)
   })
 
   test('3d. UTF-16 output is decoded, its verdict read, and the encoding named', async () => {

@@ -2,12 +2,14 @@
 //!
 //! The contract is UTF-8. Windows PowerShell's `Out-File` and `>` write UTF-16 (little-endian,
 //! with a byte-order mark), and so does a console set to `[Text.Encoding]::Unicode`; such
-//! output is recognised by its byte-order mark or, without one, by the NUL byte beside every
-//! ASCII character, and decoded, so its verdict still counts. Anything else is UTF-8, invalid
-//! bytes read as U+FFFD exactly as `String::from_utf8_lossy` reads them.
+//! output is recognised in its first KiB, by its byte-order mark or, without one, by the NUL
+//! byte beside its JSON punctuation, and decoded, so its verdict still counts. Anything else is
+//! UTF-8, invalid bytes read as U+FFFD exactly as `String::from_utf8_lossy` reads them.
+//! UTF-8 holds no NUL byte beside `{` or `"` unless a program wrote one, so it is never taken
+//! for UTF-16; output that turns to UTF-16 after UTF-8 is found by [`Utf16Later`] and named.
 
 /// How many bytes are looked at before deciding (fewer when stdout is shorter).
-const SNIFF: usize = 16;
+const SNIFF: usize = 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
@@ -15,53 +17,75 @@ pub enum Encoding {
     Utf16 { little_endian: bool, bom: bool },
 }
 
+/// What the first code units say for one byte order.
+#[derive(Debug, Default)]
+struct Evidence {
+    /// Unpaired surrogates (a leading one cut by the window's end aside).
+    unpaired: usize,
+    /// ASCII characters (their other byte NUL).
+    ascii: usize,
+    /// Of those, the ones a verdict is made of: `{`, `}`, `"`, a newline.
+    marks: usize,
+    /// Where the first of those ASCII characters starts.
+    first_ascii: Option<usize>,
+}
+
+impl Evidence {
+    fn of(body: &[u8], little_endian: bool) -> Evidence {
+        let mut e = Evidence::default();
+        let mut lead = false;
+        for (k, pair) in body.chunks_exact(2).enumerate() {
+            let unit = u16_of(little_endian, pair[0], pair[1]);
+            let trail = (0xDC00..=0xDFFF).contains(&unit);
+            if lead != trail {
+                e.unpaired += 1;
+            }
+            lead = (0xD800..=0xDBFF).contains(&unit);
+            if (1..0x80).contains(&unit) {
+                e.first_ascii.get_or_insert(2 * k);
+                e.ascii += 1;
+                e.marks += usize::from(matches!(unit as u8, b'{' | b'}' | b'"' | b'\n'));
+            }
+        }
+        e
+    }
+}
+
 impl Encoding {
     /// Decides from the first bytes of stdout; `None` while more bytes could change the answer.
-    /// A byte-order mark alone is not enough (stray bytes `FF FE` happen): an ASCII character
-    /// must follow in the first bytes, its NUL byte where the byte order puts it.
+    /// With a byte-order mark, the units after it must hold an ASCII character and no more
+    /// unpaired surrogates than ASCII characters (stray bytes `FF FE` happen; a string cut
+    /// mid-emoji too); without one, at least two of a verdict's ASCII characters (`{`, `}`,
+    /// `"`, newline) with their NUL bytes, and an unpaired surrogate at most per 4 ASCII
+    /// characters, whatever else it holds (CJK, emoji, `✓`). Either way, what comes before
+    /// the first such ASCII character must not read as UTF-8 holding a verdict's punctuation.
     pub fn sniff(start: &[u8], complete: bool) -> Option<Encoding> {
         if start.len() < SNIFF && !complete {
             return None;
         }
         let window = &start[..start.len().min(SNIFF)];
-        let ascii = |b: u8| b != 0 && b < 0x80;
-        let units =
-            |body: &[u8]| -> Vec<(u8, u8)> { body.chunks_exact(2).map(|p| (p[0], p[1])).collect() };
-        let with_bom = match window {
-            [0xFF, 0xFE, body @ ..] => Some((true, units(body))),
-            [0xFE, 0xFF, body @ ..] => Some((false, units(body))),
-            _ => None,
+        let (bom, body) = match window {
+            [0xFF, 0xFE, body @ ..] => (Some(true), body),
+            [0xFE, 0xFF, body @ ..] => (Some(false), body),
+            _ => (None, window),
         };
-        if let Some((little_endian, units)) = with_bom {
-            let ascii_unit = |&(a, b): &(u8, u8)| {
-                if little_endian {
-                    ascii(a) && b == 0
-                } else {
-                    a == 0 && ascii(b)
-                }
-            };
-            return Some(if units.iter().any(ascii_unit) {
-                Encoding::Utf16 {
-                    little_endian,
-                    bom: true,
-                }
+        let orders: &[bool] = match bom {
+            Some(true) => &[true],
+            Some(false) => &[false],
+            None => &[true, false],
+        };
+        for &little_endian in orders {
+            let e = Evidence::of(body, little_endian);
+            let utf16 = if bom.is_some() {
+                e.ascii >= 1 && e.unpaired <= e.ascii
             } else {
-                Encoding::Utf8
-            });
-        }
-        let units = units(window);
-        for little_endian in [true, false] {
-            let nul_beside_ascii = units.iter().all(|&(a, b)| {
-                if little_endian {
-                    ascii(a) && b == 0
-                } else {
-                    a == 0 && ascii(b)
-                }
-            });
-            if units.len() >= 2 && nul_beside_ascii {
+                e.marks >= 2 && e.unpaired * 4 <= e.ascii
+            };
+            let utf16 = utf16 && !utf8_before(body, &e);
+            if utf16 {
                 return Some(Encoding::Utf16 {
                     little_endian,
-                    bom: false,
+                    bom: bom.is_some(),
                 });
             }
         }
@@ -243,6 +267,72 @@ impl Decoder {
     }
 }
 
+/// Whether the bytes before the first ASCII character of UTF-16 read as UTF-8 holding a
+/// verdict's punctuation (`{"cancel":true}` then UTF-16): UTF-8 output that turns to UTF-16,
+/// read as UTF-8 so its start counts. UTF-16 text rarely reads as valid UTF-8 at all.
+fn utf8_before(body: &[u8], e: &Evidence) -> bool {
+    let before = &body[..e.first_ascii.unwrap_or(0)];
+    std::str::from_utf8(before).is_ok_and(|text| text.contains(['{', '}', '"', '\n']))
+}
+
+/// Finds UTF-16 JSON in output read as UTF-8 (UTF-8 logs, then a verdict written in UTF-16):
+/// `{` or `"` followed by `"`, `:` or a line end, each beside a NUL byte in either byte order
+/// (`{\0"\0`, `\0"\0:`), wherever it is, across chunks. Only chunks holding a NUL are looked at.
+#[derive(Debug, Default)]
+pub struct Utf16Later {
+    /// The last 3 bytes of the previous chunk, how many, and the bytes fed before this chunk.
+    carry: [u8; 3],
+    carried: usize,
+    seen: u64,
+    /// The offset in stdout's bytes of the first such pattern.
+    pub found: Option<u64>,
+}
+
+impl Utf16Later {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if self.found.is_none() && (bytes.contains(&0) || self.carry[..self.carried].contains(&0)) {
+            let base = self.seen - self.carried as u64;
+            let edge: Vec<u8> = self.carry[..self.carried]
+                .iter()
+                .chain(bytes.iter().take(3))
+                .copied()
+                .collect();
+            let hit = |w: &[u8]| {
+                let (a, b) = (
+                    matches!(w[0], b'{' | b'"'),
+                    matches!(w[2], b'"' | b':' | b'\r' | b'\n'),
+                );
+                let le = a && w[1] == 0 && b && w[3] == 0;
+                let (a, b) = (
+                    matches!(w[1], b'{' | b'"'),
+                    matches!(w[3], b'"' | b':' | b'\r' | b'\n'),
+                );
+                le || (w[0] == 0 && a && w[2] == 0 && b)
+            };
+            self.found = match edge.windows(4).position(hit) {
+                Some(n) => Some(base + n as u64),
+                None => bytes.windows(4).position(hit).map(|n| self.seen + n as u64),
+            };
+        }
+        self.seen += bytes.len() as u64;
+        let keep = bytes.len().min(3);
+        let mut carry = [0u8; 6];
+        carry[..self.carried].copy_from_slice(&self.carry[..self.carried]);
+        carry[self.carried..self.carried + keep].copy_from_slice(&bytes[bytes.len() - keep..]);
+        let total = self.carried + keep;
+        let from = total.saturating_sub(3);
+        self.carried = total - from;
+        self.carry[..self.carried].copy_from_slice(&carry[from..total]);
+    }
+
+    /// The sentence for a hook whose output turned to UTF-16 at byte `at`.
+    pub fn warning(at: u64) -> String {
+        format!(
+            "printed UTF-16 text after UTF-8 output (from byte {at}, a NUL byte beside each character), which the runner reads as UTF-8, so no JSON in it could be read: print everything in UTF-8 (in PowerShell: [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false, and Write-Output rather than Out-File)"
+        )
+    }
+}
+
 fn u16_of(little_endian: bool, a: u8, b: u8) -> u16 {
     if little_endian {
         u16::from_le_bytes([a, b])
@@ -331,11 +421,91 @@ mod tests {
         }
     }
 
+    /// Issue 18 B2: UTF-16 that does not start with ASCII (CJK, emoji, `✓`, `é`) is still
+    /// recognised, with or without a byte-order mark, in either byte order.
+    #[test]
+    fn utf16_starting_with_other_characters_is_recognised() {
+        for text in [
+            "检查通过，没有问题。\r\n{\"cancel\":true}\r\n",
+            "🛑🛑 blocked\n{\"cancel\":true}",
+            "🛑🛑🛑🛑 blocked\n{\"cancel\":true}",
+            "✓ lint ok\n{\"cancel\":true}",
+            "é{\"cancel\":true}",
+            &format!("{}\n{{\"cancel\":true}}", "中".repeat(400)),
+        ] {
+            for little_endian in [true, false] {
+                for bom in [true, false] {
+                    let (decoded, encoding) = decode_all(&utf16(text, little_endian, bom));
+                    assert_eq!(encoding, Encoding::Utf16 { little_endian, bom }, "{text}");
+                    assert_eq!(decoded.trim_start_matches('\u{feff}'), text);
+                }
+            }
+        }
+    }
+
+    /// Issue 18 B2: output that turns to UTF-16 after UTF-8 is found, wherever the chunks are
+    /// cut; UTF-8 with NUL bytes elsewhere is not.
+    #[test]
+    fn utf16_after_utf8_is_found() {
+        let mut bytes = b"log line\n".to_vec();
+        bytes.extend(utf16("{\"cancel\": true}\r\n", true, false));
+        for chunk in 1..6 {
+            let mut later = Utf16Later::default();
+            for piece in bytes.chunks(chunk) {
+                later.feed(piece);
+            }
+            assert_eq!(later.found, Some(9), "pieces of {chunk}");
+        }
+        let mut be = b"log\n".to_vec();
+        be.extend(utf16("{\r\n  \"cancel\": true\r\n}", false, false));
+        let mut later = Utf16Later::default();
+        later.feed(&be);
+        assert_eq!(later.found, Some(4));
+        for clean in [
+            &b"log\0line\r\n{\"cancel\":true}\0"[..],
+            b"\0\0{}\0",
+            b"a{\0b\"\0",
+        ] {
+            let mut later = Utf16Later::default();
+            later.feed(clean);
+            assert_eq!(later.found, None, "{clean:?}");
+        }
+    }
+
     #[test]
     fn broken_utf16_reads_as_replacement_characters() {
         // A leading surrogate alone, a trailing one alone, an odd last byte.
-        let bytes = [0xFF, 0xFE, 0x3D, 0xD8, b'x', 0, 0x00, 0xDC, b'y'];
-        assert_eq!(decode_all(&bytes).0, "\u{feff}\u{fffd}x\u{fffd}\u{fffd}");
+        let bytes = [0xFF, 0xFE, 0x3D, 0xD8, b'x', 0, 0x00, 0xDC, b'{', 0, b'y'];
+        assert_eq!(decode_all(&bytes).0, "\u{feff}\u{fffd}x\u{fffd}{\u{fffd}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Issue 18 B2: UTF-8 text without NUL (CJK, emoji, anything printable), with a verdict
+        /// anywhere in it, even after stray `FF FE` bytes, is never taken for UTF-16; nor is it
+        /// when UTF-16 follows it (which is then found).
+        #[test]
+        fn utf8_text_with_a_verdict_is_never_utf16(
+            before in "[^\\x00]{0,300}",
+            after in "[^\\x00]{0,300}",
+            verdict in prop_oneof![Just("{\"cancel\":true}"), Just("{\n  \"cancel\": true\n}"), Just("{}")],
+            stray in prop_oneof![Just(&b""[..]), Just(&b"\xff\xfe"[..]), Just(&b"\xfe\xff"[..])],
+            then in prop_oneof![Just(None), "[a-z{}\":]{0,20}".prop_map(Some)],
+            little_endian: bool,
+        ) {
+            let mut bytes = [stray, before.as_bytes(), verdict.as_bytes(), after.as_bytes()].concat();
+            let mut later = Utf16Later::default();
+            later.feed(&bytes);
+            prop_assert_eq!(later.found, None);
+            if let Some(then) = &then {
+                bytes.extend(utf16(&format!("\n{{\"cancel\":false}}{then}"), little_endian, false));
+            }
+            prop_assert_eq!(decode_all(&bytes).1, Encoding::Utf8);
+            let mut later = Utf16Later::default();
+            later.feed(&bytes);
+            prop_assert_eq!(later.found.is_some(), then.is_some());
+        }
     }
 
     proptest! {

@@ -177,6 +177,38 @@ pub fn error_of(text: &str) -> Option<serde_json::Error> {
     serde_json::from_str::<Value>(&positional).err()
 }
 
+/// How deeply `text`'s brackets nest (strings skipped, escape-aware), and where the first
+/// bracket that opens at depth 0 is closed again, if it is. Brackets only: it says nothing of
+/// validity. serde_json stops at 128 levels; this is how a caller tells that limit from an error.
+pub fn nesting(text: &str) -> (usize, Option<usize>) {
+    let bytes = text.as_bytes();
+    let (mut depth, mut deepest, mut first_end) = (0usize, 0usize, None);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && first_end.is_none() {
+                    first_end = Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (deepest, first_end)
+}
+
 /// One level of the value being rewritten, for naming where an oddity is.
 enum Level {
     /// An object, and the raw text (quotes included) of its current key.
@@ -415,6 +447,15 @@ mod tests {
         assert!(notes.not_json.is_some());
         assert!(parse_first("   ").is_err());
         assert!(parse_first("{\"a\": tru}").is_err());
+    }
+
+    /// Issue 18 B1: depth is counted without recursion, whatever it is.
+    #[test]
+    fn nesting_is_counted_in_a_loop() {
+        assert_eq!(nesting(r#" {"a": "[{\"", "b": [[]]} [1]"#), (3, Some(25)));
+        assert_eq!(nesting("[[ no end"), (2, None));
+        let deep = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+        assert_eq!(nesting(&deep), (1_000_000, Some(2_000_000)));
     }
 
     #[test]

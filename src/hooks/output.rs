@@ -37,9 +37,11 @@
 use serde_json::{Map, Value};
 
 use crate::hooks::discover::Profile;
+use crate::hooks::encoding::{Encoding, Utf16Later};
 use crate::hooks::lenient::{self, Notes, Spot};
 use crate::hooks::locate::{
-    is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, JSON_KEEP, TEXT_KEEP,
+    self, is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, DEEP_LIMIT,
+    JSON_KEEP, MAX_DEPTH, TEXT_KEEP,
 };
 use crate::hooks::stdout::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
 
@@ -75,10 +77,37 @@ pub fn read(mut kept: Kept) -> Verdict {
         Some(control) => control_verdict(control, || object_rule(&kept)),
         None => object_rule(&kept),
     };
+    if let Some(open) = kept.scan.unclosed_cancel {
+        unclosed_cancel(&mut verdict, open);
+    }
     if let Some(warning) = kept.encoding.warning() {
         verdict.warnings.insert(0, warning);
     }
+    // UTF-8, then UTF-16: with no verdict read, that is why the hook failed.
+    if let (Encoding::Utf8, Some(at)) = (kept.encoding, kept.utf16_later) {
+        let sentence = Utf16Later::warning(at);
+        if verdict.object.is_none() {
+            verdict.problem = Some(sentence);
+        } else {
+            verdict.warnings.push(sentence);
+        }
+    }
     verdict
+}
+
+/// Stdout ended inside an object, inside no other value, that had printed `"cancel": true`
+/// (a hook killed or timed out while writing its verdict): fail closed. Only the cancel
+/// counts; the object's other fields may be cut anywhere, so none of them is applied, and
+/// the hook is `failed` (or stays `timedOut`), the sentence saying why.
+fn unclosed_cancel(verdict: &mut Verdict, open: Opener) {
+    verdict.cancel = true;
+    verdict
+        .object
+        .get_or_insert_with(|| Map::from_iter([("cancel".to_owned(), Value::Bool(true))]));
+    verdict.problem = Some(format!(
+        "printed a JSON object with \"cancel\": true that never ends (truncated output?): the one opened at line {} column {} has no closing brace; its cancel was applied and nothing else of it: print the whole object, last on stdout",
+        open.line, open.column
+    ));
 }
 
 /// A verdict printed to stderr by mistake: when nothing on stdout holds a verdict field and
@@ -141,10 +170,28 @@ pub(crate) fn control_payload(payload: &str) -> Result<(Verdict, bool), String> 
             "printed a HOOK_CONTROL line holding {}, not a JSON object",
             describe(&other)
         )),
-        Err(err) => Err(format!(
-            "printed a HOOK_CONTROL line that is not valid JSON: {err}"
-        )),
+        Err(err) => deep_control(payload)
+            .ok_or_else(|| format!("printed a HOOK_CONTROL line that is not valid JSON: {err}")),
     }
+}
+
+/// A control line's object nested deeper than serde_json reads (`JSON.parse` reads any
+/// depth): its verdict from the fields the scan kept, when the scan finds it valid.
+fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
+    let (deepest, end) = lenient::nesting(payload);
+    let end = end.filter(|_| deepest > MAX_DEPTH)?;
+    let start = payload.len() - payload.trim_start_matches([' ', '\t', '\n', '\r']).len();
+    let scan = locate::scan(&payload[..end]);
+    let (span, fields) = match (&scan.keyed, scan.last_object) {
+        (Some(found), _) => (found.span, found.fields.as_deref()),
+        (None, Some(span)) => (span, None),
+        (None, None) => return None,
+    };
+    if (span.start, span.end) != (start, end) {
+        return None;
+    }
+    let trailing = !payload[end..].trim().is_empty();
+    Some((from_fields(span, fields, Unkept::Deep), trailing))
 }
 
 /// Rule 5: the last control line that holds a JSON object is the verdict. A broken control
@@ -192,13 +239,17 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
                     describe(&other)
                 ))
             }
+            // Deeper than serde_json reads, but `JSON.parse` reads it: the scan checked it.
+            Err(_) if lenient::nesting(text).0 > MAX_DEPTH => {
+                from_fields(span, fields, Unkept::Deep)
+            }
             Err(err) => {
                 return broken(format!(
                     "printed output that looks like JSON but is not valid: {err}"
                 ))
             }
         },
-        None => from_fields(span, fields),
+        None => from_fields(span, fields, Unkept::Large),
     };
     if scan.keyed.is_some() && scan.ignored > 0 {
         verdict.warnings.push(ignored_objects(kept));
@@ -216,7 +267,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     });
     let last = scan.last_object.map_or(span.end, |o| o.end.max(span.end));
     let after = scan.last_nonblank_end > last;
-    // The object is the innermost 127 levels of something deeper: the rest closes that.
+    // The object is inside something deeper than the scan reads: the rest closes that.
     let too_deep = scan
         .too_deep
         .filter(|o| o.at < span.end && after)
@@ -315,7 +366,7 @@ fn last_line(kept: &Kept) -> Option<(usize, &str)> {
 
 fn nested_too_deep(open: Opener) -> String {
     format!(
-        "printed JSON nested more than 128 levels deep (at line {} column {}); a verdict is a flat object such as {{\"cancel\": false}}",
+        "printed JSON nested more than {DEEP_LIMIT} levels deep (at line {} column {}), more than the runner reads; a verdict is a flat object such as {{\"cancel\": false}}",
         open.line, open.column
     )
 }
@@ -438,8 +489,17 @@ fn from_map(map: Map<String, Value>, notes: Notes) -> Verdict {
     verdict
 }
 
+/// Why an object's verdict is read from the fields the scan kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unkept {
+    /// Neither kept window holds all of it.
+    Large,
+    /// It nests deeper than serde_json reads.
+    Deep,
+}
+
 /// The verdict of an object the runner could not keep whole, from the fields the scan kept.
-fn from_fields(span: Span, fields: Option<&Fields>) -> Verdict {
+fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept) -> Verdict {
     let mut notes = Notes::default();
     let mut whole: [Option<Value>; 7] = Default::default();
     for key in Key::ALL {
@@ -490,12 +550,23 @@ fn from_fields(span: Span, fields: Option<&Fields>) -> Verdict {
         })
     };
     let mut verdict = read_fields(get);
-    verdict.warnings.push(format!(
-        "printed a verdict object of {} bytes that the runner could not keep whole (it keeps the first {} MiB and the last {} MiB of stdout): its verdict fields were read as stdout streamed past, and its output holds only those it kept whole",
-        span.end - span.start,
-        HEAD_KEEP >> 20,
-        TAIL_KEEP >> 20
-    ));
+    // An object with no verdict field is the verdict only by being the last object.
+    let what = if fields.is_some() {
+        "a verdict object"
+    } else {
+        "a JSON object"
+    };
+    verdict.warnings.push(match why {
+        Unkept::Large => format!(
+            "printed {what} of {} bytes that the runner could not keep whole (it keeps the first {} MiB and the last {} MiB of stdout): its verdict fields were read as stdout streamed past, and its output holds only those it kept whole",
+            span.end - span.start,
+            HEAD_KEEP >> 20,
+            TAIL_KEEP >> 20
+        ),
+        Unkept::Deep => format!(
+            "printed {what} nested more than {MAX_DEPTH} levels deep, deeper than the runner parses whole: its verdict fields were read as stdout streamed past, and its output holds only those; keep deep data out of the verdict (print it to stderr or a file)"
+        ),
+    });
     verdict.warnings.extend(notes.warnings());
     let object: Map<String, Value> = Key::ALL
         .into_iter()
@@ -807,35 +878,184 @@ mod tests {
         let v =
             p("{\n  \"cancel\": true,\n  \"findings\": [\n    {\"line\": 0},\n    {\"line\": 1");
         let problem = v.problem.unwrap_or_default();
-        assert!(problem.contains("JSON object that never ends"), "{problem}");
+        assert!(problem.contains("that never ends"), "{problem}");
         assert!(problem.contains("opened at line 1"), "{problem}");
-        assert!(!v.cancel);
+        // Issue 18 B3: its own `"cancel": true` counts (it used to be lost).
+        assert!(v.cancel);
     }
 
+    /// Issue 18 B3: a hook killed or timed out while printing its verdict, after its
+    /// `"cancel": true`, still blocks; only that cancel counts, and only an outermost object's.
     #[test]
-    fn deep_nesting_is_an_error_not_a_stack_overflow() {
-        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        let problem = p(&deep).problem.unwrap_or_default();
-        assert!(problem.contains("nested more than 128 levels"), "{problem}");
-        let deep_obj = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(p(&deep_obj).problem.is_some());
-        // Its innermost 127 levels are a complete object, but the sentence names the depth.
-        let deep_keys = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
-        let problem = p(&deep_keys).problem.unwrap_or_default();
-        assert!(problem.contains("nested more than 128 levels"), "{problem}");
-    }
-
-    #[test]
-    fn nesting_stops_exactly_where_serde_json_does() {
-        for depth in [126, 127, 128, 129] {
-            let s = format!(
-                "{{\"cancel\":true,\"a\":{}{}}}",
-                "[".repeat(depth - 1),
-                "]".repeat(depth - 1)
+    fn an_unclosed_verdict_with_cancel_true_blocks() {
+        let data = "d".repeat(100_000);
+        for s in [
+            format!("{{\"cancel\":true,\"errorMessage\":\"blocked\",\"data\":\"{data}"),
+            "log\n  {\"cancel\": true, \"data\": [1, {\"a\": 2}, 3".to_owned(),
+            "log: {\"cancel\": true".to_owned(),
+            "{\"cancel\":false}\n{\"cancel\":true,\"cancel\":tr".to_owned(),
+            format!(
+                "{{\"d\":{},\"cancel\":true,\"x\":{}",
+                nested(300),
+                "[".repeat(300)
+            ),
+        ] {
+            let v = p(&s);
+            assert!(v.cancel, "{s:.80}");
+            assert_eq!(v.error_message, "", "{s:.80}");
+            let problem = v.problem.unwrap_or_default();
+            assert!(
+                problem.starts_with("printed a JSON object with \"cancel\": true that never ends (truncated output?): the one opened at line "),
+                "{s:.80}: {problem}"
             );
-            let serde_ok = serde_json::from_str::<Value>(&s).is_ok();
-            assert_eq!(p(&s).cancel, serde_ok, "depth {depth}");
+            assert!(
+                problem.contains("its cancel was applied and nothing else of it"),
+                "{problem}"
+            );
+            let streamed = streamed(s.as_bytes(), 1000, 64, 64);
+            assert!(streamed.cancel, "{s:.80}");
         }
+        // Not an explicit true, not its own field, not an outermost object: no block.
+        for s in [
+            "{\"cancel\": tr",
+            "{\"cancel\": \"true\", \"x\": 1",
+            "{\"cancel\":true,\"cancel\":false,\"x\":",
+            "{\"log\": {\"cancel\": true, \"x\": 1",
+            "[{\"cancel\": true, \"x\": 1",
+            "{\"a\": [\"x\", {\"cancel\":true,",
+        ] {
+            let v = p(s);
+            assert!(!v.cancel, "{s}");
+            assert!(v.problem.is_some(), "{s}");
+        }
+    }
+
+    /// `[` and `]`, `n` of each.
+    fn nested(n: usize) -> String {
+        format!("{}{}", "[".repeat(n), "]".repeat(n))
+    }
+
+    /// Issue 18 B1: JSON nested deeper than serde_json reads (JSON.parse reads any depth)
+    /// beside the verdict, before or after its cancel, never drops the cancel; a million
+    /// levels cost one linear pass and no stack.
+    #[test]
+    fn deep_json_beside_the_verdict_keeps_its_cancel() {
+        for depth in [126, 127, 128, 129, 1_000, 1_000_000] {
+            for cancel_last in [false, true] {
+                let cancel = r#""cancel": true, "errorMessage": "blocked""#;
+                let deep = format!(r#""d": {}"#, nested(depth));
+                let s = if cancel_last {
+                    format!("{{{deep}, {cancel}}}\n")
+                } else {
+                    format!("{{{cancel}, {deep}}}\n")
+                };
+                let case = format!("depth {depth}, cancel_last={cancel_last}");
+                let started = Instant::now();
+                let v = p(&s);
+                assert!(started.elapsed() < Duration::from_secs(5), "{case}");
+                assert!(v.cancel, "{case}");
+                assert_eq!(v.error_message, "blocked", "{case}");
+                assert_eq!(v.problem, None, "{case}");
+                // The object holds `depth + 1` levels: serde_json reads 127.
+                if s.len() > MIB {
+                    assert!(v.warnings[0].contains("could not keep whole"), "{case}");
+                } else if depth + 1 > MAX_DEPTH {
+                    assert_eq!(
+                        v.warnings,
+                        vec!["printed a verdict object nested more than 127 levels deep, deeper than the runner parses whole: its verdict fields were read as stdout streamed past, and its output holds only those; keep deep data out of the verdict (print it to stderr or a file)"],
+                        "{case}"
+                    );
+                    assert_eq!(
+                        v.object.unwrap(),
+                        serde_json::from_str::<Map<String, Value>>(&format!("{{{cancel}}}"))
+                            .unwrap()
+                    );
+                } else {
+                    assert!(v.warnings.is_empty(), "{case}");
+                    assert!(v.object.unwrap().contains_key("d"), "{case}");
+                }
+            }
+        }
+    }
+
+    /// Issue 18 B1: deep JSON that is not a verdict is what it is (an array, an object, never
+    /// closed), named as such, without a stack overflow.
+    #[test]
+    fn deep_nesting_is_read_without_a_stack_overflow() {
+        let problem = p(&nested(1_000_000)).problem.unwrap_or_default();
+        assert!(
+            problem.contains("JSON array as its final output"),
+            "{problem}"
+        );
+        let problem = p(&"[".repeat(1_000_000)).problem.unwrap_or_default();
+        assert!(problem.contains("JSON array that never ends"), "{problem}");
+        let v = p(&format!("{{\"a\":{}}}", nested(100_000)));
+        assert_eq!(v.problem, None);
+        assert!(v.warnings[0].starts_with("printed a JSON object nested more than 127 levels"));
+        let deep_keys = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+        assert_eq!(p(&deep_keys).problem, None);
+        // Brackets that do not match, however deep, are not JSON: the verdict before counts.
+        let v = p(&format!(
+            "{{\"cancel\":true}}\n{{\"cancel\":false,\"d\":{}{{]{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        ));
+        assert!(v.cancel);
+    }
+
+    /// A verdict printed after more lines that open arrays never closed than the scan keeps
+    /// whole (it keeps the innermost levels too), and deep JSON closed after a verdict inside it.
+    #[test]
+    fn a_verdict_inside_deep_unclosed_values_still_counts() {
+        for lines in [256, 1_000, 100_000] {
+            let s = format!("{}{{\"cancel\": true}}\n", "[\"x\",\n".repeat(lines));
+            let v = p(&s);
+            assert!(v.cancel, "{lines}");
+            assert!(v.problem.unwrap().contains("never closed"), "{lines}");
+        }
+        // Inside values that close, it is no longer the verdict: the arrays hold it.
+        let s = format!(
+            "{}{{\"cancel\": true}}{}\n",
+            "[".repeat(1_000),
+            "]".repeat(1_000)
+        );
+        assert!(!p(&s).cancel);
+    }
+
+    /// Issue 18 B1: a deep field in a verdict larger than the kept windows, and in a CLI
+    /// control line.
+    #[test]
+    fn deep_json_in_a_streamed_verdict_or_a_control_line_keeps_its_cancel() {
+        let text = format!(
+            "{{\"cancel\":true,\"errorMessage\":\"blocked\",\"d\":{},\"data\":\"{}\"}}\n",
+            nested(127),
+            "d".repeat(3 * MIB)
+        );
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "blocked");
+        assert_eq!(v.problem, None);
+        for depth in [127, 10_000] {
+            let v = cli(&format!(
+                "HOOK_CONTROL\t{{\"cancel\": true, \"errorMessage\": \"blocked\", \"d\": {}}}\n{{\"cancel\":false}}\n",
+                nested(depth)
+            ));
+            assert!(v.cancel, "{depth}");
+            assert_eq!(v.error_message, "blocked");
+            assert_eq!(v.problem, None, "{depth}");
+            assert!(
+                v.warnings[0].contains("nested more than 127 levels"),
+                "{:?}",
+                v.warnings
+            );
+        }
+        // Text after it fails the hook and keeps the cancel, as for a shallow line.
+        let v = cli(&format!(
+            "HOOK_CONTROL\t{{\"cancel\": true, \"d\": {}}} junk\n",
+            nested(200)
+        ));
+        assert!(v.cancel);
+        assert!(v.problem.unwrap().contains("text after"));
     }
 
     #[test]
@@ -1145,6 +1365,62 @@ mod tests {
         }
     }
 
+    /// Issue 18 B2: UTF-16 that starts with other characters than ASCII still blocks, and
+    /// UTF-16 after UTF-8 output fails the hook naming UTF-16.
+    #[test]
+    fn utf16_not_starting_with_ascii_blocks_and_utf16_after_utf8_is_named() {
+        let le = |text: &str, bom: bool| -> Vec<u8> {
+            bom.then_some(0xFEFF)
+                .into_iter()
+                .chain(text.encode_utf16())
+                .flat_map(u16::to_le_bytes)
+                .collect()
+        };
+        for (text, bom) in [
+            ("检查通过，没有问题。\r\n{\"cancel\":true}\r\n", true),
+            ("🛑🛑 blocked\n{\"cancel\":true}", true),
+            ("🛑🛑🛑🛑 blocked\n{\"cancel\":true}", true),
+            ("✓ lint ok\n{\"cancel\":true}", false),
+            ("é{\"cancel\":true}", false),
+        ] {
+            let v = parse(&le(text, bom), Profile::Extension);
+            assert!(v.cancel, "{text}");
+            assert_eq!(v.problem, None, "{text}");
+            assert!(v.warnings[0].starts_with("printed UTF-16"), "{text}");
+        }
+        // (UTF-8 within the first KiB is read as UTF-16 with the rest, which is named too.)
+        for log in [
+            "checking\n".to_owned(),
+            "checking.\n".to_owned(),
+            "checking...\n".repeat(100),
+        ] {
+            let mut bytes = log.as_bytes().to_vec();
+            bytes.extend(le("{\"cancel\":true}\r\n", false));
+            let v = parse(&bytes, Profile::Extension);
+            assert!(!v.cancel);
+            let at = log.len();
+            assert_eq!(
+                v.problem.as_deref(),
+                Some(Utf16Later::warning(at as u64).as_str())
+            );
+            assert!(v.problem.unwrap().starts_with(&format!(
+                "printed UTF-16 text after UTF-8 output (from byte {at}"
+            )));
+        }
+        // With a verdict read before it, a warning.
+        let mut bytes = b"{\"cancel\":true}\n".to_vec();
+        bytes.extend(le("{\"cancel\":false}", false));
+        let v = parse(&bytes, Profile::Extension);
+        assert!(v.cancel);
+        assert!(
+            v.warnings
+                .iter()
+                .any(|w| w.starts_with("printed UTF-16 text after UTF-8")),
+            "{:?}",
+            v.warnings
+        );
+    }
+
     /// Issue 18 item 3a: a verdict on stderr does not count (Cline reads stdout), but says so.
     #[test]
     fn a_verdict_on_stderr_is_named() {
@@ -1270,6 +1546,19 @@ mod tests {
         assert!(v.problem.unwrap().starts_with(
             "printed text after its final JSON object (its cancel was still applied)"
         ));
+    }
+
+    /// An object without a verdict field, taken only as the last object, is named a JSON
+    /// object, not a verdict, when it is too large to keep.
+    #[test]
+    fn a_large_object_without_verdict_fields_is_no_verdict_object() {
+        let text = format!("{{\"data\":\"{}\"}}\n", "d".repeat(3 * MIB));
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(
+            v.warnings[0].starts_with("printed a JSON object of 3145739 bytes that the runner"),
+            "{:?}",
+            v.warnings
+        );
     }
 
     /// A verdict field longer than the scan keeps is read as the whole text would be: the

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::hooks::discover::Profile;
-use crate::hooks::encoding::{Decoder, Encoding};
+use crate::hooks::encoding::{Decoder, Encoding, Utf16Later};
 use crate::hooks::locate::{Scan, Scanner};
 use crate::hooks::output::{self, Verdict};
 
@@ -31,6 +31,7 @@ pub struct Reader {
     scanner: Scanner,
     control: Option<ControlLines>,
     raw_len: u64,
+    utf16_later: Utf16Later,
 }
 
 /// What was kept of stdout once it ended.
@@ -45,6 +46,8 @@ pub struct Kept {
     pub control: Option<Control>,
     /// Bytes printed, before decoding.
     pub raw_len: u64,
+    /// Where output read as UTF-8 turned to UTF-16 JSON, if it did.
+    pub utf16_later: Option<u64>,
 }
 
 /// What the `HOOK_CONTROL` lines said.
@@ -73,11 +76,13 @@ impl Reader {
             scanner: Scanner::default(),
             control: (profile == Profile::Cli).then(ControlLines::default),
             raw_len: 0,
+            utf16_later: Utf16Later::default(),
         }
     }
 
     pub fn feed(&mut self, bytes: &[u8]) {
         self.raw_len += bytes.len() as u64;
+        self.utf16_later.feed(bytes);
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = self.decoder.decode(bytes, &mut scratch);
         self.take(text);
@@ -104,6 +109,7 @@ impl Reader {
             scan,
             control,
             raw_len: self.raw_len,
+            utf16_later: self.utf16_later.found,
         }
     }
 
