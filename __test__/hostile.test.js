@@ -273,8 +273,7 @@ describeUnix('hostile hooks: broken output', () => {
     ['an array', `echo '[{"cancel": true}]'`, /array/],
     ['a number', `echo 42`, /number/],
     ['{"cancel":"yes"}', `echo '{"cancel":"yes"}'`, /cancel/],
-    [`a ${DEEP}-deep nested array`, `head -c ${DEEP} /dev/zero | tr '\\0' '['; head -c ${DEEP} /dev/zero | tr '\\0' ']'; echo`, /nested more than 128 levels deep/],
-    [`a ${DEEP}-deep nested object`, `for i in $(seq ${DEEP}); do printf '{"a":'; done; printf 1; head -c ${DEEP} /dev/zero | tr '\\0' '}'; echo`, /nested more than 128 levels deep/],
+    [`a ${DEEP}-deep nested array`, `head -c ${DEEP} /dev/zero | tr '\\0' '['; head -c ${DEEP} /dev/zero | tr '\\0' ']'; echo`, /JSON array as its final output/],
   ]
 
   test.each(CASES)('7. %s is failed with a sentence, and the other hook still counts', async (label, body, sentence) => {
@@ -283,6 +282,15 @@ describeUnix('hostile hooks: broken output', () => {
     expect(hooks.map((h) => h.status)).toEqual(['failed', 'completed'])
     expect(hooks[0].failure).toMatch(sentence)
     expect(hooks[0].failure).toMatch(/^[a-z].*[^\n]$/) // one sentence for a hook author
+    expect(result.contextModification).toBe('the good hook still counts')
+  })
+
+  test(`7b. a ${DEEP}-deep nested object is read as JSON.parse reads it: completed, with a warning about the depth`, async () => {
+    const body = `for i in $(seq ${DEEP}); do printf '{"a":'; done; printf 1; head -c ${DEEP} /dev/zero | tr '\\0' '}'; echo`
+    const { hooks, result } = await run(hookDirs(body, GOOD))
+    expect(hooks.map((h) => h.status)).toEqual(['completed', 'completed'])
+    expect(hooks[0].warnings).toEqual([expect.stringMatching(/^printed a JSON object nested more than 127 levels deep/)])
+    expect(result.cancel).toBe(false)
     expect(result.contextModification).toBe('the good hook still counts')
   })
 

@@ -310,13 +310,24 @@ ${echoJson({ cancel: false, contextModification: 'a { b } c }} {', errorMessage:
   })
 
   test('something that looks like a JSON object but does not parse is failed with a failure sentence', async () => {
-    for (const broken of ['{"cancel": true,', '{"cancel": tru}', '{"cancel": true, "contextModification": "unterminated}']) {
+    // The last one is invalid JSON before it ends (a raw newline in a string), not merely cut
+    // off: like any object that is not JSON, none of it counts.
+    for (const broken of ['{"cancel": tru}', '{"cancel": false, "contextModification": "unterminated}', '{"cancel": true, "contextModification": "unterminated}']) {
       const { exec, result } = await runOne(`echo "log"\nprintf '%s\\n' ${shq(broken)}\n`)
       expect(exec.status).toBe('failed')
       expect(exec.exitCode).toBe(0)
       expect(exec.failure).toEqual(expect.any(String))
       expect(exec.failure).toMatch(/JSON/)
       expect(result.cancel).toBe(false)
+    }
+  })
+
+  test('an object cut off after its "cancel": true is failed, and its cancel counts', async () => {
+    for (const broken of ['{"cancel": true,', '{"cancel": true, "errorMessage": "blocked", "data": "cut']) {
+      const { exec, result } = await runOne(`echo "log"\nprintf '%s' ${shq(broken)}\n`)
+      expect(exec.status).toBe('failed')
+      expect(exec.failure).toMatch(/"cancel": true that never ends/)
+      expect(result.cancel).toBe(true)
     }
   })
 
