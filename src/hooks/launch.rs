@@ -614,6 +614,7 @@ pub mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // an absolute Unix path: on Windows it is not absolute
     fn a_shebang_naming_a_missing_absolute_interpreter_fails_with_its_name() {
         let m = &mut FixedMachine::unix();
         let mut tools = Interpreters::new(m, None, false);
@@ -690,6 +691,7 @@ pub mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // `/bin/sh` and `/nonexistent` are Unix paths; Windows never starts by #! line
     fn a_direct_hook_with_windows_line_endings_fails_before_it_is_started() {
         let m = &mut FixedMachine::unix();
         let mut tools = Interpreters::new(m, None, false);
