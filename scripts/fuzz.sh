@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bounded fuzz run of the stdout parser and the input serialisation (libFuzzer via cargo fuzz).
 # FUZZ_SECONDS per target (default 25, so both stay within a minute). The committed corpus
-# under fuzz/corpus/ seeds the run and is never modified; new inputs go to a temp folder.
+# under crates/hooks-core/fuzz/corpus/ seeds the run and is never modified; new inputs go to a temp folder.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../crates/hooks-core"
 seconds="${FUZZ_SECONDS:-25}"
 # cargo fuzz needs nightly-only compiler flags; this machine has stable Rust only.
 export RUSTC_BOOTSTRAP=1
@@ -23,7 +23,7 @@ for target in output input; do
   grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$work/$target.log" || true
   if [ "$status" -ne 0 ]; then
     tail -n 60 "$work/$target.log" >&2
-    echo "fuzz: $target failed (exit $status); a crashing input, if any, is in fuzz/artifacts/$target/" >&2
+    echo "fuzz: $target failed (exit $status); a crashing input, if any, is in crates/hooks-core/fuzz/artifacts/$target/" >&2
     exit 1
   fi
 done

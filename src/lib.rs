@@ -4,7 +4,6 @@
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod hooks;
 mod node;
 
 use std::cell::RefCell;
@@ -15,10 +14,10 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
-use hooks::discover::Listing;
-use hooks::error::HookError;
-use hooks::factory::{self, Factory};
-use hooks::runner::Runner;
+use cline_hooks_core::discovery::Listing;
+use cline_hooks_core::error::HookError;
+use cline_hooks_core::event::Runner;
+use cline_hooks_core::factory::{self, Factory};
 use node::errors::Failure;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
 use node::results::{DiscoveredHook, HookRunResult};
@@ -30,7 +29,7 @@ use node::{settle, teardown};
 /// Notification. Other names of the same shape are accepted too, and so are the CLI's event
 /// names (`tool_call`, `agent_start`, ...).
 #[napi]
-pub const KNOWN_HOOKS: [&str; 11] = hooks::name::KNOWN_HOOKS;
+pub const KNOWN_HOOKS: [&str; 11] = cline_hooks_core::discovery::KNOWN_HOOKS;
 
 /// Runs every hook named `hookName` found for `options` with `input` on stdin, and combines
 /// their verdicts. Never rejects because of what a hook did (see `HookExecution.status`);
@@ -105,7 +104,7 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
     settle::spawn(
         env,
         None,
-        async { Ok(hooks::running::terminate_all().await) },
+        async { Ok(cline_hooks_core::process::terminate_all().await) },
         |n| u32::try_from(n).unwrap_or(u32::MAX),
     )
 }
@@ -164,8 +163,9 @@ impl HookFactory {
             Ok(name) => name,
             Err(err) => return settle::now(env, Err(err)),
         };
-        let any_enabled =
-            |hooks: Vec<hooks::discover::DiscoveredHook>| hooks.iter().any(|h| h.enabled());
+        let any_enabled = |hooks: Vec<cline_hooks_core::discovery::DiscoveredHook>| {
+            hooks.iter().any(|h| h.enabled())
+        };
         if let Some(found) = self.inner.discover_cached(&hook_name) {
             return settle::now(env, found.map(any_enabled));
         }

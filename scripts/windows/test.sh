@@ -166,9 +166,9 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=$WINE
 
 rust_rc=0
 if [[ ${CLINE_WIN_SKIP_RUST:-} != 1 ]]; then
-  step "Rust unit tests under Wine (cargo test --lib --target $TARGET)"
+  step "Rust unit tests under Wine (cargo test --workspace --lib --target $TARGET)"
   # A failure here is reported at the end; the Jest suite still runs.
-  cargo test --lib --target "$TARGET" || rust_rc=$?
+  cargo test --workspace --lib --target "$TARGET" || rust_rc=$?
 fi
 
 step "Cross-build the addon (napi build --release --target $TARGET)"

@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::*;
 
-use crate::hooks::error::HookError;
+use cline_hooks_core::error::HookError;
 
 /// A rejection: the core error, and what the caller's code threw (or the signal's reason)
 /// when that is why, to become the JavaScript error's `cause`.

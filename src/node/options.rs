@@ -7,12 +7,12 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::hooks::discover::{GlobalDir, Layout, Profile};
-use crate::hooks::error::HookError;
-use crate::hooks::input::HookInput;
-use crate::hooks::runner::RunSettings;
-use crate::hooks::running::Owner;
 use crate::node::errors::{self, Failure};
+use cline_hooks_core::discovery::{GlobalDir, Layout, Profile};
+use cline_hooks_core::error::HookError;
+use cline_hooks_core::event::HookInput;
+use cline_hooks_core::event::RunSettings;
+use cline_hooks_core::process::Owner;
 use tokio_util::sync::CancellationToken;
 
 mod env_and_paths;
@@ -224,7 +224,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
                     option: "profile",
                     reason: format!(
                         "{} is not a profile; use \"extension\" or \"cli\"",
-                        crate::hooks::error::quoted(other)
+                        cline_hooks_core::error::quoted(other)
                     ),
                 })
             }
@@ -251,7 +251,7 @@ fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBu
         option,
         reason: format!(
             "{} is relative and the current directory cannot be read ({e}); pass an absolute path",
-            crate::hooks::error::quoted(path)
+            cline_hooks_core::error::quoted(path)
         ),
     })?;
     Ok(normalize(&absolute))
@@ -317,7 +317,7 @@ pub fn run_settings(
                 reason: format!("{} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours)", js_number(ms)),
             })
         }
-        None => crate::hooks::runner::DEFAULT_TIMEOUT,
+        None => cline_hooks_core::event::DEFAULT_TIMEOUT,
     };
     // Names and values were checked when `read` took them from JavaScript.
     let env: Vec<(OsString, OsString)> = options
@@ -622,7 +622,7 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
             // Safety: checked to be a string.
             let text = unsafe { String::from_napi_value(value.value().env, value.raw()) }
                 .unwrap_or_default();
-            format!("{} is a string", crate::hooks::error::quoted(&text))
+            format!("{} is a string", cline_hooks_core::error::quoted(&text))
         }
         ValueType::Number => {
             let n = value.coerce_to_number().and_then(|n| n.get_double());

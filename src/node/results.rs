@@ -4,9 +4,9 @@ use napi::bindgen_prelude::{Either, Null};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::hooks::discover::DiscoveredHook as CoreHook;
-use crate::hooks::run::Execution;
-use crate::hooks::runner::RunReport;
+use cline_hooks_core::discovery::DiscoveredHook as CoreHook;
+use cline_hooks_core::event::RunReport;
+use cline_hooks_core::process::Execution;
 
 /// A hook file found by discovery.
 #[napi(object, object_from_js = false)]

@@ -4,9 +4,9 @@ use std::future::Future;
 
 use napi::bindgen_prelude::*;
 
-use crate::hooks::error::HookError;
 use crate::node::errors;
 use crate::node::signal::Listener;
+use cline_hooks_core::error::HookError;
 
 /// Runs `work` on the runtime (as its own task, so a panic becomes a rejection, never an
 /// abort of the host) and settles the promise on the JavaScript thread, removing the abort

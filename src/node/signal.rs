@@ -6,8 +6,8 @@
 use napi::bindgen_prelude::*;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::error::HookError;
 use crate::node::errors::{take_exception, Failure};
+use cline_hooks_core::error::HookError;
 
 type Handler<'env> = Function<'env, (), ()>;
 type ListenerMethod<'env> =

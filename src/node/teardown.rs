@@ -4,7 +4,7 @@
 
 use napi::Env;
 
-use crate::hooks::running::{self, Owner};
+use cline_hooks_core::process::{self, Owner};
 
 /// Registers the teardown for `env` once, and returns its owner id for runs started from it.
 pub fn ensure(env: &Env) -> Owner {
@@ -21,12 +21,12 @@ pub fn ensure(env: &Env) -> Owner {
     let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
     OWNER.with(|o| o.set(owner));
     let _ = env.add_env_cleanup_hook(owner, |owner| {
-        running::kill_now(Some(owner));
+        process::kill_now(Some(owner));
     });
     static AT_EXIT: std::sync::Once = std::sync::Once::new();
     AT_EXIT.call_once(|| {
         extern "C" fn kill_at_exit() {
-            running::kill_now(None);
+            process::kill_now(None);
         }
         #[cfg(unix)]
         // Safety: registers a plain function with no captured state.

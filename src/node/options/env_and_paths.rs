@@ -6,9 +6,9 @@
 use napi::bindgen_prelude::{Env, Error, Function, JsValue, Status, Unknown, ValueType};
 use napi::sys;
 
-use crate::hooks::error::{quoted, HookError};
 use crate::node::errors::Failure;
 use crate::node::options::describe_type;
+use cline_hooks_core::error::{quoted, HookError};
 
 /// What stops the OS from taking a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

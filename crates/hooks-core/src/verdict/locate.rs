@@ -1495,9 +1495,9 @@ impl Phase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::discover::Profile;
-    use crate::hooks::encoding::decode_all;
-    use crate::hooks::output;
+    use crate::discovery::Profile;
+    use crate::verdict;
+    use crate::verdict::decode_all;
     use proptest::prelude::*;
     use serde_json::{Map, Value};
 
@@ -1919,7 +1919,7 @@ mod tests {
             prop_assert_eq!(&found, &spans, "{:?}", text);
 
             let mut object = oracle_verdict(&expected);
-            let verdict = output::parse(&bytes, Profile::Extension);
+            let verdict = verdict::parse(&bytes, Profile::Extension);
             let unclosed_cancel = oracle_unclosed_cancel(&text);
             prop_assert_eq!(scan(&text).unclosed_cancel.is_some(), unclosed_cancel, "{:?}", text);
             let cancel = unclosed_cancel

@@ -5,10 +5,10 @@
 
 use std::collections::VecDeque;
 
-use crate::hooks::discover::Profile;
-use crate::hooks::encoding::{Decoder, Encoding, Utf16Later};
-use crate::hooks::locate::{Scan, Scanner};
-use crate::hooks::output::{self, Verdict};
+use crate::discovery::Profile;
+use crate::verdict::{self, Verdict};
+use crate::verdict::{Decoder, Encoding, Utf16Later};
+use crate::verdict::{Scan, Scanner};
 
 /// Bytes of text kept from the start of stdout.
 pub const HEAD_KEEP: usize = 1 << 20;
@@ -264,7 +264,7 @@ impl ControlLines {
                 CONTROL_KEEP >> 20
             ))
         } else {
-            output::control_payload(payload)
+            verdict::control_payload(payload)
         };
         match judged {
             Ok(verdict) => {

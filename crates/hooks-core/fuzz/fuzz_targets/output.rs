@@ -4,10 +4,10 @@
 //! whatever came before it.
 #![no_main]
 
-use cline_hooks::hooks::discover::Profile;
-use cline_hooks::hooks::encoding::{decode_all, Encoding};
-use cline_hooks::hooks::output::{parse, read, MAX_CONTEXT_BYTES};
-use cline_hooks::hooks::stdout::Reader;
+use cline_hooks_core::discovery::Profile;
+use cline_hooks_core::verdict::{decode_all, Encoding};
+use cline_hooks_core::verdict::{parse, read, MAX_CONTEXT_BYTES};
+use cline_hooks_core::verdict::Reader;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

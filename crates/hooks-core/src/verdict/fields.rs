@@ -32,18 +32,18 @@
 //!    `overrideInput` is read up to 1 MiB of JSON.
 //! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning ([`encoding`]).
 //!
-//! [`encoding`]: crate::hooks::encoding
+//! [`encoding`]: crate::verdict
 
 use serde_json::{Map, Value};
 
-use crate::hooks::discover::Profile;
-use crate::hooks::encoding::{Encoding, Utf16Later};
-use crate::hooks::lenient::{self, Notes, Spot};
-use crate::hooks::locate::{
+use crate::discovery::Profile;
+use crate::verdict::{
     self, is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, DEEP_LIMIT,
     JSON_KEEP, MAX_DEPTH, TEXT_KEEP,
 };
-use crate::hooks::stdout::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
+use crate::verdict::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
+use crate::verdict::{Encoding, Utf16Later};
+use crate::verdict::{Notes, Spot};
 
 /// Longest `contextModification` one hook may contribute, in bytes of UTF-8 (the contract's
 /// 50 KB), the marker saying it was cut included. `errorMessage` has the same limit.
@@ -161,7 +161,7 @@ fn broken(problem: String) -> Verdict {
 /// Judges one `HOOK_CONTROL` payload: its verdict and whether text followed its object, or
 /// why it is not usable.
 pub(crate) fn control_payload(payload: &str) -> Result<(Verdict, bool), String> {
-    match lenient::parse_first(payload) {
+    match verdict::parse_first(payload) {
         Ok((Value::Object(map), end, notes)) => {
             let trailing = !payload[end..].trim().is_empty();
             Ok((from_map(map, notes), trailing))
@@ -178,10 +178,10 @@ pub(crate) fn control_payload(payload: &str) -> Result<(Verdict, bool), String> 
 /// A control line's object nested deeper than serde_json reads (`JSON.parse` reads any
 /// depth): its verdict from the fields the scan kept, when the scan finds it valid.
 fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
-    let (deepest, end) = lenient::nesting(payload);
+    let (deepest, end) = verdict::nesting(payload);
     let end = end.filter(|_| deepest > MAX_DEPTH)?;
     let start = payload.len() - payload.trim_start_matches([' ', '\t', '\n', '\r']).len();
-    let scan = locate::scan(&payload[..end]);
+    let scan = verdict::scan(&payload[..end]);
     let (span, fields) = match (&scan.keyed, scan.last_object) {
         (Some(found), _) => (found.span, found.fields.as_deref()),
         (None, Some(span)) => (span, None),
@@ -230,7 +230,7 @@ fn control_verdict(control: Control, otherwise: impl FnOnce() -> Verdict) -> Ver
 fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     let scan = &kept.scan;
     let mut verdict = match kept.text(span.start, span.end) {
-        Some(text) => match lenient::parse_value(text) {
+        Some(text) => match verdict::parse_value(text) {
             Ok((Value::Object(map), notes)) => from_map(map, notes),
             // `locate` accepts exactly what `lenient` reads; this only keeps that promise honest.
             Ok((other, _)) => {
@@ -240,7 +240,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
                 ))
             }
             // Deeper than serde_json reads, but `JSON.parse` reads it: the scan checked it.
-            Err(_) if lenient::nesting(text).0 > MAX_DEPTH => {
+            Err(_) if verdict::nesting(text).0 > MAX_DEPTH => {
                 from_fields(span, fields, Unkept::Deep)
             }
             Err(err) => {
@@ -334,7 +334,7 @@ fn diagnose(kept: &Kept) -> Option<String> {
             if let Ok((
                 scalar @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)),
                 _,
-            )) = lenient::parse_value(line)
+            )) = verdict::parse_value(line)
             {
                 last = Some((line_at, final_value(&describe(&scalar))));
             }
@@ -401,7 +401,7 @@ fn not_valid(kept: &Kept, open: Opener) -> String {
         Kind::Array => "a JSON array",
     };
     let (line, column) = (open.line, open.column);
-    let why = match kept.rest(open.at).and_then(lenient::error_of) {
+    let why = match kept.rest(open.at).and_then(verdict::error_of) {
         Some(err) => {
             // serde_json counts from the value's start; say where it is in stdout.
             let full = err.to_string();
@@ -507,7 +507,7 @@ fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept) -> Verdict {
             Some(Captured::Token { text, len }) | Some(Captured::Json { text, len })
                 if text.len() == *len =>
             {
-                lenient::parse_value(text).ok().map(|(value, found)| {
+                verdict::parse_value(text).ok().map(|(value, found)| {
                     notes.absorb(found, key.name());
                     value
                 })

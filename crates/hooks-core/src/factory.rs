@@ -2,7 +2,7 @@
 //!
 //! Revalidation is by age: a snapshot of the hooks directories is reused for
 //! [`CACHE_TTL`], then rescanned: one `stat` per directory (plus a `readdir` if it changed,
-//! see [`discover::Scanner`]), one `open` and read per entry named like a hook, the default
+//! see [`discovery::Scanner`]), one `open` and read per entry named like a hook, the default
 //! folders and the interpreters found again. One rescan runs at a time per factory; calls
 //! that find the snapshot stale meanwhile wait for it and take its result.
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
@@ -17,12 +17,11 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::hooks::discover::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
-use crate::hooks::error::HookError;
-use crate::hooks::launch::{Interpreters, LiveMachine};
-use crate::hooks::name;
-use crate::hooks::run::KILL_GRACE;
-use crate::hooks::runner::{Runner, DEFAULT_TIMEOUT};
+use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
+use crate::error::HookError;
+use crate::event::{Runner, DEFAULT_TIMEOUT};
+use crate::launch::{Interpreters, LiveMachine};
+use crate::process::KILL_GRACE;
 
 /// How long a run with hook timeout `timeout` may wait for discovery: the timeout plus the
 /// kill grace, the same bound as for stopping a hook.
@@ -132,7 +131,10 @@ impl Factory {
             scanning: Arc::default(),
             scanner: Mutex::default(),
             wanted: Mutex::new(Arc::new(
-                name::KNOWN_HOOKS.iter().map(|h| (*h).to_owned()).collect(),
+                discovery::KNOWN_HOOKS
+                    .iter()
+                    .map(|h| (*h).to_owned())
+                    .collect(),
             )),
             rescans: AtomicU64::new(0),
             #[cfg(test)]
@@ -150,7 +152,7 @@ impl Factory {
     /// unchanged this is the same `Arc` from one refresh to the next, so callers may cache
     /// what they derive from it and compare with `Arc::ptr_eq`.
     pub fn fresh_listings_for(&self, hook_name: &str) -> Option<Arc<Vec<Listing>>> {
-        let hook_name = name::resolve(hook_name).ok()?;
+        let hook_name = discovery::resolve(hook_name).ok()?;
         let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
@@ -166,7 +168,10 @@ impl Factory {
             return;
         }
         let mut next: BTreeSet<String> = if wanted.len() >= WANTED_LIMIT {
-            name::KNOWN_HOOKS.iter().map(|h| (*h).to_owned()).collect()
+            discovery::KNOWN_HOOKS
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect()
         } else {
             (**wanted).clone()
         };
@@ -191,7 +196,7 @@ impl Factory {
     fn rescan(&self) -> Arc<Vec<Listing>> {
         let taken = Instant::now();
         let generation = self.rescans.fetch_add(1, Ordering::Relaxed) + 1;
-        let dirs = discover::hook_dirs(&self.layout, &Defaults::find());
+        let dirs = discovery::hook_dirs(&self.layout, &Defaults::find());
         let mut machine = LiveMachine::default();
         let windows = matches!(self.platform, Platform::Windows { .. });
         let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
@@ -246,7 +251,7 @@ impl Factory {
         hook_name: &str,
         limit: Duration,
     ) -> Result<Vec<DiscoveredHook>, HookError> {
-        let hook_name = name::resolve(hook_name)?;
+        let hook_name = discovery::resolve(hook_name)?;
         let listings = match self.fresh_listings_for(hook_name) {
             Some(listings) => listings,
             None => tokio::time::timeout(limit, self.rescan_once(hook_name))
@@ -289,7 +294,7 @@ impl Factory {
         &self,
         hook_name: &str,
     ) -> Option<Result<Vec<DiscoveredHook>, HookError>> {
-        let hook_name = match name::resolve(hook_name) {
+        let hook_name = match discovery::resolve(hook_name) {
             Ok(name) => name,
             Err(err) => return Some(Err(err)),
         };
@@ -299,7 +304,7 @@ impl Factory {
 
     /// Pure: the snapshot already holds every resolved argv.
     fn pick(&self, hook_name: &str, listings: &[Listing]) -> Vec<DiscoveredHook> {
-        discover::discover(hook_name, listings, self.layout.profile, &self.platform)
+        discovery::discover(hook_name, listings, self.layout.profile, &self.platform)
     }
 
     /// The runner for `hook_name`, discovering within `limit` (see `discover`).
@@ -320,7 +325,7 @@ impl Factory {
 
     /// The runner for `hook_name` in a given snapshot (from `fresh_listings`); no system call.
     pub fn runner_from(&self, hook_name: &str, listings: &[Listing]) -> Result<Runner, HookError> {
-        let resolved = name::resolve(hook_name)?;
+        let resolved = discovery::resolve(hook_name)?;
         Ok(self.runner_for(hook_name, self.pick(resolved, listings)))
     }
 
@@ -339,7 +344,7 @@ impl Factory {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::hooks::discover::GlobalDir;
+    use crate::discovery::GlobalDir;
 
     /// A fresh empty folder under the system temp dir, removed on drop.
     struct TempDir(PathBuf);
@@ -495,7 +500,7 @@ mod tests {
 
     #[test]
     fn a_runner_built_from_a_snapshot_uses_the_interpreters_the_scan_resolved() {
-        use crate::hooks::discover::Profile;
+        use crate::discovery::Profile;
         use std::os::unix::fs::PermissionsExt;
         let dir = TempDir::new("interp");
         let interpreter = dir.0.join("bin").join("myinterp");

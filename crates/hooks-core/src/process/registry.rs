@@ -10,8 +10,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::tree::ProcessTree;
-use crate::hooks::watchdog::Watched;
+use crate::process::ProcessTree;
+use crate::process::Watched;
 
 struct Entry {
     /// `None` while its process is being started: `terminate_all` already sees (and counts)

@@ -10,11 +10,11 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::combine::{combine, Combined};
-use crate::hooks::discover::{DiscoveredHook, Profile};
-use crate::hooks::error::HookError;
-use crate::hooks::input::HookInput;
-use crate::hooks::run::{run_hook, start_detached, Execution, RunContext, Status};
+use crate::discovery::{DiscoveredHook, Profile};
+use crate::error::HookError;
+use crate::event::HookInput;
+use crate::process::{run_hook, start_detached, Execution, RunContext, Status};
+use crate::verdict::{combine, Combined};
 
 /// The default per-hook timeout (the contract's 30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -34,7 +34,7 @@ pub struct RunSettings {
     /// A limit on this call's processes, replacing the factory's limiter.
     pub max_processes: Option<usize>,
     /// Who the hook processes belong to (see `running::Owner`).
-    pub owner: crate::hooks::running::Owner,
+    pub owner: crate::process::Owner,
 }
 
 impl Default for RunSettings {
@@ -158,7 +158,7 @@ impl Runner {
                 .map(|n| Arc::new(Semaphore::new(n.max(1))))
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
-            start_permission: crate::hooks::running::start_permission(),
+            start_permission: crate::process::start_permission(),
             profile: self.profile,
         });
 
@@ -247,8 +247,8 @@ fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::discover::Source;
-    use crate::hooks::launch::LaunchKind;
+    use crate::discovery::Source;
+    use crate::launch::LaunchKind;
 
     fn hook() -> DiscoveredHook {
         DiscoveredHook {

@@ -3,7 +3,7 @@
 //! one line of JSON holding the caller's members unchanged plus the filled fields.
 #![no_main]
 
-use cline_hooks::hooks::input::HookInput;
+use cline_hooks_core::event::HookInput;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

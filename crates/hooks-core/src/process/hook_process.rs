@@ -18,13 +18,12 @@ use tokio::task::JoinHandle;
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::discover::{DiscoveredHook, Profile, Source};
-use crate::hooks::launch;
-use crate::hooks::output;
-use crate::hooks::running::{Owner, Registration};
-use crate::hooks::stdout::Reader;
-use crate::hooks::tree::{self, ProcessTree};
-use crate::hooks::watchdog;
+use crate::discovery::{DiscoveredHook, Profile, Source};
+use crate::launch;
+use crate::process::{self, ProcessTree};
+use crate::process::{Owner, Registration};
+use crate::verdict;
+use crate::verdict::Reader;
 
 /// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
 /// as it arrives; see `stdout::Reader` for what is kept).
@@ -157,7 +156,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         return not_started(hook, terminated_before_start(), started);
     }
     // Announced before the start, so a host that dies during it still leaves nothing.
-    let announced = match watchdog::announce() {
+    let announced = match process::announce() {
         Ok(announced) => Some(announced),
         Err(why) => {
             exec.warnings.push(why);
@@ -165,7 +164,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         }
     };
     let mut env = ctx.env.clone();
-    env.extend(announced.as_ref().and_then(watchdog::Announced::env));
+    env.extend(announced.as_ref().and_then(process::Announced::env));
     let started_process = start(
         hook,
         &cwd,
@@ -269,19 +268,19 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
             (_, lost) => return Err(lost.unwrap_or_default()),
         };
         reader.feed(&batch);
-        let mut verdict = output::read(reader.finish());
-        if let Some(warning) = output::stderr_verdict(&verdict, &stderr_bytes) {
+        let mut verdict = verdict::read(reader.finish());
+        if let Some(warning) = verdict::stderr_verdict(&verdict, &stderr_bytes) {
             verdict.warnings.push(warning);
         }
         Ok(verdict)
     })
     .await
     .unwrap_or_else(|join| Err(join.to_string()))
-    .unwrap_or_else(|why| output::Verdict {
+    .unwrap_or_else(|why| verdict::Verdict {
         problem: Some(format!(
             "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
         )),
-        ..output::Verdict::default()
+        ..verdict::Verdict::default()
     });
     exec.duration = started.elapsed();
     if !pipes_closed && matches!(end, End::Exited(_)) {
@@ -610,7 +609,7 @@ fn start(
             .stdout(output())
             .stderr(output())
             .kill_on_drop(false);
-        tree::configure(&mut command);
+        process::configure(&mut command);
         command.spawn()
     };
     if hook.command.is_empty() {
@@ -640,7 +639,7 @@ fn start(
 
 #[cfg(windows)]
 fn add_args(command: &mut Command, hook: &DiscoveredHook, args: &[OsString]) {
-    use crate::hooks::launch::LaunchKind;
+    use crate::launch::LaunchKind;
     match (hook.kind, args.split_last()) {
         // cmd.exe parses its own command line; the tail is already quoted for it.
         (LaunchKind::Cmd, Some((tail, flags))) => {

@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 
-use cline_hooks::hooks::discover::{GlobalDir, Layout};
-use cline_hooks::hooks::factory::Factory;
-use cline_hooks::hooks::runner::{RunSettings, Runner};
+use cline_hooks_core::discovery::{GlobalDir, Layout};
+use cline_hooks_core::event::{RunSettings, Runner};
+use cline_hooks_core::factory::Factory;
 use divan::Bencher;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -135,7 +135,7 @@ fn runner_run(bencher: Bencher) {
     };
     let factory = Arc::new(Factory::new(&layout, None, None));
     let runner: Arc<Runner> = Arc::new(
-        rt.block_on(factory.runner("PreToolUse", cline_hooks::hooks::factory::DISCOVERY_LIMIT))
+        rt.block_on(factory.runner("PreToolUse", cline_hooks_core::factory::DISCOVERY_LIMIT))
             .expect("runner"),
     );
     let input: serde_json::Value = serde_json::from_slice(INPUT).expect("input is JSON");

@@ -1,5 +1,5 @@
-//! Discovery: `discover::scan_dir` on real temporary directories (what a rescan costs every
-//! 250 ms while hooks run, interpreter lookups included), and `discover::discover` over
+//! Discovery: `discovery::scan_dir` on real temporary directories (what a rescan costs every
+//! 250 ms while hooks run, interpreter lookups included), and `discovery::discover` over
 //! listings already in memory (what every `runHook` / `HookFactory.create()` pays on a warm
 //! snapshot: no system call, the argv was resolved by the scan).
 //!
@@ -9,11 +9,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use cline_hooks::hooks::discover::{
-    self, Contents, Entry, EntryKind, HookDir, Listing, Platform, Profile, Source,
+use cline_hooks_core::discovery::{self, KNOWN_HOOKS};
+use cline_hooks_core::discovery::{
+    Contents, Entry, EntryKind, HookDir, Listing, Platform, Profile, Source,
 };
-use cline_hooks::hooks::launch::{Interpreters, LiveMachine};
-use cline_hooks::hooks::name::KNOWN_HOOKS;
+use cline_hooks_core::launch::{Interpreters, LiveMachine};
 use divan::Bencher;
 
 fn main() {
@@ -99,7 +99,7 @@ fn scan_dir(bencher: Bencher, case: &str) {
         // A new machine per scan, as a rescan makes: PATH lookups are not carried over.
         let mut machine = LiveMachine::default();
         let mut tools = Interpreters::new(&mut machine, None, cfg!(windows));
-        discover::scan_dir(
+        discovery::scan_dir(
             black_box(&path),
             Profile::Extension,
             &Platform::current(),
@@ -155,7 +155,7 @@ fn entry(
         name: name.to_owned(),
         kind: EntryKind::File { executable: true },
         shebang: shebang.map(str::to_owned),
-        launch: discover::launch_for(&dir.join(name), shebang, profile, platform, &mut tools),
+        launch: discovery::launch_for(&dir.join(name), shebang, profile, platform, &mut tools),
     }
 }
 
@@ -225,5 +225,5 @@ fn scenario(case: &str) -> Scenario {
 fn discover(bencher: Bencher, case: &str) {
     let s = scenario(case);
     bencher
-        .bench(|| discover::discover(black_box(s.hook_name), &s.listings, s.profile, &s.platform));
+        .bench(|| discovery::discover(black_box(s.hook_name), &s.listings, s.profile, &s.platform));
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::hooks::error::HookError;
+use crate::error::HookError;
 
 /// The documented fields filled in when the caller left them out, in the order they are
 /// appended.

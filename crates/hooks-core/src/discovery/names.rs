@@ -1,6 +1,6 @@
 //! Which strings are hook names.
 
-use crate::hooks::error::HookError;
+use crate::error::HookError;
 
 /// The hook types Cline fires today. Unknown but well-formed names are still accepted,
 /// because new hook types arrive before every caller has been updated.

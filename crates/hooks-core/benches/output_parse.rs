@@ -1,4 +1,4 @@
-//! The output parser (`hooks::output::parse`, the streaming scan of `hooks::stdout::Reader`
+//! The output parser (`verdict::parse`, the streaming scan of `verdict::Reader`
 //! and the verdict rule) over what real hooks print, and what a broken or hostile hook can
 //! print, 1 MiB of it per case; and the scan of whole verdicts of up to 16 MiB streamed in
 //! 64 KiB reads, as the runner reads them.
@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::OnceLock;
 
-use cline_hooks::hooks::discover::Profile;
-use cline_hooks::hooks::output;
-use cline_hooks::hooks::stdout::{Reader, TAIL_KEEP};
+use cline_hooks_core::discovery::Profile;
+use cline_hooks_core::verdict;
+use cline_hooks_core::verdict::{Reader, TAIL_KEEP};
 use divan::counter::BytesCount;
 use divan::Bencher;
 
@@ -88,7 +88,7 @@ fn cases() -> &'static BTreeMap<&'static str, Case> {
         }
         m.insert("hook_control", (s.into_bytes(), false));
 
-        let long = "é".repeat(output::MAX_CONTEXT_BYTES / 2 + 10_000);
+        let long = "é".repeat(verdict::MAX_CONTEXT_BYTES / 2 + 10_000);
         let s = format!("{{\"cancel\":false,\"contextModification\":\"{long}\"}}\n");
         m.insert("context_over_limit", (s.into_bytes(), false));
 
@@ -221,7 +221,7 @@ fn run(bencher: Bencher, name: &str) {
     };
     bencher
         .counter(BytesCount::new(bytes.len()))
-        .bench(|| output::parse(black_box(bytes), profile));
+        .bench(|| verdict::parse(black_box(bytes), profile));
 }
 
 #[divan::bench(args = REALISTIC, max_time = 1)]
@@ -242,7 +242,7 @@ fn scaling_open_arrays_kib(bencher: Bencher, kib: usize) {
     let bytes = line.repeat(kib / 4).into_bytes();
     bencher
         .counter(BytesCount::new(bytes.len()))
-        .bench(|| output::parse(black_box(&bytes), Profile::Extension));
+        .bench(|| verdict::parse(black_box(&bytes), Profile::Extension));
 }
 
 /// Linear time beyond the kept windows: one pretty verdict, `cancel` last, after a `data`
@@ -261,7 +261,7 @@ fn scaling_streamed_verdict_mib(bencher: Bencher, mib: usize) {
         for chunk in black_box(&bytes).chunks(64 << 10) {
             reader.feed(chunk);
         }
-        let verdict = output::read(reader.finish());
+        let verdict = verdict::read(reader.finish());
         assert!(verdict.cancel);
         verdict
     });

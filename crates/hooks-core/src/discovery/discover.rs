@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
-use crate::hooks::launch::{self, Interpreters, Launch, LaunchKind};
-use crate::hooks::name;
+use crate::launch::{self, Interpreters, Launch, LaunchKind};
 
 /// Where a hooks directory came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -349,12 +348,12 @@ pub fn could_be_hook_file(name: &str, profile: Profile, platform: &Platform) -> 
     let (stem, ext) = split_extension(name);
     match (profile, platform) {
         (Profile::Cli, _) => {
-            name::is_valid_ignoring_case(stem)
+            super::is_valid_ignoring_case(stem)
                 && CLI_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
         }
-        (Profile::Extension, Platform::Unix) => name::is_valid(name),
+        (Profile::Extension, Platform::Unix) => super::is_valid(name),
         (Profile::Extension, Platform::Windows { pathext }) => {
-            !ext.is_empty() && name::is_valid_ignoring_case(stem) && pathext.rule(ext).is_some()
+            !ext.is_empty() && super::is_valid_ignoring_case(stem) && pathext.rule(ext).is_some()
         }
     }
 }
@@ -1177,7 +1176,7 @@ mod errno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::launch::tests::FixedMachine;
+    use crate::launch::tests::FixedMachine;
 
     /// The one pick for `hook_name`, where one at most is expected.
     fn pick_one(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<Pick> {

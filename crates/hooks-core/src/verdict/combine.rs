@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::hooks::run::{Execution, Status};
+use crate::process::{Execution, Status};
 
 /// The combined verdict of one run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -79,7 +79,7 @@ fn push_trimmed(parts: &mut Vec<String>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::discover::Source;
+    use crate::discovery::Source;
     use std::time::Duration;
 
     fn exec(path: &str, status: Status, ms: u64) -> Execution {

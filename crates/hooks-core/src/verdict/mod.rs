@@ -1,0 +1,16 @@
+//! What a hook said: its stdout read as it streams, the final JSON object found and its
+//! verdict fields checked, and many hooks' verdicts combined into one.
+
+mod combine;
+mod encoding;
+mod fields;
+mod lenient;
+mod locate;
+mod stream;
+
+pub use combine::*;
+pub use encoding::*;
+pub use fields::*;
+pub use lenient::*;
+pub use locate::*;
+pub use stream::*;
