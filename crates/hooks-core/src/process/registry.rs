@@ -223,8 +223,3 @@ pub fn kill_now(owner: Option<Owner>) -> usize {
     }
     killed
 }
-
-/// How many hook trees are running.
-pub fn count() -> usize {
-    lock().len()
-}
