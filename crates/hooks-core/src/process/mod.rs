@@ -1,12 +1,25 @@
-//! One hook process: start it, feed and read its pipes, enforce its deadline, stop its whole
-//! tree; the registry of live trees and the watchdog that stops them if the host dies.
+//! One hook process: admitted to a slot, started at the head of its own tree, fed and read
+//! through its pipes, held to its deadline, its exit told in words; the registry of live
+//! trees and the watchdog that stops them if the host dies.
 
-mod hook_process;
+// Stages of a run, used only inside this room.
+mod admission;
+mod exit_status;
+mod spawn;
+mod spawn_failure;
+
+mod deadline;
+mod detached;
+mod hook;
+mod pipes;
 mod registry;
 mod tree;
 mod watchdog;
 
-pub use hook_process::*;
+pub use deadline::*;
+pub use detached::*;
+pub use hook::*;
+pub use pipes::*;
 pub use registry::*;
 pub use tree::*;
 pub use watchdog::*;

@@ -1,0 +1,295 @@
+//! One hook run to its end, as a sequence of named stages (admit, spawn, drive, read the
+//! verdict, conclude); the record it returns and what a run shares between its hooks.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::admission::{admit, not_started, terminated_before_start};
+use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
+use super::exit_status::{exit_failure, signal_name};
+use super::pipes::{exchange, StdoutScan, Tail, PIPE_GRACE, STDERR_KEEP};
+use super::spawn::spawn_watched;
+use super::spawn_failure::{explain_start_error, start_obstacle};
+use crate::discovery::{DiscoveredHook, Profile, Source};
+use crate::process::Owner;
+use crate::verdict::{self, Reader, Verdict};
+
+/// How a hook run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// It exited with code 0 and its output could be read (its verdict may still cancel).
+    Completed,
+    /// It could not start, exited non-zero, was killed, or printed output that cannot be
+    /// used; [`Execution::failure`] says which.
+    Failed,
+    /// It was still running at its deadline, so its tree was stopped; or it waited for a
+    /// process slot until the deadline and never started.
+    TimedOut,
+    /// The run was aborted, or `terminateAll()` was called, before it ended.
+    Aborted,
+    /// Started detached; nothing more is known or awaited.
+    Started,
+}
+
+impl Status {
+    /// Its name as the Node API reports it: `completed`, `failed`, `timedOut`, `aborted` or
+    /// `started`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Started => "started",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::TimedOut => "timedOut",
+            Status::Aborted => "aborted",
+        }
+    }
+}
+
+/// What running one hook did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    /// The hook's name (the event it handles, such as `PreToolUse`).
+    pub hook_name: String,
+    /// The hook file.
+    pub path: PathBuf,
+    /// Which kind of directory it was found in.
+    pub source: Source,
+    /// The workspace root it belongs to (workspace hooks only); it ran there.
+    pub workspace_root: Option<PathBuf>,
+    /// How it ended.
+    pub status: Status,
+    /// The `cancel` it printed.
+    pub cancel: bool,
+    /// The `contextModification` (or CLI `context`) it printed, possibly cut.
+    pub context_modification: String,
+    /// The `errorMessage` it printed, possibly cut.
+    pub error_message: String,
+    /// The CLI's `review` flag: ask the user before going ahead.
+    pub review: bool,
+    /// The CLI's `overrideInput`: replacement tool input.
+    pub override_input: Option<Map<String, Value>>,
+    /// The JSON object it printed (its verdict), unknown fields included.
+    pub output: Option<Map<String, Value>>,
+    /// Its exit code; `None` when it was killed by a signal or never started.
+    pub exit_code: Option<i32>,
+    /// The signal that killed it, for example `SIGKILL (9)`.
+    pub signal: Option<String>,
+    /// From the call to its end, waiting for a slot and reading its output included.
+    pub duration: Duration,
+    /// The last [`STDERR_KEEP`](crate::process::STDERR_KEEP) bytes of its stderr (invalid
+    /// UTF-8 replaced).
+    pub stderr: String,
+    /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
+    pub failure: Option<String>,
+    /// Things worth knowing that did not make it fail.
+    pub warnings: Vec<String>,
+}
+
+impl Execution {
+    /// A record for `hook` with nothing known yet but its status.
+    pub fn of(hook: &DiscoveredHook, status: Status) -> Execution {
+        Execution {
+            hook_name: hook.hook_name.clone(),
+            path: hook.path.clone(),
+            source: hook.source,
+            workspace_root: hook.workspace_root.clone(),
+            status,
+            cancel: false,
+            context_modification: String::new(),
+            error_message: String::new(),
+            review: false,
+            override_input: None,
+            output: None,
+            exit_code: None,
+            signal: None,
+            duration: Duration::ZERO,
+            stderr: String::new(),
+            failure: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Everything one run shares between its hooks.
+pub struct RunContext {
+    /// The input JSON, serialized once, newline-terminated.
+    pub input: Arc<[u8]>,
+    /// The environment added to the host's for each hook.
+    pub env: Vec<(OsString, OsString)>,
+    /// Each hook's timeout, as the run was given it (the failure sentences name it).
+    pub timeout: Duration,
+    /// Where global and extra hooks run: the first workspace root, else the home directory.
+    pub default_cwd: PathBuf,
+    /// Cancelled when the caller aborts the run.
+    pub abort: CancellationToken,
+    /// Slots for hook processes; a hook waits here before it starts.
+    pub limiter: Arc<Semaphore>,
+    /// Who to account the hook processes to (see [`Owner`]).
+    pub owner: Owner,
+    /// Cancelled by `terminateAll()`: hooks of this run that have not started never will.
+    pub start_permission: CancellationToken,
+    /// Whose conventions the hooks' output follows.
+    pub profile: Profile,
+}
+
+impl RunContext {
+    /// Where `hook` runs: its workspace root, else the run's default.
+    pub(super) fn cwd_of(&self, hook: &DiscoveredHook) -> PathBuf {
+        hook.workspace_root
+            .clone()
+            .unwrap_or_else(|| self.default_cwd.clone())
+    }
+}
+
+/// Runs one hook to its end. `deadline` covers waiting for a slot and running; the run never
+/// outlives it by more than [`KILL_GRACE`](crate::process::KILL_GRACE) plus
+/// [`REAP_LIMIT`](crate::process::REAP_LIMIT) plus [`PIPE_GRACE`] plus
+/// [`PIPE_FLOW_MAX`](crate::process::PIPE_FLOW_MAX).
+pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
+    let started = Instant::now();
+    let (permit, mut registration) = match admit(hook, ctx, deadline, false).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return not_started(hook, refused, started),
+    };
+    let mut exec = Execution::of(hook, Status::Failed);
+    let cwd = ctx.cwd_of(hook);
+    if registration.stop.is_cancelled() {
+        return not_started(hook, terminated_before_start(), started);
+    }
+    let spawned = spawn_watched(hook, &cwd, &ctx.env, &mut registration, &mut exec.warnings);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(err) => {
+            exec.failure = Some(explain_start_error(&err, hook, &cwd));
+            exec.duration = started.elapsed();
+            return exec;
+        }
+    };
+
+    let mut out = StdoutScan::new(Reader::new(ctx.profile));
+    let mut err = Tail::new(STDERR_KEEP);
+    let progress = AtomicU64::new(0);
+    let io = exchange(&mut child, &ctx.input, &mut out, &mut err, &progress);
+    let ending = drive(
+        child,
+        io,
+        &progress,
+        &mut registration,
+        &ctx.abort,
+        deadline,
+    )
+    .await;
+    drop(registration);
+
+    exec.stderr = err.text();
+    let verdict = read_verdict(out, err.bytes().to_vec()).await;
+    exec.duration = started.elapsed();
+    conclude(&mut exec, ending, verdict, hook, &cwd, ctx.timeout);
+    drop(permit);
+    exec
+}
+
+/// Reads the verdict from all of stdout, and warns of one printed on stderr by mistake.
+/// The scan and the verdict are linear but may take milliseconds: they run off the async
+/// workers, so other runs' timers and pipes are not held up, and count in the duration.
+async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> Verdict {
+    out.settle().await;
+    tokio::task::spawn_blocking(move || {
+        let mut verdict = verdict::read(out.into_reader()?.finish());
+        if let Some(warning) = verdict::stderr_verdict(&verdict, &stderr) {
+            verdict.warnings.push(warning);
+        }
+        Ok(verdict)
+    })
+    .await
+    .unwrap_or_else(|join| Err(join.to_string()))
+    .unwrap_or_else(|why| Verdict {
+        problem: Some(format!(
+            "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
+        )),
+        ..Verdict::default()
+    })
+}
+
+/// The last stage: the record's verdict fields, status and failure, from how the hook ended
+/// and what it printed.
+fn conclude(
+    exec: &mut Execution,
+    ending: Ending,
+    verdict: Verdict,
+    hook: &DiscoveredHook,
+    cwd: &Path,
+    timeout: Duration,
+) {
+    let Ending {
+        end,
+        pipes_closed,
+        stuck,
+    } = ending;
+    if !pipes_closed && matches!(end, End::Exited(_)) {
+        exec.warnings.push(format!(
+            "a process it left running still holds its stdout or stderr; output after the hook exited was not read (waited {} ms)",
+            PIPE_GRACE.as_millis()
+        ));
+    }
+    exec.warnings.extend(verdict.warnings.iter().cloned());
+    exec.cancel = verdict.cancel;
+    exec.context_modification = verdict.context_modification;
+    exec.error_message = verdict.error_message;
+    exec.review = verdict.review;
+    exec.override_input = verdict.override_input;
+    exec.output = verdict.object;
+
+    let could_not_stop = could_not_stop(stuck);
+    match end {
+        End::Exited(Ok(status)) => {
+            exec.exit_code = status.code();
+            exec.signal = signal_name(&status);
+            exec.failure = exit_failure(&status, &exec.stderr);
+            // Where start errors surface as exit 127 (an emulator, a wrapper), say why.
+            if status.code() == Some(127) {
+                if let Some(why) = start_obstacle(hook, cwd) {
+                    exec.failure = Some(why);
+                }
+            }
+            match (&exec.failure, verdict.problem) {
+                (None, None) => exec.status = Status::Completed,
+                (None, Some(problem)) => exec.failure = Some(problem),
+                (Some(_), Some(problem)) => exec.warnings.push(format!("it also {problem}")),
+                (Some(_), None) => {}
+            }
+            if exec.failure.is_some() {
+                exec.status = Status::Failed;
+            }
+        }
+        End::Exited(Err(wait_err)) => {
+            exec.failure = Some(format!("could not be waited for: {wait_err}"));
+        }
+        End::TimedOut => {
+            exec.status = Status::TimedOut;
+            exec.failure = Some(format!(
+                "did not finish within {} ms, so its process tree was stopped ({}){could_not_stop}",
+                timeout.as_millis(),
+                stop_sequence(),
+            ));
+        }
+        End::Aborted => {
+            exec.status = Status::Aborted;
+            exec.failure = Some(format!(
+                "was stopped because the run was aborted{could_not_stop}"
+            ));
+        }
+        End::Terminated => {
+            exec.status = Status::Aborted;
+            exec.failure = Some(format!("was stopped by terminateAll(){could_not_stop}"));
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! A hook's pipes: its input fed to stdin while stdout is scanned for the verdict and the tail
+//! of stderr is kept, and how long output is read on after its process is gone.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Child;
+use tokio::task::JoinHandle;
+use tokio::time::{timeout, Instant};
+
+use crate::verdict::Reader;
+
+/// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
+/// as it arrives; see [`Reader`] for what is kept).
+const SCAN_BATCH: usize = 256 << 10;
+/// Bytes of stderr kept for the result.
+pub const STDERR_KEEP: usize = 16 << 10;
+/// How long stdout and stderr may stay quiet after the hook's own process exited before they
+/// are given up on: a background process it started may hold them open forever, and must not
+/// hold the run.
+pub const PIPE_GRACE: Duration = Duration::from_millis(150);
+/// How much longer than [`PIPE_GRACE`] output still flowing after the exit is read (what the
+/// pipe and the scan still held, or a background process still printing).
+pub const PIPE_FLOW_MAX: Duration = Duration::from_secs(1);
+
+/// The exchange over the hook's pipes, taken from `child`: `input` is written to stdin while
+/// stdout goes to `out` and stderr to `err`; `progress` counts what was read and scanned.
+/// It ends when all three pipes are done with.
+pub(super) fn exchange<'a>(
+    child: &mut Child,
+    input: &'a [u8],
+    out: &'a mut StdoutScan,
+    err: &'a mut Tail,
+    progress: &'a AtomicU64,
+) -> impl Future<Output = ()> + 'a {
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    async move {
+        tokio::join!(
+            feed(stdin, input),
+            drain_stdout(stdout, out, progress),
+            drain(stderr, err, progress)
+        );
+    }
+}
+
+/// Reads on once the hook's own process is gone: output still flowing is read (up to
+/// [`PIPE_FLOW_MAX`] past [`PIPE_GRACE`]); pipes quiet for [`PIPE_GRACE`] are given up on.
+/// Returns whether `io` finished (all pipes closed).
+pub(super) async fn read_on(
+    mut io: Pin<&mut impl Future<Output = ()>>,
+    mut io_done: bool,
+    progress: &AtomicU64,
+) -> bool {
+    let flow_end = Instant::now() + PIPE_GRACE + PIPE_FLOW_MAX;
+    while !io_done {
+        let seen = progress.load(Ordering::Relaxed);
+        let wait = PIPE_GRACE.min(flow_end.saturating_duration_since(Instant::now()));
+        io_done = timeout(wait, io.as_mut()).await.is_ok();
+        if progress.load(Ordering::Relaxed) == seen || Instant::now() >= flow_end {
+            break;
+        }
+    }
+    io_done
+}
+
+/// Writes the input and closes stdin. A hook that exits without reading it is fine.
+async fn feed(stdin: Option<tokio::process::ChildStdin>, input: &[u8]) {
+    if let Some(mut stdin) = stdin {
+        let _ = stdin.write_all(input).await;
+        let _ = stdin.shutdown().await;
+    }
+}
+
+/// Reads stderr into its tail; `progress` counts what was read.
+async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, tail: &mut Tail, progress: &AtomicU64) {
+    let Some(mut pipe) = pipe else { return };
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                progress.fetch_add(n as u64, Ordering::Relaxed);
+                tail.push(&buf[..n]);
+            }
+        }
+    }
+}
+
+/// Reads stdout and hands it to its scan in batches; `progress` counts what was read and
+/// scanned. Cancel-safe: what was read and not yet scanned stays in `out`.
+async fn drain_stdout<R: AsyncRead + Unpin>(
+    pipe: Option<R>,
+    out: &mut StdoutScan,
+    progress: &AtomicU64,
+) {
+    let Some(mut pipe) = pipe else { return };
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                progress.fetch_add(n as u64, Ordering::Relaxed);
+                out.batch.extend_from_slice(&buf[..n]);
+            }
+        }
+        if out.batch.len() >= SCAN_BATCH {
+            out.hand_over().await;
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Stdout's scan: the reader (away on a blocking thread while it scans a batch) and the bytes
+/// read since.
+pub(super) struct StdoutScan {
+    reader: Option<Reader>,
+    scanning: Option<JoinHandle<Reader>>,
+    batch: Vec<u8>,
+    /// Why the reader was lost (a panic in the scan), if it was.
+    lost: Option<String>,
+}
+
+impl StdoutScan {
+    pub(super) fn new(reader: Reader) -> StdoutScan {
+        StdoutScan {
+            reader: Some(reader),
+            scanning: None,
+            batch: Vec::new(),
+            lost: None,
+        }
+    }
+
+    /// Waits for the batch being scanned, if any. Cancel-safe: the handle is kept until it
+    /// resolves.
+    pub(super) async fn settle(&mut self) {
+        let Some(scanning) = self.scanning.as_mut() else {
+            return;
+        };
+        let result = scanning.await;
+        self.scanning = None;
+        match result {
+            Ok(reader) => self.reader = Some(reader),
+            Err(join) => self.lost = Some(join.to_string()),
+        }
+    }
+
+    /// Hands the bytes read so far to the scan, once the previous batch is done.
+    async fn hand_over(&mut self) {
+        self.settle().await;
+        let batch = std::mem::take(&mut self.batch);
+        if let Some(mut reader) = self.reader.take() {
+            self.scanning = Some(tokio::task::spawn_blocking(move || {
+                reader.feed(&batch);
+                reader
+            }));
+        }
+    }
+
+    /// The reader with the rest of stdout fed to it, after [`StdoutScan::settle`]; linear in
+    /// that rest, so it belongs on a blocking thread. The error says why the reader was lost.
+    pub(super) fn into_reader(self) -> Result<Reader, String> {
+        let StdoutScan {
+            reader,
+            batch,
+            lost,
+            ..
+        } = self;
+        let mut reader = match (reader, lost) {
+            (Some(reader), None) => reader,
+            (_, lost) => return Err(lost.unwrap_or_default()),
+        };
+        reader.feed(&batch);
+        Ok(reader)
+    }
+}
+
+/// The last `cap` bytes of a stream, and how many there were.
+pub(super) struct Tail {
+    buf: VecDeque<u8>,
+    cap: usize,
+    total: u64,
+}
+
+impl Tail {
+    pub(super) fn new(cap: usize) -> Tail {
+        Tail {
+            buf: VecDeque::new(),
+            cap,
+            total: 0,
+        }
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
+        let overflow = (self.buf.len() + chunk.len()).saturating_sub(self.cap);
+        self.buf.drain(..overflow);
+        self.buf.extend(chunk);
+    }
+
+    pub(super) fn bytes(&mut self) -> &[u8] {
+        self.buf.make_contiguous()
+    }
+
+    pub(super) fn text(&mut self) -> String {
+        String::from_utf8_lossy(self.bytes()).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_last_bytes_and_counts_all() {
+        let mut tail = Tail::new(4);
+        tail.push(b"ab");
+        tail.push(b"cdef");
+        assert_eq!(tail.bytes(), b"cdef");
+        tail.push(b"0123456789");
+        assert_eq!(tail.bytes(), b"6789");
+        assert_eq!(tail.total, 16);
+    }
+}

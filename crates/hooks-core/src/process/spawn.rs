@@ -1,0 +1,119 @@
+//! Starting a hook's process: the command built from its argv, at the head of its own tree,
+//! with the `#!`-less fallback to `/bin/sh`, announced to the watchdog for attended runs.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::Path;
+use std::process::Stdio;
+
+use tokio::process::{Child, Command};
+
+use crate::discovery::DiscoveredHook;
+use crate::process::{announce, Announced, ProcessTree, Registration};
+
+/// Starts a hook whose end is awaited, with piped stdin, stdout and stderr. It is announced to
+/// the watchdog before the start, so a host that dies during it still leaves nothing, and its
+/// tree is attached to `registration` once it runs. A hook the watchdog cannot watch still
+/// runs, with a warning saying so.
+pub(super) fn spawn_watched(
+    hook: &DiscoveredHook,
+    cwd: &Path,
+    env: &[(OsString, OsString)],
+    registration: &mut Registration,
+    warnings: &mut Vec<String>,
+) -> io::Result<Child> {
+    let announced = match announce() {
+        Ok(announced) => Some(announced),
+        Err(why) => {
+            warnings.push(why);
+            None
+        }
+    };
+    let mut env = env.to_vec();
+    env.extend(announced.as_ref().and_then(Announced::env));
+    let (child, tree) = spawn(hook, cwd, &env, warnings, Stdio::piped(), Stdio::piped)?;
+    let watched = announced.map(|announced| announced.started(tree.group()));
+    registration.attach(tree, watched);
+    Ok(child)
+}
+
+/// Starts the hook's process as the head of its own tree, with `stdin` and `output()` for
+/// stdout and stderr.
+pub(super) fn spawn(
+    hook: &DiscoveredHook,
+    cwd: &Path,
+    env: &[(OsString, OsString)],
+    warnings: &mut Vec<String>,
+    stdin: Stdio,
+    output: fn() -> Stdio,
+) -> io::Result<(Child, ProcessTree)> {
+    // The retry without a #! line needs stdin again: a file is shared, a pipe made anew.
+    let mut stdin = Some(stdin);
+    let mut spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
+        let stdin = stdin.take().unwrap_or_else(Stdio::piped);
+        let mut command = Command::new(&argv[0]);
+        add_args(&mut command, hook, &argv[1..]);
+        command
+            .current_dir(cwd)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(stdin)
+            .stdout(output())
+            .stderr(output())
+            .kill_on_drop(false);
+        crate::process::configure(&mut command);
+        command.spawn()
+    };
+    if hook.command.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
+    }
+    let child = match spawn_argv(&hook.command) {
+        Err(err) if is_exec_format_error(&err) => {
+            // What execvp does for a script without a #! line: hand it to /bin/sh.
+            let mut argv = vec![OsString::from("/bin/sh")];
+            argv.extend(hook.command.iter().cloned());
+            let child = spawn_argv(&argv)?;
+            warnings.push("has no #! line, so it was run with /bin/sh; start it with a line like #!/usr/bin/env bash".to_owned());
+            child
+        }
+        other => other?,
+    };
+    let tree = match ProcessTree::adopt(&child) {
+        Ok(tree) => tree,
+        Err(err) => {
+            let mut child = child;
+            let _ = child.start_kill();
+            return Err(err);
+        }
+    };
+    Ok((child, tree))
+}
+
+#[cfg(windows)]
+fn add_args(command: &mut Command, hook: &DiscoveredHook, args: &[OsString]) {
+    use crate::launch::LaunchKind;
+    match (hook.kind, args.split_last()) {
+        // cmd.exe parses its own command line; the tail is already quoted for it.
+        (LaunchKind::Cmd, Some((tail, flags))) => {
+            command.args(flags);
+            command.raw_arg(tail);
+        }
+        _ => {
+            command.args(args);
+        }
+    }
+}
+
+#[cfg(not(windows))]
+fn add_args(command: &mut Command, _hook: &DiscoveredHook, args: &[OsString]) {
+    command.args(args);
+}
+
+#[cfg(unix)]
+fn is_exec_format_error(err: &io::Error) -> bool {
+    err.raw_os_error() == Some(libc::ENOEXEC)
+}
+
+#[cfg(not(unix))]
+fn is_exec_format_error(_err: &io::Error) -> bool {
+    false
+}
