@@ -43,7 +43,7 @@ pub(super) fn exchange<'a>(
     async move {
         tokio::join!(
             feed(stdin, input),
-            drain_stdout(stdout, out, progress),
+            drain(stdout, out, progress),
             drain(stderr, err, progress)
         );
     }
@@ -77,28 +77,16 @@ async fn feed(stdin: Option<tokio::process::ChildStdin>, input: &[u8]) {
     }
 }
 
-/// Reads stderr into its tail; `progress` counts what was read.
-async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, tail: &mut Tail, progress: &AtomicU64) {
-    let Some(mut pipe) = pipe else { return };
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        match pipe.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => {
-                progress.fetch_add(n as u64, Ordering::Relaxed);
-                tail.push(&buf[..n]);
-            }
-        }
-    }
+/// Where a drained pipe's bytes go: stdout's scan or stderr's tail.
+trait Sink {
+    /// Takes bytes just read. `true` when it also moved the scan on (handed a batch over),
+    /// which counts as progress: output is still being dealt with.
+    async fn take(&mut self, bytes: &[u8]) -> bool;
 }
 
-/// Reads stdout and hands it to its scan in batches; `progress` counts what was read and
-/// scanned. Cancel-safe: what was read and not yet scanned stays in `out`.
-async fn drain_stdout<R: AsyncRead + Unpin>(
-    pipe: Option<R>,
-    out: &mut StdoutScan,
-    progress: &AtomicU64,
-) {
+/// Reads `pipe` to its end into `sink`; `progress` counts what was read and scanned.
+/// Cancel-safe: what was read and not yet scanned stays in the sink.
+async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, sink: &mut impl Sink, progress: &AtomicU64) {
     let Some(mut pipe) = pipe else { return };
     let mut buf = vec![0u8; 64 << 10];
     loop {
@@ -106,12 +94,10 @@ async fn drain_stdout<R: AsyncRead + Unpin>(
             Ok(0) | Err(_) => return,
             Ok(n) => {
                 progress.fetch_add(n as u64, Ordering::Relaxed);
-                out.batch.extend_from_slice(&buf[..n]);
+                if sink.take(&buf[..n]).await {
+                    progress.fetch_add(1, Ordering::Relaxed);
+                }
             }
-        }
-        if out.batch.len() >= SCAN_BATCH {
-            out.hand_over().await;
-            progress.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
@@ -180,6 +166,18 @@ impl StdoutScan {
     }
 }
 
+/// Stdout is scanned in batches of [`SCAN_BATCH`] bytes.
+impl Sink for StdoutScan {
+    async fn take(&mut self, bytes: &[u8]) -> bool {
+        self.batch.extend_from_slice(bytes);
+        if self.batch.len() < SCAN_BATCH {
+            return false;
+        }
+        self.hand_over().await;
+        true
+    }
+}
+
 /// The last `cap` bytes of a stream, and how many there were.
 pub(super) struct Tail {
     buf: VecDeque<u8>,
@@ -210,6 +208,14 @@ impl Tail {
 
     pub(super) fn text(&mut self) -> String {
         String::from_utf8_lossy(self.bytes()).into_owned()
+    }
+}
+
+/// Of stderr, only its tail is kept.
+impl Sink for Tail {
+    async fn take(&mut self, bytes: &[u8]) -> bool {
+        self.push(bytes);
+        false
     }
 }
 
