@@ -84,8 +84,7 @@ pub struct Execution {
     pub signal: Option<String>,
     /// From the call to its end, waiting for a slot and reading its output included.
     pub duration: Duration,
-    /// The last [`STDERR_KEEP`](crate::process::STDERR_KEEP) bytes of its stderr (invalid
-    /// UTF-8 replaced).
+    /// The last [`STDERR_KEEP`] bytes of its stderr (invalid UTF-8 replaced).
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
     pub failure: Option<String>,

@@ -20,6 +20,7 @@ pub fn configure(command: &mut Command) {
     }
 }
 
+/// A started hook and everything it started: its process group.
 #[cfg(unix)]
 #[derive(Debug, Clone)]
 pub struct ProcessTree {
@@ -95,6 +96,7 @@ mod windows_tree {
         }
     }
 
+    /// A started hook and everything it started: its job object.
     #[derive(Clone)]
     pub struct ProcessTree {
         job: Arc<Job>,
@@ -147,6 +149,7 @@ mod windows_tree {
             self.kill_now();
         }
 
+        /// Stops the whole tree now.
         pub fn kill_now(&self) {
             unsafe {
                 TerminateJobObject(self.job.0, 1);

@@ -27,14 +27,18 @@ pub fn announce() -> Result<Announced, String> {
     Ok(Announced)
 }
 
+/// Windows: a start nothing needs to be told of.
 #[cfg(not(unix))]
 pub struct Announced;
 
 #[cfg(not(unix))]
 impl Announced {
+    /// No marker in the hook's environment.
     pub fn env(&self) -> Option<(std::ffi::OsString, std::ffi::OsString)> {
         None
     }
+
+    /// Nothing to list: the job object stops the tree.
     pub fn started(self, _group: i32) -> Watched {
         Watched
     }
