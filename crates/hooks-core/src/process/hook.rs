@@ -160,6 +160,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     };
     let mut exec = Execution::of(hook, Status::Failed);
     let cwd = ctx.cwd_of(hook);
+    // A `terminateAll()` that came since the admission has found the registration.
     if registration.stop.is_cancelled() {
         return not_started(hook, terminated_before_start(), started);
     }
