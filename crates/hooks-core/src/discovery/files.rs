@@ -15,7 +15,10 @@ pub enum Platform {
     /// macOS and Linux: the extensionless, executable file named like the hook.
     Unix,
     /// Windows: `Name.ps1`, then `Name<ext>` for each PATHEXT extension, in that order.
-    Windows { pathext: PathExt },
+    Windows {
+        /// The extensions searched after `.ps1`, and what PATHEXT makes of the others.
+        pathext: PathExt,
+    },
 }
 
 const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
@@ -121,20 +124,29 @@ impl Platform {
 /// What a directory entry turned out to be (symlinks followed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file.
     File {
+        /// Whether any exec bit is set (always true on Windows, which has none).
         executable: bool,
     },
+    /// A directory.
     Directory,
+    /// A symbolic link whose target does not exist.
     BrokenSymlink,
+    /// A symbolic link that leads back to itself.
     SymlinkLoop,
+    /// A pipe, socket or device.
     Special,
     /// It could not be inspected; the sentence says why and what to do.
     Uninspectable(String),
 }
 
+/// A directory entry named like a hook, as the scan found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// Its file name.
     pub name: String,
+    /// What it is.
     pub kind: EntryKind,
     /// The text after `#!` on a file's first line.
     pub shebang: Option<String>,
@@ -145,10 +157,13 @@ pub struct Entry {
 /// A file that is a hook, or would be if it were runnable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pick {
+    /// Its file name.
     pub file_name: String,
+    /// How it is started.
     pub kind: LaunchKind,
     /// Why it will not run; `None` means it runs.
     pub disabled: Option<String>,
+    /// Its entry's launch, as the scan resolved it.
     pub launch: Launch,
 }
 

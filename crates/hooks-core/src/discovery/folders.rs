@@ -15,6 +15,7 @@ pub enum Source {
 }
 
 impl Source {
+    /// Its label in reports: `extra`, `global` or `workspace`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Extra => "extra",
@@ -27,8 +28,11 @@ impl Source {
 /// One directory to search, in the order hooks run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookDir {
+    /// The directory.
     pub path: PathBuf,
+    /// Where it came from.
     pub source: Source,
+    /// The workspace root it belongs to (its hooks run there); `None` outside workspaces.
     pub workspace_root: Option<PathBuf>,
 }
 
@@ -40,6 +44,8 @@ pub enum GlobalDir {
     Default,
     /// Global hooks are off: every global folder of the profile (the CLI's `--no-global`).
     Off,
+    /// This folder instead of `<Documents>/Cline/Hooks` (the CLI profile's `$CLINE_DIR/hooks`
+    /// is still searched after it).
     At(PathBuf),
 }
 
@@ -57,9 +63,14 @@ pub enum Profile {
 /// What to search. Paths are absolute (the binding makes relative ones absolute).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Layout {
+    /// The workspace roots, in order: each one's hooks folders are searched, and its hooks
+    /// run in it.
     pub workspace_roots: Vec<PathBuf>,
+    /// Where the global hooks folder is, or that there is none.
     pub global_hooks_dir: GlobalDir,
+    /// Folders searched first, in order (`extraHooksDirs`, the CLI's `--hooks-dir`).
     pub extra_hooks_dirs: Vec<PathBuf>,
+    /// Whose conventions apply.
     pub profile: Profile,
     /// The CLI's data folder (`$CLINE_DIR`, default `~/.cline`); `None` means the default.
     pub cline_dir: Option<PathBuf>,

@@ -7,16 +7,22 @@ use std::path::PathBuf;
 use super::{pick, pick_cli, Contents, Listing, Platform, Profile, Source};
 use crate::launch::{self, Launch, LaunchKind};
 
-/// A hook found by discovery.
+/// A hook found by discovery: a file that runs for a hook name, or would if it were runnable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiscoveredHook {
+    /// The hook name its file carries (`PreToolUse` for the CLI event `tool_call`).
     pub hook_name: String,
+    /// Its file.
     pub path: PathBuf,
+    /// Which kind of folder it was found in.
     pub source: Source,
+    /// The workspace root it runs in; `None` for extra and global folders.
     pub workspace_root: Option<PathBuf>,
+    /// How it is started.
     pub kind: LaunchKind,
     /// Why it will not run; `None` means enabled.
     pub disabled: Option<String>,
+    /// The argv it starts with; empty when it is disabled or cannot be started.
     pub command: Vec<OsString>,
     /// Why it cannot be started although it is enabled (a missing interpreter): running it
     /// reports `failed` with this sentence.
@@ -27,6 +33,7 @@ pub struct DiscoveredHook {
 }
 
 impl DiscoveredHook {
+    /// Whether it runs (it may still fail to start: see `launch_error`).
     pub fn enabled(&self) -> bool {
         self.disabled.is_none()
     }

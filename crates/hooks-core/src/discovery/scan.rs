@@ -16,16 +16,20 @@ use crate::launch::Interpreters;
 /// What a directory held, as far as hook discovery cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Contents {
+    /// It does not exist (or a file stands where it would be): no hooks, nothing to say.
     Missing,
     /// It cannot be listed; the sentence says why and what to do.
     Unreadable(String),
+    /// Its entries named like the hooks asked for, by name.
     Entries(Vec<Entry>),
 }
 
 /// One searched directory and what it held when it was scanned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
+    /// The directory.
     pub dir: HookDir,
+    /// What it held.
     pub contents: Contents,
 }
 
@@ -125,7 +129,8 @@ impl Scanner {
     }
 }
 
-/// Lists and inspects one hooks directory with nothing remembered (see [`scan_dir_with`]).
+/// Lists and inspects one hooks directory with nothing remembered: every entry named like
+/// some hook is inspected (a [`Scanner`] inspects those of the hooks asked for only).
 pub fn scan_dir(
     dir: &Path,
     profile: Profile,
@@ -285,10 +290,12 @@ pub enum DirError {
     PermissionDenied,
     /// A name the system does not accept (Windows' `* ? " < > |`, a NUL byte).
     InvalidName,
+    /// Anything else: the system's message is given as it is.
     Other,
 }
 
 impl DirError {
+    /// Which of these `err` is.
     pub fn of(err: &io::Error) -> DirError {
         match err.raw_os_error() {
             Some(code) if code == errno::LOOP => DirError::Loop,
