@@ -14,10 +14,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
-use cline_hooks_core::discovery::Listing;
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::Runner;
-use cline_hooks_core::factory::{self, Factory};
+use cline_hooks_core::factory::{self, Factory, Snapshot};
 use node::errors::Failure;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
 use node::results::{DiscoveredHook, HookRunResult};
@@ -90,7 +89,12 @@ pub fn discover_hooks<'env>(
     settle::spawn(
         env,
         None,
-        async move { factory.discover(&hook_name, factory::DISCOVERY_LIMIT).await },
+        async move {
+            let snapshot = factory
+                .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
+                .await?;
+            Ok(snapshot.hooks())
+        },
         |hooks| hooks.iter().map(DiscoveredHook::from).collect(),
     )
 }
@@ -121,7 +125,7 @@ pub struct HookFactory {
 }
 
 /// A runner and the discovery snapshot it was built from.
-type CachedRunner = (Arc<Vec<Listing>>, Reference<HookRunner>);
+type CachedRunner = (Snapshot, Reference<HookRunner>);
 
 /// Names remembered per factory before the runner cache starts over.
 const RUNNER_CACHE_LIMIT: usize = 64;
@@ -166,14 +170,19 @@ impl HookFactory {
         let any_enabled = |hooks: Vec<cline_hooks_core::discovery::DiscoveredHook>| {
             hooks.iter().any(|h| h.enabled())
         };
-        if let Some(found) = self.inner.discover_cached(&hook_name) {
-            return settle::now(env, found.map(any_enabled));
+        if let Some(found) = self.inner.snapshot_now(&hook_name) {
+            return settle::now(env, found.map(|snapshot| any_enabled(snapshot.hooks())));
         }
         let factory = self.inner.clone();
         settle::spawn(
             env,
             None,
-            async move { factory.discover(&hook_name, factory::DISCOVERY_LIMIT).await },
+            async move {
+                let snapshot = factory
+                    .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
+                    .await?;
+                Ok(snapshot.hooks())
+            },
             any_enabled,
         )
     }
@@ -193,14 +202,21 @@ impl HookFactory {
             Ok(name) => name,
             Err(err) => return settle::now(env, Err(err)),
         };
-        if let Some(listings) = self.inner.fresh_listings_for(&hook_name) {
-            return self.create_now(env, hook_name, listings);
+        match self.inner.snapshot_now(&hook_name) {
+            Some(Ok(snapshot)) => return self.create_now(env, hook_name, snapshot),
+            Some(Err(err)) => return settle::now(env, Err(err)),
+            None => {}
         }
         let factory = self.inner.clone();
         settle::spawn(
             env,
             None,
-            async move { factory.runner(&hook_name, factory::DISCOVERY_LIMIT).await },
+            async move {
+                let snapshot = factory
+                    .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
+                    .await?;
+                Ok(snapshot.runner())
+            },
             HookRunner::new,
         )
     }
@@ -213,10 +229,10 @@ impl HookFactory {
         &self,
         env: &'env Env,
         hook_name: String,
-        listings: Arc<Vec<Listing>>,
+        snapshot: Snapshot,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
         let cached = match self.runners.borrow().get(&hook_name) {
-            Some((seen, runner)) if Arc::ptr_eq(seen, &listings) => Some(runner.clone(*env)?),
+            Some((seen, runner)) if seen.same_as(&snapshot) => Some(runner.clone(*env)?),
             _ => None,
         };
         if let Some(runner) = cached {
@@ -225,15 +241,12 @@ impl HookFactory {
                 PromiseRaw::resolve(env, runner)?.raw(),
             ));
         }
-        let runner = match self.inner.runner_from(&hook_name, &listings) {
-            Ok(runner) => HookRunner::new(runner).into_reference(*env)?,
-            Err(err) => return settle::now(env, Err(err)),
-        };
+        let runner = HookRunner::new(snapshot.runner()).into_reference(*env)?;
         let mut runners = self.runners.borrow_mut();
         if runners.len() >= RUNNER_CACHE_LIMIT {
             runners.clear();
         }
-        runners.insert(hook_name, (listings, runner.clone(*env)?));
+        runners.insert(hook_name, (snapshot, runner.clone(*env)?));
         Ok(PromiseRaw::new(
             env.raw(),
             PromiseRaw::resolve(env, runner)?.raw(),
@@ -340,9 +353,10 @@ fn start_run<'env>(
             }
         };
         let target = match target {
-            Target::Discover(factory, name) => match factory.runner_cached(&name) {
-                Some(runner) => Target::Ready(Arc::new(runner?)),
-                None => Target::Discover(factory, name),
+            // A bad name is reported by the run below, after the input's own checks.
+            Target::Discover(factory, name) => match factory.snapshot_now(&name) {
+                Some(Ok(snapshot)) => Target::Ready(Arc::new(snapshot.runner())),
+                _ => Target::Discover(factory, name),
             },
             ready => ready,
         };
@@ -387,7 +401,7 @@ fn start_run<'env>(
             // A folder that does not answer must not hold the run past its own deadline.
             Target::Discover(factory, name) => {
                 let limit = factory::discovery_limit(settings.timeout);
-                Arc::new(factory.runner(&name, limit).await?)
+                Arc::new(factory.snapshot(&name, limit).await?.runner())
             }
         };
         runner.run(input, settings).await

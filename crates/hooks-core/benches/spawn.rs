@@ -135,8 +135,9 @@ fn runner_run(bencher: Bencher) {
     };
     let factory = Arc::new(Factory::new(&layout, None, None));
     let runner: Arc<Runner> = Arc::new(
-        rt.block_on(factory.runner("PreToolUse", cline_hooks_core::factory::DISCOVERY_LIMIT))
-            .expect("runner"),
+        rt.block_on(factory.snapshot("PreToolUse", cline_hooks_core::factory::DISCOVERY_LIMIT))
+            .expect("snapshot")
+            .runner(),
     );
     let input: serde_json::Value = serde_json::from_slice(INPUT).expect("input is JSON");
     bencher.bench(|| {

@@ -1,4 +1,5 @@
-//! Cached discovery: hands out runners without scanning directories on every call.
+//! Cached discovery: a [`Factory`] hands out [`Snapshot`]s of the hooks folders (and the
+//! runners built from them) without scanning the folders on every call.
 //!
 //! Revalidation is by age: a snapshot of the hooks directories is reused for
 //! [`CACHE_TTL`], then rescanned: one `stat` per directory (plus a `readdir` if it changed,
@@ -7,15 +8,17 @@
 //! that find the snapshot stale meanwhile wait for it and take its result.
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
 //! threads or inotify limits, and a warm call makes no system call at all.
+//!
+//! There is one way in: [`Factory::snapshot`], whose first step is [`Factory::snapshot_now`],
+//! the synchronous answer from a fresh snapshot. The freshness rule is `Stored::answers`.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
-use tokio::time::Instant;
 
 use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
 use crate::error::HookError;
@@ -82,7 +85,72 @@ pub fn shared(
     factory
 }
 
-struct Snapshot {
+/// What a factory was made for, shared with every snapshot it hands out.
+#[derive(Debug)]
+struct Setup {
+    layout: Layout,
+    platform: Platform,
+    /// Shared by the runners, so that their hook processes count against one limit.
+    limiter: Arc<Semaphore>,
+}
+
+/// The hooks of one name as a scan of the hooks folders found them: what
+/// [`Factory::snapshot`] hands out. Reading it makes no system call: the scan resolved every
+/// hook's argv.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The name asked for: a CLI event name stays one, because the runner's input carries it.
+    name: String,
+    listings: Arc<Vec<Listing>>,
+    setup: Arc<Setup>,
+}
+
+impl Snapshot {
+    /// The name asked for: a hook name, or a CLI event name such as `tool_call`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The hook name the files carry: the name asked for, or the hook its CLI event stands for.
+    pub fn hook_name(&self) -> &str {
+        discovery::event_hook(&self.name).unwrap_or(&self.name)
+    }
+
+    /// Every hook of this name, enabled or not, in run order.
+    pub fn hooks(&self) -> Vec<DiscoveredHook> {
+        let setup = &self.setup;
+        discovery::discover(
+            self.hook_name(),
+            &self.listings,
+            setup.layout.profile,
+            &setup.platform,
+        )
+    }
+
+    /// A runner for these hooks; its processes count against the factory's limit.
+    pub fn runner(&self) -> Runner {
+        let setup = &self.setup;
+        Runner::new(
+            self.name.clone(),
+            self.hooks(),
+            setup.layout.workspace_roots.clone(),
+            setup.limiter.clone(),
+            setup.layout.profile,
+        )
+    }
+
+    /// Whether `other` is this snapshot again: the same name read from the same scan result
+    /// (a rescan that finds the folders unchanged keeps its predecessor's), so that what was
+    /// built from one, such as a runner, serves for the other. Cheap: a pointer and a name
+    /// are compared.
+    pub fn same_as(&self, other: &Snapshot) -> bool {
+        Arc::ptr_eq(&self.listings, &other.listings) && self.name == other.name
+    }
+}
+
+/// The listings of the last rescan, as the factory keeps them.
+struct Stored {
+    /// When the rescan began: whatever changed after may be missing from it.
     taken: Instant,
     listings: Arc<Vec<Listing>>,
     /// The hooks whose files it inspected: it answers for these only.
@@ -91,13 +159,26 @@ struct Snapshot {
     generation: u64,
 }
 
+impl Stored {
+    /// The freshness rule: whether these listings answer a call for `hook_name` (resolved) at
+    /// `now`. They must hold that hook's files, and be younger than [`CACHE_TTL`] or, for a
+    /// call that waited for the rescan in flight (`waited_for`: the last rescan it had seen),
+    /// come from a later rescan however long it took: otherwise every waiter would rescan in
+    /// turn, once per caller. Pure: the caller reads the clock.
+    fn answers(&self, hook_name: &str, now: Instant, waited_for: Option<u64>) -> bool {
+        self.wanted.contains(hook_name)
+            && (now.saturating_duration_since(self.taken) < CACHE_TTL
+                || waited_for.is_some_and(|seen| self.generation > seen))
+    }
+}
+
+/// Cached discovery for one [`Layout`]: hands out [`Snapshot`]s, rescanning the folders at
+/// most once per [`CACHE_TTL`], one rescan at a time, off the caller's thread.
 pub struct Factory {
-    layout: Layout,
+    setup: Arc<Setup>,
     /// The host's own Node binary, for `.js` hooks of the CLI profile.
     node: Option<PathBuf>,
-    platform: Platform,
-    limiter: Arc<Semaphore>,
-    snapshot: Mutex<Option<Snapshot>>,
+    stored: Mutex<Option<Stored>>,
     /// Held by the one rescan in flight, until its blocking thread returns: callers on a
     /// stale snapshot wait for it instead of starting scans of their own, so a folder that
     /// hangs (a dead network filesystem) holds one thread, not one per call.
@@ -116,18 +197,21 @@ pub struct Factory {
 }
 
 impl Factory {
-    /// No I/O: the folders, files and interpreters are found by the first scan, off the
-    /// caller's thread. `node` is the host's own Node binary, used for `.js` hooks of the CLI
-    /// profile.
+    /// A factory for the folders of `layout`, with at most `max_processes` hook processes at
+    /// once (`None`: the limit shared by every such factory, see [`shared_limiter`]). `node`
+    /// is the host's own Node binary, used for `.js` hooks of the CLI profile. No I/O: the
+    /// folders, files and interpreters are found by the first scan, off the caller's thread.
     pub fn new(layout: &Layout, max_processes: Option<usize>, node: Option<PathBuf>) -> Factory {
         Factory {
-            layout: layout.clone(),
+            setup: Arc::new(Setup {
+                layout: layout.clone(),
+                platform: Platform::current(),
+                limiter: max_processes
+                    .map(|n| Arc::new(Semaphore::new(n)))
+                    .unwrap_or_else(shared_limiter),
+            }),
             node,
-            platform: Platform::current(),
-            limiter: max_processes
-                .map(|n| Arc::new(Semaphore::new(n)))
-                .unwrap_or_else(shared_limiter),
-            snapshot: Mutex::new(None),
+            stored: Mutex::new(None),
             scanning: Arc::default(),
             scanner: Mutex::default(),
             wanted: Mutex::new(Arc::new(
@@ -147,24 +231,64 @@ impl Factory {
         self.rescans.load(Ordering::Relaxed)
     }
 
-    /// The listings if the snapshot is still fresh and answers for `hook_name` (as given:
-    /// a CLI event name stands for its hook); no I/O. While the hooks directories are
-    /// unchanged this is the same `Arc` from one refresh to the next, so callers may cache
-    /// what they derive from it and compare with `Arc::ptr_eq`.
-    pub fn fresh_listings_for(&self, hook_name: &str) -> Option<Arc<Vec<Listing>>> {
-        let hook_name = discovery::resolve(hook_name).ok()?;
-        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+    /// The snapshot for `hook_name` (a hook or CLI event name) if the stored one is fresh:
+    /// no I/O, no system call, fit for the JavaScript thread. `None` means it is stale (or
+    /// does not hold that hook's files yet): await [`Factory::snapshot`]. A name that is
+    /// neither a hook name nor an event name is an error at once.
+    pub fn snapshot_now(&self, hook_name: &str) -> Option<Result<Snapshot, HookError>> {
+        let hook = match discovery::resolve(hook_name) {
+            Ok(hook) => hook,
+            Err(err) => return Some(Err(err)),
+        };
+        let listings = self.stored_for(hook, None)?;
+        Some(Ok(self.snapshot_of(hook_name, listings)))
+    }
+
+    /// The snapshot for `hook_name`: the stored one if it is fresh ([`Factory::snapshot_now`]),
+    /// else the result of a rescan on a blocking thread, never the caller's: the one in flight
+    /// if there is one, else a new one. Gives up after `limit` (a folder that does not
+    /// answer) with [`HookError::DiscoveryTimedOut`].
+    pub async fn snapshot(
+        self: &Arc<Self>,
+        hook_name: &str,
+        limit: Duration,
+    ) -> Result<Snapshot, HookError> {
+        if let Some(fresh) = self.snapshot_now(hook_name) {
+            return fresh;
+        }
+        let hook = discovery::resolve(hook_name)?;
+        let listings = tokio::time::timeout(limit, self.rescan_once(hook))
+            .await
+            .map_err(|_| HookError::DiscoveryTimedOut {
+                waited_ms: limit.as_millis(),
+            })??;
+        Ok(self.snapshot_of(hook_name, listings))
+    }
+
+    fn snapshot_of(&self, hook_name: &str, listings: Arc<Vec<Listing>>) -> Snapshot {
+        Snapshot {
+            name: hook_name.to_owned(),
+            listings,
+            setup: self.setup.clone(),
+        }
+    }
+
+    /// The stored listings if they answer for `hook` now (see `Stored::answers`). The clock
+    /// read is the vDSO's, not a system call.
+    fn stored_for(&self, hook: &str, waited_for: Option<u64>) -> Option<Arc<Vec<Listing>>> {
+        let now = Instant::now();
+        let guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
-            .filter(|s| s.taken.elapsed() < CACHE_TTL && s.wanted.contains(hook_name))
+            .filter(|s| s.answers(hook, now, waited_for))
             .map(|s| s.listings.clone())
     }
 
-    /// Adds `hook_name` to the hooks a rescan inspects. Bounded: past [`WANTED_LIMIT`]
-    /// names (a caller inventing names) the set starts over from Cline's own.
-    fn want(&self, hook_name: &str) {
+    /// Adds `hook` to the hooks a rescan inspects. Bounded: past [`WANTED_LIMIT`] names (a
+    /// caller inventing names) the set starts over from Cline's own.
+    fn want(&self, hook: &str) {
         let mut wanted = self.wanted.lock().unwrap_or_else(|p| p.into_inner());
-        if wanted.contains(hook_name) {
+        if wanted.contains(hook) {
             return;
         }
         let mut next: BTreeSet<String> = if wanted.len() >= WANTED_LIMIT {
@@ -175,108 +299,18 @@ impl Factory {
         } else {
             (**wanted).clone()
         };
-        next.insert(hook_name.to_owned());
+        next.insert(hook.to_owned());
         *wanted = Arc::new(next);
     }
 
-    /// The listings if the snapshot is still fresh, whichever hooks it answers for.
-    #[cfg(test)]
-    pub fn fresh_listings(&self) -> Option<Arc<Vec<Listing>>> {
-        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        guard
-            .as_ref()
-            .filter(|s| s.taken.elapsed() < CACHE_TTL)
-            .map(|s| s.listings.clone())
-    }
-
-    /// Rescans (blocking I/O) and stores the snapshot: the default folders (`CLINE_DIR`,
-    /// `HOME`, Documents) are read again, so every factory, shared or not, follows them
-    /// within [`CACHE_TTL`]; every hook file's interpreter is looked up on PATH here, so
-    /// that nothing built from the snapshot asks the system again.
-    fn rescan(&self) -> Arc<Vec<Listing>> {
-        let taken = Instant::now();
-        let generation = self.rescans.fetch_add(1, Ordering::Relaxed) + 1;
-        let dirs = discovery::hook_dirs(&self.layout, &Defaults::find());
-        let mut machine = LiveMachine::default();
-        let windows = matches!(self.platform, Platform::Windows { .. });
-        let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
-        let wanted = self
-            .wanted
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let scanned = self.scanner.lock().unwrap_or_else(|p| p.into_inner()).scan(
-            dirs,
-            &wanted,
-            self.layout.profile,
-            &self.platform,
-            &mut tools,
-        );
-        #[cfg(test)]
-        std::thread::sleep(self.slow_scan);
-        let mut guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        let listings = match guard.as_ref() {
-            Some(previous) if *previous.listings == scanned => previous.listings.clone(),
-            _ => Arc::new(scanned),
-        };
-        *guard = Some(Snapshot {
-            taken,
-            listings: listings.clone(),
-            wanted,
-            generation,
-        });
-        listings
-    }
-
-    /// The snapshot of a rescan that finished after rescan number `generation` and answers
-    /// for `hook_name`, if any.
-    fn scanned_after(&self, generation: u64, hook_name: &str) -> Option<Arc<Vec<Listing>>> {
-        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        guard
-            .as_ref()
-            .filter(|s| s.generation > generation && s.wanted.contains(hook_name))
-            .map(|s| s.listings.clone())
-    }
-
-    fn generation(&self) -> u64 {
-        let guard = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
-        guard.as_ref().map_or(0, |s| s.generation)
-    }
-
-    /// The hooks named `hook_name`, enabled or not, in run order. Scans only when the snapshot
-    /// is stale, and then on a blocking thread, never on the caller's; gives up after `limit`
-    /// (a folder that does not answer) with [`HookError::DiscoveryTimedOut`].
-    pub async fn discover(
-        self: &Arc<Self>,
-        hook_name: &str,
-        limit: Duration,
-    ) -> Result<Vec<DiscoveredHook>, HookError> {
-        let hook_name = discovery::resolve(hook_name)?;
-        let listings = match self.fresh_listings_for(hook_name) {
-            Some(listings) => listings,
-            None => tokio::time::timeout(limit, self.rescan_once(hook_name))
-                .await
-                .map_err(|_| HookError::DiscoveryTimedOut {
-                    waited_ms: limit.as_millis(),
-                })??,
-        };
-        Ok(self.pick(hook_name, &listings))
-    }
-
-    /// A fresh snapshot: the one a rescan in flight produces, or a new rescan. A rescan that
-    /// ends while this call waits counts as fresh for it even if it took longer than
-    /// [`CACHE_TTL`]: otherwise every waiter would rescan in turn, once per caller.
-    async fn rescan_once(
-        self: &Arc<Self>,
-        hook_name: &str,
-    ) -> Result<Arc<Vec<Listing>>, HookError> {
-        self.want(hook_name);
-        let waited_from = self.generation();
+    /// The listings of a rescan that answers a call for `hook` that found the snapshot stale:
+    /// the one in flight if there is one, else a new one. A rescan that ends while this call
+    /// waits answers it even if it took longer than [`CACHE_TTL`] (see `Stored::answers`).
+    async fn rescan_once(self: &Arc<Self>, hook: &str) -> Result<Arc<Vec<Listing>>, HookError> {
+        self.want(hook);
+        let waited_for = self.generation();
         let turn = self.scanning.clone().lock_owned().await;
-        if let Some(listings) = self
-            .fresh_listings_for(hook_name)
-            .or_else(|| self.scanned_after(waited_from, hook_name))
-        {
+        if let Some(listings) = self.stored_for(hook, Some(waited_for)) {
             return Ok(listings);
         }
         let this = self.clone();
@@ -288,55 +322,134 @@ impl Factory {
         .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))
     }
 
-    /// Discovery from the cached snapshot alone, when it is fresh: no I/O, no system call.
-    /// `None` means the snapshot is stale and `discover` must be awaited.
-    pub fn discover_cached(
-        &self,
-        hook_name: &str,
-    ) -> Option<Result<Vec<DiscoveredHook>, HookError>> {
-        let hook_name = match discovery::resolve(hook_name) {
-            Ok(name) => name,
-            Err(err) => return Some(Err(err)),
+    /// Which rescan made the stored listings (0: none yet).
+    fn generation(&self) -> u64 {
+        let guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().map_or(0, |s| s.generation)
+    }
+
+    /// Rescans (blocking I/O) and stores the listings: the default folders (`CLINE_DIR`,
+    /// `HOME`, Documents) are read again, so every factory, shared or not, follows them
+    /// within [`CACHE_TTL`]; every hook file's interpreter is looked up on PATH here, so
+    /// that nothing built from the snapshot asks the system again. Listings equal to the
+    /// stored ones are kept as they are, so snapshots stay [`Snapshot::same_as`] the last.
+    fn rescan(&self) -> Arc<Vec<Listing>> {
+        let taken = Instant::now();
+        let generation = self.rescans.fetch_add(1, Ordering::Relaxed) + 1;
+        let setup = &self.setup;
+        let dirs = discovery::hook_dirs(&setup.layout, &Defaults::find());
+        let mut machine = LiveMachine::default();
+        let windows = matches!(setup.platform, Platform::Windows { .. });
+        let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
+        let wanted = self
+            .wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let scanned = self.scanner.lock().unwrap_or_else(|p| p.into_inner()).scan(
+            dirs,
+            &wanted,
+            setup.layout.profile,
+            &setup.platform,
+            &mut tools,
+        );
+        #[cfg(test)]
+        std::thread::sleep(self.slow_scan);
+        let mut guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        let listings = match guard.as_ref() {
+            Some(previous) if *previous.listings == scanned => previous.listings.clone(),
+            _ => Arc::new(scanned),
         };
-        let listings = self.fresh_listings_for(hook_name)?;
-        Some(Ok(self.pick(hook_name, &listings)))
+        *guard = Some(Stored {
+            taken,
+            listings: listings.clone(),
+            wanted,
+            generation,
+        });
+        listings
     }
 
-    /// Pure: the snapshot already holds every resolved argv.
-    fn pick(&self, hook_name: &str, listings: &[Listing]) -> Vec<DiscoveredHook> {
-        discovery::discover(hook_name, listings, self.layout.profile, &self.platform)
+    /// Tests: makes the stored snapshot as old as [`CACHE_TTL`], so the next call rescans.
+    #[cfg(test)]
+    fn age(&self) {
+        let mut guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(stored) = guard.as_mut() {
+            stored.taken = stored
+                .taken
+                .checked_sub(CACHE_TTL)
+                .expect("a clock past its TTL");
+        }
+    }
+}
+
+/// The freshness rule and the snapshot's names: no file system needed.
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_answers_for_the_hooks_it_inspected_while_young_or_for_its_waiters() {
+        let taken = Instant::now();
+        let stored = Stored {
+            taken,
+            listings: Arc::default(),
+            wanted: Arc::new(["TaskStart".to_owned()].into()),
+            generation: 2,
+        };
+        let just_before = taken + CACHE_TTL - Duration::from_nanos(1);
+        assert!(stored.answers("TaskStart", taken, None));
+        assert!(stored.answers("TaskStart", just_before, None));
+        assert!(
+            !stored.answers("TaskStart", taken + CACHE_TTL, None),
+            "stale"
+        );
+        assert!(
+            !stored.answers("PreToolUse", taken, None),
+            "it did not inspect that hook's files"
+        );
+        // A call that waited while rescan 2 ran takes its result, however long it took.
+        let late = taken + CACHE_TTL * 10;
+        assert!(stored.answers("TaskStart", late, Some(1)));
+        assert!(
+            !stored.answers("TaskStart", late, Some(2)),
+            "not a later rescan"
+        );
+        assert!(!stored.answers("PreToolUse", late, Some(1)));
     }
 
-    /// The runner for `hook_name`, discovering within `limit` (see `discover`).
-    pub async fn runner(
-        self: &Arc<Self>,
-        hook_name: &str,
-        limit: Duration,
-    ) -> Result<Runner, HookError> {
-        let hooks = self.discover(hook_name, limit).await?;
-        Ok(self.runner_for(hook_name, hooks))
+    #[test]
+    fn a_snapshot_for_an_event_name_reads_its_hook_and_keeps_the_event_for_the_runner() {
+        let factory = Factory::new(&Layout::default(), None, None);
+        let listings: Arc<Vec<Listing>> = Arc::default();
+        let event = factory.snapshot_of("tool_call", listings.clone());
+        assert_eq!(
+            (event.name(), event.hook_name()),
+            ("tool_call", "PreToolUse")
+        );
+        assert_eq!(event.runner().hook_name, "tool_call");
+        let hook = factory.snapshot_of("PreToolUse", listings.clone());
+        assert_eq!(
+            (hook.name(), hook.hook_name()),
+            ("PreToolUse", "PreToolUse")
+        );
+        assert!(event.same_as(&factory.snapshot_of("tool_call", listings)));
+        assert!(!event.same_as(&hook), "another name");
+        assert!(!event.same_as(&factory.snapshot_of("tool_call", Arc::default())));
     }
 
-    /// `runner` from the cached snapshot alone (see `discover_cached`).
-    pub fn runner_cached(&self, hook_name: &str) -> Option<Result<Runner, HookError>> {
-        let listings = self.fresh_listings_for(hook_name)?;
-        Some(self.runner_from(hook_name, &listings))
-    }
-
-    /// The runner for `hook_name` in a given snapshot (from `fresh_listings`); no system call.
-    pub fn runner_from(&self, hook_name: &str, listings: &[Listing]) -> Result<Runner, HookError> {
-        let resolved = discovery::resolve(hook_name)?;
-        Ok(self.runner_for(hook_name, self.pick(resolved, listings)))
-    }
-
-    fn runner_for(&self, hook_name: &str, hooks: Vec<DiscoveredHook>) -> Runner {
-        Runner::new(
-            hook_name.to_owned(),
-            hooks,
-            self.layout.workspace_roots.clone(),
-            self.limiter.clone(),
-            self.layout.profile,
-        )
+    #[test]
+    fn a_bad_name_is_an_error_at_once_and_a_stale_snapshot_is_none() {
+        let factory = Factory::new(&Layout::default(), None, None);
+        let err = factory
+            .snapshot_now("Pre.ToolUse")
+            .expect("answered")
+            .unwrap_err();
+        assert!(matches!(err, HookError::InvalidHookName { .. }), "{err}");
+        assert!(
+            factory.snapshot_now("PreToolUse").is_none(),
+            "nothing scanned yet"
+        );
+        assert_eq!(factory.rescans(), 0);
     }
 }
 
@@ -402,7 +515,7 @@ mod tests {
                 let factory = factory.clone();
                 tokio::spawn(async move {
                     factory
-                        .runner("TaskStart", Duration::from_millis(200))
+                        .snapshot("TaskStart", Duration::from_millis(200))
                         .await
                 })
             })
@@ -413,16 +526,13 @@ mod tests {
             assert!(err.to_string().contains("does not answer"), "{err}");
         }
         assert!(started.elapsed() < Duration::from_secs(2));
-        assert!(
-            factory.fresh_listings().is_none(),
-            "no caller scanned on its own"
-        );
+        assert_eq!(factory.rescans(), 0, "no caller scanned on its own");
         drop(stuck);
-        let runner = factory
-            .runner("TaskStart", Duration::from_millis(2000))
+        let snapshot = factory
+            .snapshot("TaskStart", Duration::from_millis(2000))
             .await
             .unwrap();
-        assert_eq!(runner.hooks.len(), 1);
+        assert_eq!(snapshot.hooks().len(), 1);
     }
 
     /// Issue 18 item 6: callers that find the snapshot stale while a rescan runs take that
@@ -440,20 +550,23 @@ mod tests {
         let mut factory = Factory::new(&layout, None, None);
         factory.slow_scan = CACHE_TTL * 2;
         let factory = Arc::new(factory);
-        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
+        factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
         assert_eq!(factory.rescans(), 1);
-        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
-        assert!(factory.fresh_listings().is_none(), "stale");
+        factory.age();
+        assert!(factory.snapshot_now("TaskStart").is_none(), "stale");
 
         let started = Instant::now();
         let calls: Vec<_> = (0..16)
             .map(|_| {
                 let factory = factory.clone();
-                tokio::spawn(async move { factory.runner("TaskStart", DISCOVERY_LIMIT).await })
+                tokio::spawn(async move { factory.snapshot("TaskStart", DISCOVERY_LIMIT).await })
             })
             .collect();
         for call in calls {
-            assert_eq!(call.await.unwrap().unwrap().hooks.len(), 1);
+            assert_eq!(call.await.unwrap().unwrap().hooks().len(), 1);
         }
         assert_eq!(factory.rescans(), 2, "one rescan served all 16 calls");
         assert!(
@@ -467,35 +580,65 @@ mod tests {
     async fn a_fresh_snapshot_answers_without_scanning_and_a_stale_one_is_rescanned() {
         let dir = TempDir::new("cache");
         let factory = factory_for(&dir);
-        assert!(factory.fresh_listings().is_none(), "nothing scanned yet");
-        assert!(factory
-            .runner("TaskStart", DISCOVERY_LIMIT)
-            .await
-            .unwrap()
-            .hooks
-            .is_empty());
+        assert!(
+            factory.snapshot_now("TaskStart").is_none(),
+            "nothing scanned yet"
+        );
         let first = factory
-            .fresh_listings()
-            .expect("a snapshot after the first scan");
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert!(first.hooks().is_empty());
+        assert_eq!(factory.rescans(), 1);
 
-        // A hook added now is not seen while the snapshot is fresh: the calls did not scan.
+        // A hook added now is not seen while the snapshot is fresh: the calls do not scan.
         add_hook(&dir);
-        let cached = factory.runner_cached("TaskStart").expect("fresh").unwrap();
-        assert!(cached.hooks.is_empty());
-        assert!(Arc::ptr_eq(&first, &factory.fresh_listings().unwrap()));
+        let cached = factory.snapshot_now("TaskStart").expect("fresh").unwrap();
+        assert!(cached.runner().hooks.is_empty());
+        assert!(cached.same_as(&first));
+        let awaited = factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert!(awaited.same_as(&first) && factory.rescans() == 1);
 
         // Past the snapshot's age the next call rescans and sees it.
-        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
-        assert!(factory.runner_cached("TaskStart").is_none(), "stale");
-        assert_eq!(
-            factory
-                .runner("TaskStart", DISCOVERY_LIMIT)
-                .await
-                .unwrap()
-                .hooks
-                .len(),
-            1
+        factory.age();
+        assert!(factory.snapshot_now("TaskStart").is_none(), "stale");
+        let rescanned = factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(rescanned.hooks().len(), 1);
+        assert!(!rescanned.same_as(&first));
+    }
+
+    /// A hook asked for by another name than Cline's own is inspected from the next rescan on.
+    #[tokio::test]
+    async fn a_snapshot_answers_only_for_the_hooks_whose_files_it_inspected() {
+        let dir = TempDir::new("wanted");
+        let file = dir.0.join("FutureHook");
+        std::fs::write(&file, "#!/bin/sh\necho '{}'\n").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let factory = factory_for(&dir);
+        factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert!(factory.snapshot_now("TaskStart").is_some());
+        assert!(
+            factory.snapshot_now("FutureHook").is_none(),
+            "not inspected"
         );
+        let future = factory
+            .snapshot("FutureHook", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(future.hooks().len(), 1);
+        assert_eq!(factory.rescans(), 2);
     }
 
     #[test]
@@ -518,13 +661,13 @@ mod tests {
             ..Layout::default()
         };
         let factory = Factory::new(&layout, None, None);
-        let snapshot = factory.rescan();
+        let snapshot = factory.snapshot_of("TaskStart", factory.rescan());
 
         // The interpreter disappears after the scan: a runner built from that snapshot must
         // not look again (that would be a system call on the JavaScript thread), so it still
         // carries the argv the scan resolved.
         std::fs::remove_file(&interpreter).unwrap();
-        let runner = factory.runner_from("TaskStart", &snapshot).unwrap();
+        let runner = snapshot.runner();
         assert_eq!(runner.hooks.len(), 1);
         assert_eq!(runner.hooks[0].launch_error, None);
         assert_eq!(
@@ -533,8 +676,7 @@ mod tests {
         );
 
         // The next scan sees that it is gone: the CLI lists the hook disabled, saying why.
-        let rescanned = factory.rescan();
-        let runner = factory.runner_from("TaskStart", &rescanned).unwrap();
+        let runner = factory.snapshot_of("TaskStart", factory.rescan()).runner();
         let why = runner.hooks[0].disabled.clone().unwrap_or_default();
         assert!(why.contains("which does not exist"), "{why}");
         assert!(runner.hooks[0].command.is_empty() && runner.hooks[0].launch_error.is_none());
@@ -545,11 +687,17 @@ mod tests {
         let dir = TempDir::new("same");
         add_hook(&dir);
         let factory = factory_for(&dir);
-        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
-        let first = factory.fresh_listings().unwrap();
-        tokio::time::sleep(CACHE_TTL + Duration::from_millis(20)).await;
-        factory.runner("TaskStart", DISCOVERY_LIMIT).await.unwrap();
-        // Same Arc: callers that cache what they derived from it (runner objects) keep it.
-        assert!(Arc::ptr_eq(&first, &factory.fresh_listings().unwrap()));
+        let first = factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        factory.age();
+        let second = factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(factory.rescans(), 2);
+        // The same: callers that cache what they built from it (runner objects) keep it.
+        assert!(second.same_as(&first));
     }
 }

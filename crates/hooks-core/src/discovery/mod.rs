@@ -1,7 +1,20 @@
 //! Which folders hold hooks, which of their files are hooks, and in what order.
+//!
+//! [`hook_dirs`] names the folders of a [`Layout`]; a [`Scanner`] reads them into
+//! [`Listing`]s (the entries named like the hooks asked for, each with its argv resolved);
+//! [`discover`] picks the hooks of one name from listings without a system call; [`resolve`]
+//! turns a hook or CLI event name into the name hook files carry.
 
-mod discover;
+mod files;
+mod folders;
+mod hooks;
+mod inspect;
 mod names;
+mod scan;
 
-pub use discover::*;
+pub use files::*;
+pub use folders::*;
+pub use hooks::*;
+pub use inspect::*;
 pub use names::*;
+pub use scan::*;

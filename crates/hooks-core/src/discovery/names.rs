@@ -36,10 +36,18 @@ pub const CLI_EVENTS: [(&str, &str); 9] = [
 /// The hook name that `name` stands for: itself, or the hook a CLI event name maps to.
 /// Hook files are always named after the hook (`PreToolUse.sh` serves `tool_call`).
 pub fn resolve(name: &str) -> Result<&str, HookError> {
-    if let Some((_, hook)) = CLI_EVENTS.iter().find(|(event, _)| *event == name) {
-        return Ok(hook);
+    match event_hook(name) {
+        Some(hook) => Ok(hook),
+        None => validate(name).map(|()| name),
     }
-    validate(name).map(|()| name)
+}
+
+/// The hook the CLI event name `name` stands for; `None` if `name` is not an event name.
+pub fn event_hook(name: &str) -> Option<&'static str> {
+    CLI_EVENTS
+        .iter()
+        .find(|(event, _)| *event == name)
+        .map(|(_, hook)| *hook)
 }
 
 /// Whether `name` is a hook name (`^[A-Z][A-Za-z0-9]{0,63}$`), without building an error:

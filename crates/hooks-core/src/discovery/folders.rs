@@ -1,0 +1,324 @@
+//! Which folders are searched for hooks, per profile, and in what order.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// Where a hooks directory came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A directory the caller named (`extraHooksDirs`, the CLI's `--hooks-dir`).
+    Extra,
+    /// The user's global hooks folder.
+    Global,
+    /// `<root>/.clinerules/hooks` of a workspace root.
+    Workspace,
+}
+
+impl Source {
+    /// Its label in reports: `extra`, `global` or `workspace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Extra => "extra",
+            Source::Global => "global",
+            Source::Workspace => "workspace",
+        }
+    }
+}
+
+/// One directory to search, in the order hooks run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookDir {
+    /// The directory.
+    pub path: PathBuf,
+    /// Where it came from.
+    pub source: Source,
+    /// The workspace root it belongs to (its hooks run there); `None` outside workspaces.
+    pub workspace_root: Option<PathBuf>,
+}
+
+/// Where the global hooks folder is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum GlobalDir {
+    /// `<Documents>/Cline/Hooks`, with Documents found the OS's way.
+    #[default]
+    Default,
+    /// Global hooks are off: every global folder of the profile (the CLI's `--no-global`).
+    Off,
+    /// This folder instead of `<Documents>/Cline/Hooks` (the CLI profile's `$CLINE_DIR/hooks`
+    /// is still searched after it).
+    At(PathBuf),
+}
+
+/// Which conventions decide the directories and the hook files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// The VS Code extension's: `.clinerules/hooks`, one executable per hook per directory.
+    #[default]
+    Extension,
+    /// The Cline CLI's: also `~/.cline/hooks` and `.cline/hooks`, files with extensions run
+    /// by an interpreter, several per hook, no exec bit needed.
+    Cli,
+}
+
+/// What to search. Paths are absolute (the binding makes relative ones absolute).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Layout {
+    /// The workspace roots, in order: each one's hooks folders are searched, and its hooks
+    /// run in it.
+    pub workspace_roots: Vec<PathBuf>,
+    /// Where the global hooks folder is, or that there is none.
+    pub global_hooks_dir: GlobalDir,
+    /// Folders searched first, in order (`extraHooksDirs`, the CLI's `--hooks-dir`).
+    pub extra_hooks_dirs: Vec<PathBuf>,
+    /// Whose conventions apply.
+    pub profile: Profile,
+    /// The CLI's data folder (`$CLINE_DIR`, default `~/.cline`); `None` means the default.
+    pub cline_dir: Option<PathBuf>,
+}
+
+/// Folders that depend on the user's machine, found at the edge (see `Defaults::find`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Defaults {
+    /// `<Documents>/Cline/Hooks`.
+    pub global_hooks_dir: Option<PathBuf>,
+    /// `$CLINE_DIR`, else `~/.cline`.
+    pub cline_dir: Option<PathBuf>,
+}
+
+impl Defaults {
+    /// Reads the environment and, on Linux, `user-dirs.dirs`: call it off the JavaScript
+    /// thread (the factory does, on every rescan, so a changed `CLINE_DIR` or `HOME` is seen).
+    pub fn find() -> Defaults {
+        Defaults {
+            global_hooks_dir: default_global_dir(),
+            cline_dir: std::env::var_os("CLINE_DIR")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| dirs::home_dir().map(|h| h.join(".cline"))),
+        }
+    }
+}
+
+/// The directories to search, in order: extra, global, then each workspace root's
+/// `.clinerules/hooks`. The CLI profile adds `$CLINE_DIR/hooks` after the global folder and
+/// `<root>/.cline/hooks` after each root's `.clinerules/hooks`; `GlobalDir::Off` turns off
+/// both global folders.
+///
+/// A directory named twice is searched once. A global or workspace folder keeps that
+/// identity (its place, its label and, for a workspace, its root as working directory) even
+/// when it is also named as an extra dir; among global and workspace folders the first
+/// place wins.
+pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
+    let cli = layout.profile == Profile::Cli;
+    let cline_hooks = || {
+        layout
+            .cline_dir
+            .clone()
+            .or_else(|| defaults.cline_dir.clone())
+            .filter(|_| cli)
+            .map(|d| d.join("hooks"))
+    };
+    let global_paths: Vec<PathBuf> = match &layout.global_hooks_dir {
+        GlobalDir::Off => Vec::new(),
+        GlobalDir::Default => defaults
+            .global_hooks_dir
+            .clone()
+            .into_iter()
+            .chain(cline_hooks())
+            .collect(),
+        GlobalDir::At(p) => std::iter::once(p.clone()).chain(cline_hooks()).collect(),
+    };
+    let global = global_paths.into_iter().map(|path| HookDir {
+        path,
+        source: Source::Global,
+        workspace_root: None,
+    });
+    let subdirs: &[&str] = if cli {
+        &[".clinerules", ".cline"]
+    } else {
+        &[".clinerules"]
+    };
+    let workspace = layout.workspace_roots.iter().flat_map(|root| {
+        subdirs.iter().map(move |sub| HookDir {
+            path: root.join(sub).join("hooks"),
+            source: Source::Workspace,
+            workspace_root: Some(root.clone()),
+        })
+    });
+    // Sets, not pairwise searches: a caller may pass thousands of roots.
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let owned: Vec<HookDir> = global
+        .chain(workspace)
+        .filter(|dir| seen.insert(dir.path.clone()))
+        .collect();
+    let mut dirs: Vec<HookDir> = Vec::new();
+    for path in &layout.extra_hooks_dirs {
+        if seen.insert(path.clone()) {
+            dirs.push(HookDir {
+                path: path.clone(),
+                source: Source::Extra,
+                workspace_root: None,
+            });
+        }
+    }
+    dirs.extend(owned);
+    dirs
+}
+
+/// `<Documents>/Cline/Hooks`: the Documents known folder on Windows (OneDrive redirection
+/// included), `XDG_DOCUMENTS_DIR` on Linux, `~/Documents` otherwise.
+pub fn default_global_dir() -> Option<PathBuf> {
+    let documents =
+        dirs::document_dir().or_else(|| dirs::home_dir().map(|h| h.join("Documents")))?;
+    Some(documents.join("Cline").join("Hooks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn defaults(global: &str) -> Defaults {
+        Defaults {
+            global_hooks_dir: Some(global.into()),
+            cline_dir: Some("/home/u/.cline".into()),
+        }
+    }
+
+    fn paths_and_sources(dirs: &[HookDir]) -> Vec<(PathBuf, Source, Option<PathBuf>)> {
+        dirs.iter()
+            .map(|d| (d.path.clone(), d.source, d.workspace_root.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn cli_profile_adds_cline_dir_and_dot_cline_folders() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into()],
+            extra_hooks_dirs: vec!["/x".into()],
+            profile: Profile::Cli,
+            ..Layout::default()
+        };
+        let got: Vec<_> = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"))
+            .into_iter()
+            .map(|d| (d.path, d.source))
+            .collect();
+        let want: Vec<(PathBuf, Source)> = vec![
+            ("/x".into(), Source::Extra),
+            ("/docs/Cline/Hooks".into(), Source::Global),
+            ("/home/u/.cline/hooks".into(), Source::Global),
+            ("/w1/.clinerules/hooks".into(), Source::Workspace),
+            ("/w1/.cline/hooks".into(), Source::Workspace),
+            ("/w2/.clinerules/hooks".into(), Source::Workspace),
+            ("/w2/.cline/hooks".into(), Source::Workspace),
+        ];
+        assert_eq!(got, want);
+        let moved = Layout {
+            cline_dir: Some("/cd".into()),
+            global_hooks_dir: GlobalDir::At("/g".into()),
+            ..layout
+        };
+        assert_eq!(
+            hook_dirs(&moved, &defaults("/d"))[2].path,
+            Path::new("/cd/hooks")
+        );
+    }
+
+    #[test]
+    fn no_global_turns_off_every_global_folder_of_the_cli_profile() {
+        for cline_dir in [None, Some(PathBuf::from("/cd"))] {
+            let layout = Layout {
+                workspace_roots: vec!["/w".into()],
+                global_hooks_dir: GlobalDir::Off,
+                profile: Profile::Cli,
+                cline_dir,
+                ..Layout::default()
+            };
+            let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
+            assert!(
+                dirs.iter().all(|d| d.source == Source::Workspace),
+                "{dirs:?}"
+            );
+            assert_eq!(dirs.len(), 2);
+        }
+    }
+
+    #[test]
+    fn directory_order_is_extra_global_then_workspaces_without_duplicates() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into(), "/w1".into()],
+            global_hooks_dir: GlobalDir::Default,
+            extra_hooks_dirs: vec!["/x".into(), "/y".into(), "/x".into()],
+            ..Layout::default()
+        };
+        let dirs = hook_dirs(&layout, &defaults("/docs/Cline/Hooks"));
+        // Paths are compared as paths, not text: on Windows `join` adds `\`.
+        let got: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.source)).collect();
+        let want: Vec<(PathBuf, Source)> = vec![
+            ("/x".into(), Source::Extra),
+            ("/y".into(), Source::Extra),
+            ("/docs/Cline/Hooks".into(), Source::Global),
+            ("/w1/.clinerules/hooks".into(), Source::Workspace),
+            ("/w2/.clinerules/hooks".into(), Source::Workspace),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_extra_dir_that_is_a_workspace_or_global_folder_is_searched_once_as_that_folder() {
+        let layout = Layout {
+            workspace_roots: vec!["/w1".into(), "/w2".into()],
+            global_hooks_dir: GlobalDir::Default,
+            extra_hooks_dirs: vec![
+                "/w2/.clinerules/hooks".into(),
+                "/x".into(),
+                "/docs/Cline/Hooks".into(),
+                "/w1/.cline/hooks".into(),
+                "/home/u/.cline/hooks".into(),
+            ],
+            profile: Profile::Cli,
+            ..Layout::default()
+        };
+        let got = paths_and_sources(&hook_dirs(&layout, &defaults("/docs/Cline/Hooks")));
+        let ws = |p: &str, root: &str| (PathBuf::from(p), Source::Workspace, Some(root.into()));
+        let want = vec![
+            (PathBuf::from("/x"), Source::Extra, None),
+            ("/docs/Cline/Hooks".into(), Source::Global, None),
+            ("/home/u/.cline/hooks".into(), Source::Global, None),
+            ws("/w1/.clinerules/hooks", "/w1"),
+            ws("/w1/.cline/hooks", "/w1"),
+            ws("/w2/.clinerules/hooks", "/w2"),
+            ws("/w2/.cline/hooks", "/w2"),
+        ];
+        assert_eq!(got, want);
+
+        // The extension profile too; and a moved global folder named as extra is global.
+        let layout = Layout {
+            workspace_roots: vec!["/w".into()],
+            global_hooks_dir: GlobalDir::At("/g".into()),
+            extra_hooks_dirs: vec!["/w/.clinerules/hooks".into(), "/g".into()],
+            ..Layout::default()
+        };
+        let got = paths_and_sources(&hook_dirs(&layout, &defaults("/d")));
+        assert_eq!(
+            got,
+            vec![
+                (PathBuf::from("/g"), Source::Global, None),
+                ws("/w/.clinerules/hooks", "/w"),
+            ]
+        );
+    }
+
+    #[test]
+    fn global_dir_can_be_moved_or_turned_off() {
+        let mut layout = Layout {
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
+        assert!(hook_dirs(&layout, &defaults("/d")).is_empty());
+        layout.global_hooks_dir = GlobalDir::At("/g".into());
+        assert_eq!(hook_dirs(&layout, &defaults("/d"))[0].path, Path::new("/g"));
+        layout.global_hooks_dir = GlobalDir::Default;
+        assert!(hook_dirs(&layout, &Defaults::default()).is_empty());
+    }
+}

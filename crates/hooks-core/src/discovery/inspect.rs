@@ -1,0 +1,283 @@
+//! What one directory entry is: its type, exec bit and `#!` line, all taken from one open
+//! file, and looked at again while the entry is being replaced.
+
+use std::io;
+use std::path::Path;
+
+use super::{DirError, EntryKind};
+
+/// What one look at an entry found.
+#[derive(Debug)]
+enum Seen {
+    Entry(EntryKind, Option<String>),
+    /// It is no longer there.
+    Gone,
+    /// It was replaced between two steps of the look.
+    Changed,
+}
+
+/// Looks at an entry at most this many times while it keeps being replaced.
+const LOOKS: usize = 3;
+
+/// What the entry at `path` is, and its `#!` line (if `want_shebang`), from what was
+/// observed: `None` if it was deleted since the listing. Nothing is concluded from two
+/// looks that may have seen two different files: the type, mode and first line of a file
+/// come from one open file, and a link is called broken only if the same link was there
+/// before and after its target could not be found.
+pub(super) fn inspect(
+    path: &Path,
+    listed_as: Option<std::fs::FileType>,
+    want_shebang: bool,
+) -> Option<(EntryKind, Option<String>)> {
+    for _ in 0..LOOKS {
+        match look(path, listed_as, want_shebang) {
+            Seen::Entry(kind, shebang) => return Some((kind, shebang)),
+            Seen::Gone => return None,
+            Seen::Changed => {}
+        }
+    }
+    Some((
+        EntryKind::Uninspectable(
+            "it was replaced again and again while it was being inspected; it is looked at again on the next discovery".to_owned(),
+        ),
+        None,
+    ))
+}
+
+fn look(path: &Path, listed_as: Option<std::fs::FileType>, want_shebang: bool) -> Seen {
+    // Listed as a regular file: open it without following links and learn everything
+    // from the open file.
+    if listed_as.is_some_and(|t| t.is_file()) {
+        match open_entry(path, false) {
+            Ok(file) => return from_open(&file, None, want_shebang),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
+            // Replaced by a link, or unreadable: the general way below tells which.
+            Err(_) => {}
+        }
+    }
+    let before = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
+        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+    };
+    if !before.file_type().is_symlink() {
+        return with_shebang(path, &before, false, want_shebang);
+    }
+    match std::fs::metadata(path) {
+        Ok(target) => with_shebang(path, &target, true, want_shebang),
+        Err(err) => {
+            let kind = if err.kind() == io::ErrorKind::NotFound {
+                EntryKind::BrokenSymlink
+            } else if DirError::of(&err) == DirError::Loop {
+                EntryKind::SymlinkLoop
+            } else {
+                return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None);
+            };
+            // Only a link that was there before and after its target was looked for is
+            // broken: a link deleted or replaced in between says nothing about its target.
+            match std::fs::symlink_metadata(path) {
+                Ok(after) if after.file_type().is_symlink() && same_file(&before, &after) => {
+                    Seen::Entry(kind, None)
+                }
+                Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Gone,
+                _ => Seen::Changed,
+            }
+        }
+    }
+}
+
+/// The entry whose metadata (`meta`, its target's if it is a link) was just read; for a
+/// file, its first line too, read from an open file that must be the same file.
+fn with_shebang(path: &Path, meta: &std::fs::Metadata, follow: bool, want_shebang: bool) -> Seen {
+    let kind = kind_of(meta);
+    if !want_shebang || !matches!(kind, EntryKind::File { .. }) {
+        return Seen::Entry(kind, None);
+    }
+    match open_entry(path, follow) {
+        Ok(file) => from_open(&file, Some(meta), want_shebang),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Changed,
+        // Not readable (mode --x): the kernel may still run it; no #! line is known.
+        Err(_) => Seen::Entry(kind, None),
+    }
+}
+
+/// Everything about an entry from its open file; `Changed` if it is not the file whose
+/// metadata `expected` is.
+fn from_open(
+    file: &std::fs::File,
+    expected: Option<&std::fs::Metadata>,
+    want_shebang: bool,
+) -> Seen {
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+    };
+    if expected.is_some_and(|expected| !same_file(expected, &meta)) {
+        return Seen::Changed;
+    }
+    let kind = kind_of(&meta);
+    let shebang = match kind {
+        EntryKind::File { .. } if want_shebang => {
+            first_bytes(file).and_then(|head| parse_shebang(&head))
+        }
+        _ => None,
+    };
+    Seen::Entry(kind, shebang)
+}
+
+/// Opens an entry for reading its first bytes: never blocking (a FIFO swapped in), never
+/// taking a terminal, and, unless `follow`, never through a link.
+fn open_entry(path: &Path, follow: bool) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow);
+    }
+    #[cfg(not(unix))]
+    let _ = follow;
+    options.open(path)
+}
+
+fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let n = (&*file).read(&mut head).ok()?;
+    Some(head[..n].to_vec())
+}
+
+/// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one,
+/// as the kernel keeps it: up to the line feed (or a NUL, where the kernel's string ends),
+/// less leading and trailing spaces and tabs only. A carriage return or a no-break space stays:
+/// the kernel takes it as part of the program's name, and so must the messages.
+pub fn parse_shebang(head: &[u8]) -> Option<String> {
+    let rest = head.strip_prefix(b"#!")?;
+    let line = rest.split(|b| *b == b'\n' || *b == 0).next()?;
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = line.iter().position(|b| !blank(b)).unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |i| i + 1);
+    Some(String::from_utf8_lossy(&line[start..end]).into_owned())
+}
+
+fn kind_of(meta: &std::fs::Metadata) -> EntryKind {
+    if meta.is_file() {
+        EntryKind::File {
+            executable: is_executable(meta),
+        }
+    } else if meta.is_dir() {
+        EntryKind::Directory
+    } else {
+        EntryKind::Special
+    }
+}
+
+/// Whether two metadata describe the same file (Windows: assumed, std has no stable file id).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// Why an entry cannot be inspected, with the fix that fits the error.
+fn inspect_problem(err: &io::Error) -> String {
+    match DirError::of(err) {
+        DirError::NameTooLong => {
+            "its path is longer than the system allows; move its hooks directory to a shorter path".to_owned()
+        }
+        DirError::PermissionDenied => {
+            "it cannot be inspected (permission denied); give this user read access to it and search access to its directory".to_owned()
+        }
+        _ => format!("it cannot be inspected ({err})"),
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::scan::tests::scratch;
+
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_is_described_by_what_was_observed_of_it() {
+        use std::os::unix::fs::symlink;
+        let dir = scratch("inspect");
+        let hook = dir.join("PreToolUse");
+        std::fs::write(&hook, "#!/bin/sh -e\necho\n").unwrap();
+        let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(listed_as), true),
+            Some((
+                EntryKind::File { executable: false },
+                Some("/bin/sh -e".to_owned())
+            ))
+        );
+        // Deleted between the listing and the look: gone, not "a broken symbolic link".
+        std::fs::remove_file(&hook).unwrap();
+        assert_eq!(inspect(&hook, Some(listed_as), true), None);
+        assert_eq!(inspect(&hook, None, true), None);
+        // A real broken link is one.
+        symlink(dir.join("missing"), &hook).unwrap();
+        let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(listed_as), true),
+            Some((EntryKind::BrokenSymlink, None))
+        );
+        // A link to a file is that file; listed as a file but now a link, it is followed.
+        std::fs::write(dir.join("target"), "#!/bin/bash\n").unwrap();
+        std::fs::remove_file(&hook).unwrap();
+        symlink(dir.join("target"), &hook).unwrap();
+        let file_type = std::fs::metadata(dir.join("target")).unwrap().file_type();
+        assert_eq!(
+            inspect(&hook, Some(file_type), true),
+            Some((
+                EntryKind::File { executable: false },
+                Some("/bin/bash".to_owned())
+            ))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue 18 (B1): the `#!` line is kept as the kernel keeps it.
+    #[test]
+    fn a_shebang_line_keeps_what_the_kernel_keeps() {
+        assert_eq!(
+            parse_shebang(b"#!/bin/sh\r\necho\r\n").as_deref(),
+            Some("/bin/sh\r")
+        );
+        assert_eq!(
+            parse_shebang("#!/bin/sh\u{a0}\n".as_bytes()).as_deref(),
+            Some("/bin/sh\u{a0}")
+        );
+        assert_eq!(
+            parse_shebang(b"#! \t/bin/sh -e \t\n").as_deref(),
+            Some("/bin/sh -e")
+        );
+        assert_eq!(
+            parse_shebang(b"#!/bin/sh\0junk\n").as_deref(),
+            Some("/bin/sh")
+        );
+        assert_eq!(parse_shebang(b"#!  \n").as_deref(), Some(""));
+        assert_eq!(parse_shebang(b"echo"), None);
+    }
+}
