@@ -59,8 +59,8 @@ async fn main() -> ExitCode {
     // One factory per task (it caches discovery), one runner per event.
     let factory = Arc::new(Factory::new(&args.layout, None, None));
     let limit = discovery_limit(args.settings.timeout);
-    let report = match factory.runner(&args.hook_name, limit).await {
-        Ok(runner) => runner.run(input, args.settings).await,
+    let report = match factory.snapshot(&args.hook_name, limit).await {
+        Ok(snapshot) => snapshot.runner().run(input, args.settings).await,
         Err(err) => Err(err),
     };
 

@@ -70,7 +70,7 @@
 //!     };
 //!     // One factory per task: it caches discovery. One runner per event.
 //!     let factory = Arc::new(Factory::new(&layout, None, None));
-//!     let runner = factory.runner("PreToolUse", DISCOVERY_LIMIT).await?;
+//!     let runner = factory.snapshot("PreToolUse", DISCOVERY_LIMIT).await?.runner();
 //!
 //!     let input = serde_json::json!({
 //!         "taskId": "t1",
