@@ -33,7 +33,7 @@ pub struct RunSettings {
     pub abort: CancellationToken,
     /// A limit on this call's processes, replacing the factory's limiter.
     pub max_processes: Option<usize>,
-    /// Who the hook processes belong to (see `running::Owner`).
+    /// Who the hook processes belong to (see [`Owner`](crate::process::Owner)).
     pub owner: crate::process::Owner,
 }
 

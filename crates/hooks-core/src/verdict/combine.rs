@@ -2,7 +2,8 @@
 //!
 //! A completed hook contributes everything it printed. A hook that failed, timed out or was
 //! stopped by `terminateAll()` still contributes an explicit `cancel: true` (with its
-//! `errorMessage`): a gate that printed its verdict and then crashed still blocks. Nothing a hook does can discard another's verdict.
+//! `errorMessage`): a gate that printed its verdict and then crashed still blocks. Nothing a
+//! hook does can discard another's verdict.
 
 use serde_json::{Map, Value};
 

@@ -10,10 +10,11 @@
 //!    line (`log: {"cancel":true}`), unbalanced brackets or quotes in log text never hide it;
 //!    of two objects on one line, the second is the verdict. Outside JSON values quotes are
 //!    log text, not strings. JSON is what `JSON.parse` accepts, and Python's `NaN` and
-//!    `Infinity` too ([`lenient`]), each oddity named in a warning.
-//!    [`locate`] finds the values in one linear, string-aware pass over all of stdout as it
-//!    streams; the verdict's own text is then parsed once when the runner kept it (it lies in
-//!    the first or the last MiB), else its fields are read from what the pass kept of them.
+//!    `Infinity` too (lenient.rs), each oddity named in a warning. The
+//!    [`Scanner`](crate::verdict::Scanner) (locate.rs) finds the values in one linear,
+//!    string-aware pass over all of stdout as it streams; the verdict's own text is then
+//!    parsed once when the runner kept it (it lies in the first or the last MiB), else its
+//!    fields are read from what the pass kept of them.
 //! 2. Anything but blanks (whitespace, NUL, the byte-order mark) after the last object makes
 //!    the hook `failed`, but the verdict still counts: a printed `"cancel": true` is never lost.
 //!    So does a verdict inside a value that opens a line and never ends (truncated output).
@@ -30,9 +31,7 @@
 //! 6. `contextModification` (or `context`) and `errorMessage` keep at most 50,000 bytes of
 //!    UTF-8 each, marker included (the contract's 50 KB), cut on a character boundary;
 //!    `overrideInput` is read up to 1 MiB of JSON.
-//! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning ([`encoding`]).
-//!
-//! [`encoding`]: crate::verdict
+//! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning (encoding.rs).
 
 use serde_json::{Map, Value};
 
@@ -232,7 +231,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     let mut verdict = match kept.text(span.start, span.end) {
         Some(text) => match verdict::parse_value(text) {
             Ok((Value::Object(map), notes)) => from_map(map, notes),
-            // `locate` accepts exactly what `lenient` reads; this only keeps that promise honest.
+            // The scan accepts exactly what lenient.rs reads; this only keeps that promise honest.
             Ok((other, _)) => {
                 return broken(format!(
                     "printed {} where a JSON object was expected",

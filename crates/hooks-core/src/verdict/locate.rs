@@ -3,7 +3,7 @@
 //!
 //! The rule (a value is "found" exactly when a JSON parser started at its first bracket
 //! accepts it, JSON here being what `JSON.parse` accepts plus Python's `NaN`, `Infinity` and
-//! `-Infinity`, see `lenient`) is what a brute-force search would give: try the parser on
+//! `-Infinity`, see lenient.rs) is what a brute-force search would give: try the parser on
 //! every slice of stdout that starts with `{` or `[`, keep the values that parse, drop those
 //! inside another. This module gets the same answer in one pass:
 //!

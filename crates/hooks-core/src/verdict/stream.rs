@@ -1,5 +1,5 @@
 //! What the runner keeps of a hook's stdout as it streams through, in bounded memory: its
-//! encoding, the scan of all of it ([`locate`]), its first and last MiB of text (to read the
+//! encoding, the scan of all of it ([`Scanner`]), its first and last MiB of text (to read the
 //! verdict object whole and to quote what went wrong), and in the CLI profile its last
 //! `HOOK_CONTROL` line.
 
