@@ -138,6 +138,8 @@ pub struct Interpreters<'m> {
 }
 
 impl<'m> Interpreters<'m> {
+    /// Interpreters looked up through `machine`; `node` is the host's own Node binary, if
+    /// any, and `windows` picks the Windows rules.
     pub fn new(machine: &'m mut dyn Machine, node: Option<PathBuf>, windows: bool) -> Self {
         Interpreters {
             machine,
@@ -187,6 +189,7 @@ impl<'m> Interpreters<'m> {
             .map(|p| vec![p.into_os_string()])
     }
 
+    /// The Node binary for `.js` hooks: the host's own, else `node` from PATH.
     pub fn node(&mut self) -> Option<PathBuf> {
         match &self.node {
             Some(node) => Some(node.clone()),

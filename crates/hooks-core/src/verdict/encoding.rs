@@ -11,10 +11,18 @@
 /// How many bytes are looked at before deciding (fewer when stdout is shorter).
 const SNIFF: usize = 1024;
 
+/// How a hook's stdout is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// UTF-8, the contract (also what anything unrecognised is read as).
     Utf8,
-    Utf16 { little_endian: bool, bom: bool },
+    /// UTF-16, as Windows PowerShell writes it.
+    Utf16 {
+        /// Its byte order: little-endian (Windows' own) or big-endian.
+        little_endian: bool,
+        /// Whether it starts with a byte-order mark.
+        bom: bool,
+    },
 }
 
 /// What the first code units say for one byte order.
@@ -289,6 +297,7 @@ pub struct Utf16Later {
 }
 
 impl Utf16Later {
+    /// Looks at the next bytes of stdout (once found, nothing more is looked for).
     pub fn feed(&mut self, bytes: &[u8]) {
         if self.found.is_none() && (bytes.contains(&0) || self.carry[..self.carried].contains(&0)) {
             let base = self.seen - self.carried as u64;

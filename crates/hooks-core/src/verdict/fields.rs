@@ -53,11 +53,18 @@ pub const MAX_CONTEXT_BYTES: usize = TEXT_KEEP;
 pub struct Verdict {
     /// The parsed object, unknown fields included; `None` when stdout held no JSON object.
     pub object: Option<Map<String, Value>>,
+    /// `cancel: true`, or the older `shouldContinue: false`.
     pub cancel: bool,
+    /// `contextModification` (or the CLI's `context`), cut to [`MAX_CONTEXT_BYTES`].
     pub context_modification: String,
+    /// `errorMessage`, cut to [`MAX_CONTEXT_BYTES`].
     pub error_message: String,
+    /// `review: true`.
     pub review: bool,
+    /// `overrideInput`: the object that replaces the tool's input.
     pub override_input: Option<Map<String, Value>>,
+    /// Sentences for the hook's author about output that was read all the same (UTF-16, a
+    /// field cut at its limit, `NaN`...).
     pub warnings: Vec<String>,
     /// Why this output makes the hook `failed`, as a sentence; `None` when the output is fine.
     pub problem: Option<String>,

@@ -60,42 +60,60 @@ const KEY_KEEP: usize = 128;
 /// Found values kept before those no open value separates are summed up.
 const ENTRIES_COMPACT: usize = 1024;
 
+/// What a bracket opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// `{`
     Object,
+    /// `[`
     Array,
 }
 
 /// A complete JSON value: bytes `start..end` of stdout, from its opening to its closing bracket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
+    /// The byte of its opening bracket.
     pub start: usize,
+    /// The byte after its closing bracket.
     pub end: usize,
+    /// An object or an array.
     pub kind: Kind,
 }
 
 /// A bracket in stdout (at byte `at`, 1-based `line`, `column` in bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Opener {
+    /// Its byte offset in stdout's text.
     pub at: usize,
+    /// What it opens.
     pub kind: Kind,
+    /// Its line, from 1.
     pub line: usize,
+    /// Its column in bytes, from 1.
     pub column: usize,
 }
 
 /// The fields of a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
+    /// `cancel`
     Cancel,
+    /// `shouldContinue`, the older contract's inverse of `cancel`
     ShouldContinue,
+    /// `review`
     Review,
+    /// `contextModification`
     ContextModification,
+    /// `context`, the CLI's name for `contextModification`
     Context,
+    /// `errorMessage`
     ErrorMessage,
+    /// `overrideInput`
     OverrideInput,
 }
 
 impl Key {
+    /// Every verdict field, in declaration order.
     pub const ALL: [Key; 7] = [
         Key::Cancel,
         Key::ShouldContinue,
@@ -106,6 +124,7 @@ impl Key {
         Key::OverrideInput,
     ];
 
+    /// The field's name in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Key::Cancel => "cancel",
@@ -118,6 +137,7 @@ impl Key {
         }
     }
 
+    /// The field named `name` (its bytes, escapes decoded), if it is one.
     pub fn from_name(name: &[u8]) -> Option<Key> {
         Key::ALL.into_iter().find(|k| k.name().as_bytes() == name)
     }
@@ -137,15 +157,29 @@ pub enum Captured {
     /// A string, decoded: its first bytes (whole characters) and its length in bytes. A lone
     /// surrogate escape reads as U+FFFD; the first one and how many there were.
     Text {
+        /// Its first bytes, decoded.
         text: String,
+        /// Its whole length in bytes, decoded.
         len: usize,
+        /// The first lone surrogate escape's code unit.
         lone: Option<u16>,
+        /// How many lone surrogate escapes it held.
         lones: usize,
     },
     /// A number or literal as printed (`true`, `1e400`, `NaN`): its first bytes, its length.
-    Token { text: String, len: usize },
+    Token {
+        /// Its first bytes.
+        text: String,
+        /// Its whole length in bytes.
+        len: usize,
+    },
     /// `overrideInput`'s object as printed: its text (all of it when `text.len() == len`).
-    Json { text: String, len: usize },
+    Json {
+        /// Its first bytes.
+        text: String,
+        /// Its whole length in bytes.
+        len: usize,
+    },
     /// An object or array that was not kept.
     Container(Kind),
 }
@@ -208,6 +242,7 @@ pub struct Fields {
 }
 
 impl Fields {
+    /// What was kept of `key`'s value, if the object printed it (its last one).
     pub fn get(&self, key: Key) -> Option<&Captured> {
         self.values[key as usize].as_ref()
     }
@@ -225,7 +260,9 @@ impl Fields {
 /// A complete value; `fields` is set for an object that printed a verdict field.
 #[derive(Debug)]
 pub struct Found {
+    /// Where it is.
     pub span: Span,
+    /// Its verdict fields, when it printed one.
     pub fields: Option<Box<Fields>>,
 }
 
@@ -236,9 +273,11 @@ pub struct Scan {
     pub keyed: Option<Found>,
     /// How many such objects without a verdict field came after `keyed` (all, if none did).
     pub ignored: usize,
+    /// The first of those objects.
     pub first_ignored: Option<Span>,
-    /// The last complete object and the last complete value not inside another one.
+    /// The last complete object not inside another complete value.
     pub last_object: Option<Span>,
+    /// The last complete value not inside another complete value.
     pub last_value: Option<Span>,
     /// The first line-opening value that stdout ended inside (it never closed), if any.
     pub unclosed: Option<Opener>,

@@ -17,6 +17,7 @@ pub const TAIL_KEEP: usize = 1 << 20;
 /// Longest `HOOK_CONTROL` line read, in bytes.
 pub const CONTROL_KEEP: usize = 1 << 20;
 
+/// How a `HOOK_CONTROL` line starts (after the blanks the Cline SDK trims).
 pub const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
 
 /// Reads stdout chunk by chunk: [`feed`](Reader::feed) it, then [`finish`](Reader::finish) it.
@@ -36,11 +37,16 @@ pub struct Reader {
 
 /// What was kept of stdout once it ended.
 pub struct Kept {
+    /// The encoding stdout was decoded from.
     pub encoding: Encoding,
-    /// The first bytes of the text, and the last ones (from byte `tail_start` on).
+    /// The first bytes of the text (up to the reader's head window; empty when the tail
+    /// holds all of it), on character boundaries.
     pub head: String,
+    /// The last bytes of the text (up to the reader's tail window), on character boundaries.
     pub tail: String,
+    /// Where `tail` starts in the text, in bytes.
     pub tail_start: usize,
+    /// What the scan of all of the text found.
     pub scan: Scan,
     /// The CLI profile's `HOOK_CONTROL` lines, if stdout held any.
     pub control: Option<Control>,
@@ -60,6 +66,8 @@ pub struct Control {
 }
 
 impl Reader {
+    /// A reader for a hook of `profile` (the CLI's reads `HOOK_CONTROL` lines), keeping
+    /// [`HEAD_KEEP`] and [`TAIL_KEEP`] bytes of text.
     pub fn new(profile: Profile) -> Reader {
         Reader::with_windows(profile, HEAD_KEEP, TAIL_KEEP)
     }
@@ -80,6 +88,7 @@ impl Reader {
         }
     }
 
+    /// Reads the next bytes of stdout, cut anywhere (inside a character too).
     pub fn feed(&mut self, bytes: &[u8]) {
         self.raw_len += bytes.len() as u64;
         self.utf16_later.feed(bytes);
@@ -89,6 +98,7 @@ impl Reader {
         self.scratch = scratch;
     }
 
+    /// Stdout ended: what was kept of it, for [`read`](crate::verdict::read).
     pub fn finish(mut self) -> Kept {
         let mut scratch = std::mem::take(&mut self.scratch);
         self.decoder.finish(&mut scratch);
