@@ -415,11 +415,18 @@ impl Scanner {
                 self.line_blank = false;
             }
 
+            let mut cx = Ctx {
+                at,
+                b,
+                line_start,
+                lines: &self.lines,
+                pool: &self.pool,
+                out: &mut self.out,
+            };
             let mut nested = false;
             let mut p = 0;
             while p < self.phases.len() {
-                match self.phases[p].step(at, b, line_start, &self.lines, &self.pool, &mut self.out)
-                {
+                match self.phases[p].step(&mut cx) {
                     Step::Alive => p += 1,
                     Step::Nested => {
                         nested = true;
@@ -438,8 +445,8 @@ impl Scanner {
                                 && matches!(phase.lex, Lex::Word { word, next: 1 } if word[0].is_ascii_uppercase())));
                         let first = phase.frames.iter().find(|f| f.line_start);
                         if let Some(first) = first.filter(|_| !first_token) {
-                            if self.out.broken.is_none_or(|o| o.at < first.start) {
-                                self.out.broken = Some(first.opener());
+                            if cx.out.broken.is_none_or(|o| o.at < first.start) {
+                                cx.out.broken = Some(first.opener());
                             }
                         }
                         // Its frames' captures go back to the budget now, not on reuse.
@@ -453,7 +460,7 @@ impl Scanner {
                 let mut frames = self.spare.pop().unwrap_or_default();
                 frames.clear();
                 let mut phase = Phase::new(frames);
-                phase.open(at, &self.lines, kind_of(b), line_start, &mut self.out);
+                phase.open(&mut cx);
                 self.phases.push(phase);
             }
             debug_assert!(self.phases.len() <= 2, "more than two phases at byte {at}");
@@ -1024,6 +1031,19 @@ enum Num {
     Exp,
 }
 
+/// The scan around one byte, as the phases read it (each in turn): the byte, and the
+/// scanner's state they read (`lines`, the capture budget) and report to (`out`).
+struct Ctx<'s> {
+    /// The byte's offset in stdout's text.
+    at: usize,
+    b: u8,
+    /// Whether only blanks come before it on its line.
+    line_start: bool,
+    lines: &'s Lines,
+    pool: &'s Arc<AtomicUsize>,
+    out: &'s mut Out,
+}
+
 enum Step {
     Alive,
     /// The byte was a bracket that opened a value inside this phase.
@@ -1110,15 +1130,9 @@ impl Phase {
         }
     }
 
-    fn step(
-        &mut self,
-        at: usize,
-        b: u8,
-        line_start: bool,
-        lines: &Lines,
-        pool: &Arc<AtomicUsize>,
-        out: &mut Out,
-    ) -> Step {
+    #[inline]
+    fn step(&mut self, cx: &mut Ctx) -> Step {
+        let b = cx.b;
         if let Some(json) = &mut self.json {
             json.raw(&[b]);
         }
@@ -1177,9 +1191,9 @@ impl Phase {
                     return Step::Failed;
                 }
                 self.end_value();
-                self.structure(Want::CommaOrEnd, at, b, line_start, lines, pool, out)
+                self.structure(Want::CommaOrEnd, cx)
             }
-            Lex::Expect(want) => self.structure(want, at, b, line_start, lines, pool, out),
+            Lex::Expect(want) => self.structure(want, cx),
         }
     }
 
@@ -1328,17 +1342,8 @@ impl Phase {
     }
 
     /// A byte between tokens, where the grammar wants `want`.
-    #[allow(clippy::too_many_arguments)]
-    fn structure(
-        &mut self,
-        want: Want,
-        at: usize,
-        b: u8,
-        line_start: bool,
-        lines: &Lines,
-        pool: &Arc<AtomicUsize>,
-        out: &mut Out,
-    ) -> Step {
+    fn structure(&mut self, want: Want, cx: &mut Ctx) -> Step {
+        let b = cx.b;
         if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
             self.lex = Lex::Expect(want);
             return Step::Alive;
@@ -1361,10 +1366,10 @@ impl Phase {
                 }
             }
             (Want::KeyOrEnd, b'}') | (Want::CommaOrEnd, b'}') if top == Some(Kind::Object) => {
-                return self.close(at, out)
+                return self.close(cx)
             }
             (Want::ValueOrEnd, b']') | (Want::CommaOrEnd, b']') if top == Some(Kind::Array) => {
-                return self.close(at, out)
+                return self.close(cx)
             }
             (Want::Colon, b':') => Lex::Expect(Want::Value),
             (Want::CommaOrEnd, b',') => Lex::Expect(if top == Some(Kind::Object) {
@@ -1374,7 +1379,7 @@ impl Phase {
             }),
             (Want::Value | Want::ValueOrEnd, _) => {
                 self.first_value = want == Want::ValueOrEnd;
-                return self.value(at, b, line_start, lines, pool, out);
+                return self.value(cx);
             }
             _ => return Step::Failed,
         };
@@ -1382,16 +1387,10 @@ impl Phase {
         Step::Alive
     }
 
-    fn value(
-        &mut self,
-        at: usize,
-        b: u8,
-        line_start: bool,
-        lines: &Lines,
-        pool: &Arc<AtomicUsize>,
-        out: &mut Out,
-    ) -> Step {
+    fn value(&mut self, cx: &mut Ctx) -> Step {
+        let b = cx.b;
         let member = self.member.take();
+        let (at, pool) = (cx.at, cx.pool);
         let capture = |what| member.map(|key| Box::new(Capture::new(key, what, at, pool)));
         self.lex = match b {
             b'{' | b'[' => {
@@ -1407,7 +1406,7 @@ impl Phase {
                         fields.put(key, Captured::Container(kind), Held::default());
                     }
                 }
-                if !self.open(at, lines, kind, line_start, out) {
+                if !self.open(cx) {
                     return Step::Failed;
                 }
                 return Step::Nested;
@@ -1442,22 +1441,17 @@ impl Phase {
         Step::Alive
     }
 
-    /// Opens a value; `false` when it would be more than [`DEEP_LIMIT`] levels deep.
-    fn open(
-        &mut self,
-        at: usize,
-        lines: &Lines,
-        kind: Kind,
-        line_start: bool,
-        out: &mut Out,
-    ) -> bool {
+    /// Opens the value whose bracket is `cx.b`; `false` when it would be more than
+    /// [`DEEP_LIMIT`] levels deep.
+    fn open(&mut self, cx: &mut Ctx) -> bool {
+        let (at, kind, line_start) = (cx.at, kind_of(cx.b), cx.line_start);
         self.lex = Lex::Expect(match kind {
             Kind::Object => Want::KeyOrEnd,
             Kind::Array => Want::ValueOrEnd,
         });
-        let (line, column) = lines.of(at);
+        let (line, column) = cx.lines.of(at);
         if self.frames.len() + self.deep.len + self.inner.len() >= DEEP_LIMIT {
-            out.too_deep.get_or_insert(Opener {
+            cx.out.too_deep.get_or_insert(Opener {
                 at,
                 kind,
                 line,
@@ -1490,7 +1484,9 @@ impl Phase {
         true
     }
 
-    fn close(&mut self, at: usize, out: &mut Out) -> Step {
+    /// Closes the innermost open value at the bracket `cx.b`.
+    fn close(&mut self, cx: &mut Ctx) -> Step {
+        let (at, out) = (cx.at, &mut *cx.out);
         let frame = match self.inner.pop_back() {
             Some(frame) => frame,
             None if self.deep.pop() => {
