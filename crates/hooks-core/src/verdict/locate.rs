@@ -37,6 +37,8 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::verdict::{utf16_unit, whole_chars};
+
 /// Open values a phase keeps whole (serde_json's depth: it rejects the 128th level); values
 /// opened deeper inside them are only counted.
 pub const MAX_DEPTH: usize = 127;
@@ -906,24 +908,12 @@ impl Capture {
 
     /// A `\uXXXX` escape.
     fn unit(&mut self, unit: u16) {
-        if let Some(lead) = self.high.take() {
-            if (0xDC00..=0xDFFF).contains(&unit) {
-                let code =
-                    0x10000 + ((u32::from(lead) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
-                self.store(c.encode_utf8(&mut [0; 4]).as_bytes());
-                return;
-            }
-            self.lone_surrogate(lead);
-        }
-        match unit {
-            0xD800..=0xDBFF => self.high = Some(unit),
-            0xDC00..=0xDFFF => self.lone_surrogate(unit),
-            _ => {
-                let c = char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER);
-                self.store(c.encode_utf8(&mut [0; 4]).as_bytes());
-            }
-        }
+        let mut high = self.high.take();
+        utf16_unit(unit, &mut high, |c| match c {
+            Ok(c) => self.escaped(c),
+            Err(lone) => self.lone_surrogate(lone),
+        });
+        self.high = high;
     }
 
     fn flush_high(&mut self) {
@@ -940,17 +930,8 @@ impl Capture {
 
     fn finish(mut self) -> (Key, Captured, Held) {
         self.flush_high();
-        let bytes = std::mem::take(&mut self.bytes);
-        // A capture cut at its limit may end inside a character: keep whole ones.
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                let mut bytes = err.into_bytes();
-                bytes.truncate(valid);
-                String::from_utf8(bytes).unwrap_or_default()
-            }
-        };
+        // A capture cut at its limit may end inside a character.
+        let text = whole_chars(std::mem::take(&mut self.bytes));
         let len = self.len;
         let captured = match self.what {
             Pending::Text => Captured::Text {

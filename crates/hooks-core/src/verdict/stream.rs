@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use crate::discovery::Profile;
 use crate::verdict::{self, Verdict};
-use crate::verdict::{Decoder, Encoding, Utf16Later};
+use crate::verdict::{whole_chars, Decoder, Encoding, Utf16Later};
 use crate::verdict::{Scan, Scanner};
 
 /// Bytes of text kept from the start of stdout.
@@ -151,16 +151,8 @@ impl Reader {
             let take = part.len().min(self.head_keep - head.len());
             head.extend_from_slice(&part[..take]);
         }
-        // Cut inside a character: keep whole ones.
-        match String::from_utf8(head) {
-            Ok(head) => head,
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                let mut head = err.into_bytes();
-                head.truncate(valid);
-                String::from_utf8(head).unwrap_or_default()
-            }
-        }
+        // The window may end inside a character.
+        whole_chars(head)
     }
 }
 
