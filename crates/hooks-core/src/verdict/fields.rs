@@ -37,7 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::discovery::Profile;
 use crate::verdict::{
-    self, is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, DEEP_LIMIT,
+    self, is_blank, Captured, Fields, Key, Kind, Opener, Scan, Span, CAPTURE_BUDGET, DEEP_LIMIT,
     JSON_KEEP, MAX_DEPTH, TEXT_KEEP,
 };
 use crate::verdict::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
@@ -143,17 +143,22 @@ fn holds_verdict(map: &Map<String, Value>) -> bool {
 /// Rule 1 to 4: the verdict among the JSON values of stdout.
 fn object_rule(kept: &Kept) -> Verdict {
     let scan = &kept.scan;
-    let chosen = match (&scan.keyed, scan.last_object) {
-        (Some(found), _) => Some((found.span, found.fields.as_deref())),
-        (None, Some(span)) => Some((span, None)),
-        (None, None) => None,
-    };
-    match chosen {
+    match chosen(scan) {
         Some((span, fields)) => object_verdict(kept, span, fields),
         None => Verdict {
             problem: diagnose(kept),
             ..Verdict::default()
         },
+    }
+}
+
+/// The object rule 1 picks among the values a scan found: the last one holding a verdict
+/// field, else the last object; with the verdict fields the scan kept of it.
+fn chosen(scan: &Scan) -> Option<(Span, Option<&Fields>)> {
+    match (&scan.keyed, scan.last_object) {
+        (Some(found), _) => Some((found.span, found.fields.as_deref())),
+        (None, Some(span)) => Some((span, None)),
+        (None, None) => None,
     }
 }
 
@@ -188,11 +193,7 @@ fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
     let end = end.filter(|_| deepest > MAX_DEPTH)?;
     let start = payload.len() - payload.trim_start_matches([' ', '\t', '\n', '\r']).len();
     let scan = verdict::scan(&payload[..end]);
-    let (span, fields) = match (&scan.keyed, scan.last_object) {
-        (Some(found), _) => (found.span, found.fields.as_deref()),
-        (None, Some(span)) => (span, None),
-        (None, None) => return None,
-    };
+    let (span, fields) = chosen(&scan)?;
     if (span.start, span.end) != (start, end) {
         return None;
     }
@@ -211,11 +212,7 @@ fn control_verdict(control: Control, otherwise: impl FnOnce() -> Verdict) -> Ver
             })
         });
         if let Some(problem) = problem {
-            let applied = if verdict.cancel {
-                " (its cancel was still applied)"
-            } else {
-                ""
-            };
+            let applied = still_applied(&verdict);
             verdict.problem.get_or_insert(format!("{problem}{applied}"));
         }
         return verdict;
@@ -260,11 +257,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     if scan.keyed.is_some() && scan.ignored > 0 {
         verdict.warnings.push(ignored_objects(kept));
     }
-    let applied = if verdict.cancel {
-        " (its cancel was still applied)"
-    } else {
-        ""
-    };
+    let applied = still_applied(&verdict);
     let unfinished = scan.unclosed.filter(|o| o.at < span.start).map(|open| {
         format!(
             "{}; the last complete object inside it was read as the verdict{applied}",
@@ -291,6 +284,15 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
         verdict.problem.get_or_insert(problem);
     }
     verdict
+}
+
+/// What a problem sentence adds when the verdict it fails still cancels.
+fn still_applied(verdict: &Verdict) -> &'static str {
+    if verdict.cancel {
+        " (its cancel was still applied)"
+    } else {
+        ""
+    }
 }
 
 /// The warning for objects without a verdict field printed after the verdict.

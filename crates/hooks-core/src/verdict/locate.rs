@@ -533,7 +533,7 @@ impl Scanner {
     /// Log text `from..to` (no bracket in it): lines and blanks only.
     fn skip_log_text(&mut self, text: &str, from: usize, to: usize) {
         // (`str::find` of one ASCII character is the standard library's memchr.)
-        let start = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
+        let start = text.ceil_char_boundary(from).min(to);
         let mut last_newline = None;
         let mut at = start;
         while let Some(n) = text[at..to].find('\n') {
@@ -607,9 +607,7 @@ impl Brackets {
     /// The first `{` or `[` at or after byte `from` of `text`.
     fn next(&mut self, text: &str, from: usize) -> Option<usize> {
         // Continuation bytes are never brackets: start at a character.
-        let from = (from..text.len())
-            .find(|&k| text.is_char_boundary(k))
-            .unwrap_or(text.len());
+        let from = text.ceil_char_boundary(from);
         let find = |slot: &mut Option<Option<usize>>, c: char| match *slot {
             Some(Some(at)) if at >= from => Some(at),
             Some(None) => None,
@@ -673,13 +671,13 @@ fn first(bytes: &[u8], hit: impl Fn(u8) -> bool) -> Option<usize> {
 
 /// Whether `text[from..to]` is blank; `from` may be inside a character already judged.
 fn all_blank(text: &str, from: usize, to: usize) -> bool {
-    let from = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
+    let from = text.ceil_char_boundary(from).min(to);
     text[from..to].chars().all(is_blank)
 }
 
 /// Where the last character of `text[from..to]` that is not blank ends, if there is one.
 fn last_nonblank(text: &str, from: usize, to: usize) -> Option<usize> {
-    let from = (from..to).find(|&k| text.is_char_boundary(k)).unwrap_or(to);
+    let from = text.ceil_char_boundary(from).min(to);
     text[from..to]
         .char_indices()
         .rev()
