@@ -3,7 +3,7 @@
 //! print, 1 MiB of it per case; and the scan of whole verdicts of up to 16 MiB streamed in
 //! 64 KiB reads, as the runner reads them.
 //!
-//! `cargo bench --bench output_parse` (each case is capped at about a second of sampling).
+//! `cargo bench -p cline-hooks-core --bench output_parse` (each case is capped at about a second of sampling).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;

@@ -3,35 +3,61 @@
 
 use thiserror::Error;
 
+/// A call this package refuses, or one that did not finish; its `Display` is the sentence
+/// for the caller.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum HookError {
+    /// The hook name is not one a hook file can have.
     #[error("{} is not a valid hook name: {reason}. Hook names look like PreToolUse or TaskStart.", quoted(.name))]
-    InvalidHookName { name: String, reason: String },
+    InvalidHookName {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 
     /// The hook name was not a string at all.
     #[error("the hook name must be a string such as \"PreToolUse\", not {got}.")]
-    HookNameNotString { got: String },
+    HookNameNotString {
+        /// What was given instead, as the sentence names it (`null or undefined`).
+        got: String,
+    },
 
+    /// The input is not one JSON object; the text says why.
     #[error("invalid input: {0}")]
     InvalidInput(String),
 
+    /// An option has a value it cannot take.
     #[error("invalid option {option}: {reason}")]
     InvalidOption {
+        /// The option's name.
         option: &'static str,
+        /// What is wrong with its value.
         reason: String,
     },
 
     /// An option name the call does not know (most often a typo).
     #[error("unknown option {}: {hint}", quoted(.name))]
-    UnknownOption { name: String, hint: String },
+    UnknownOption {
+        /// The name as given.
+        name: String,
+        /// What to do instead: the option it may have meant, and the call's options.
+        hint: String,
+    },
 
+    /// The caller aborted the run (its cancellation token fired).
     #[error("the hook run was aborted")]
     Aborted,
 
     /// Reading the hooks folders did not finish in time: a folder that does not answer.
     #[error("finding the hooks did not finish within {waited_ms} ms: a hooks folder does not answer (a hung network filesystem?), so no hook ran; check the folders with `cline-hooks list`")]
-    DiscoveryTimedOut { waited_ms: u128 },
+    DiscoveryTimedOut {
+        /// How long the call waited.
+        waited_ms: u128,
+    },
 
+    /// Something failed that should not have (a bug in this package, or a host that broke
+    /// its side of a call); the text says what.
     #[error("internal error in @cline/hooks (please report it): {0}")]
     Internal(String),
 }

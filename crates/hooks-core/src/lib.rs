@@ -147,6 +147,7 @@
 //! examples use the multi-thread runtime, as the Node binding does). Discovery's blocking
 //! reads happen on Tokio's blocking threads, never on the caller's task.
 
+#![warn(missing_docs)]
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 

@@ -5,9 +5,7 @@
 #![no_main]
 
 use cline_hooks_core::discovery::Profile;
-use cline_hooks_core::verdict::{decode_all, Encoding};
-use cline_hooks_core::verdict::{parse, read, MAX_CONTEXT_BYTES};
-use cline_hooks_core::verdict::Reader;
+use cline_hooks_core::verdict::{decode_all, parse, read, Encoding, Reader, MAX_CONTEXT_BYTES};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -40,7 +38,10 @@ fuzz_target!(|data: &[u8]| {
         }
         let kept = read(reader.finish());
         assert_eq!(kept.cancel, verdict.cancel, "fields from the scan");
-        assert_eq!(kept.error_message, verdict.error_message, "fields from the scan");
+        assert_eq!(
+            kept.error_message, verdict.error_message,
+            "fields from the scan"
+        );
         assert_eq!(kept.context_modification, verdict.context_modification);
         assert_eq!(kept.override_input, verdict.override_input);
     }

@@ -22,6 +22,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How one run is carried out.
 #[derive(Debug, Clone)]
 pub struct RunSettings {
+    /// How long a hook may run before it is stopped (status `TimedOut`): run together, the
+    /// hooks share one deadline from the call; run one after another, each gets its own.
     pub timeout: Duration,
     /// Added to the inherited environment.
     pub env: Vec<(OsString, OsString)>,
@@ -33,7 +35,7 @@ pub struct RunSettings {
     pub abort: CancellationToken,
     /// A limit on this call's processes, replacing the factory's limiter.
     pub max_processes: Option<usize>,
-    /// Who the hook processes belong to (see [`crate::process::Owner`]).
+    /// Who the hook processes belong to (see [`Owner`](crate::process::Owner)).
     pub owner: crate::process::Owner,
 }
 
@@ -54,14 +56,18 @@ impl Default for RunSettings {
 /// What one run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunReport {
+    /// The hooks' verdicts as one, with the warnings of the run.
     pub combined: Combined,
+    /// One per enabled hook that was started, in run order.
     pub executions: Vec<Execution>,
+    /// How long the run took (zero when no hook was enabled).
     pub duration: Duration,
 }
 
 /// The hooks of one name, ready to run. With no enabled hook, a run does nothing at all.
 #[derive(Debug, Clone)]
 pub struct Runner {
+    /// The hook name these hooks answer to (`PreToolUse`).
     pub hook_name: String,
     /// Every hook found, enabled or not, in run order.
     pub hooks: Vec<DiscoveredHook>,
@@ -72,6 +78,9 @@ pub struct Runner {
 }
 
 impl Runner {
+    /// A runner for `hooks` (in run order); `workspace_roots` fill the input's
+    /// `workspaceRoots` and give hooks their default working directory, `limiter` bounds the
+    /// hook processes running at once.
     pub fn new(
         hook_name: String,
         hooks: Vec<DiscoveredHook>,

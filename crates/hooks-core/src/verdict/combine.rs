@@ -2,7 +2,8 @@
 //!
 //! A completed hook contributes everything it printed. A hook that failed, timed out or was
 //! stopped by `terminateAll()` still contributes an explicit `cancel: true` (with its
-//! `errorMessage`): a gate that printed its verdict and then crashed still blocks. Nothing a hook does can discard another's verdict.
+//! `errorMessage`): a gate that printed its verdict and then crashed still blocks. Nothing a
+//! hook does can discard another's verdict.
 
 use serde_json::{Map, Value};
 
@@ -11,16 +12,28 @@ use crate::process::{Execution, Status};
 /// The combined verdict of one run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Combined {
+    /// Whether any hook cancelled (even one that failed, timed out or was stopped after
+    /// printing it).
     pub cancel: bool,
+    /// The completed hooks' `contextModification`s, trimmed, in run order, joined by a blank
+    /// line.
     pub context_modification: String,
+    /// The `errorMessage`s of the completed hooks and of every hook that cancelled, trimmed,
+    /// one a line.
     pub error_message: String,
+    /// Whether any completed hook asked for review.
     pub review: bool,
+    /// The `overrideInput` of the last completed hook that printed one.
     pub override_input: Option<Map<String, Value>>,
     /// Index into the executions of the one that took longest.
     pub slowest: Option<usize>,
+    /// Sentences about the run as a whole (an `overrideInput` replaced by a later one).
     pub warnings: Vec<String>,
 }
 
+/// The verdicts of `executions` (in run order) as one. A completed hook contributes all of
+/// its verdict; one that failed, timed out or was stopped only a cancel it printed, with its
+/// `errorMessage`.
 pub fn combine(executions: &[Execution]) -> Combined {
     let mut combined = Combined::default();
     let mut contexts = Vec::new();

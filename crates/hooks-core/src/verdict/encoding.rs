@@ -11,10 +11,18 @@
 /// How many bytes are looked at before deciding (fewer when stdout is shorter).
 const SNIFF: usize = 1024;
 
+/// How a hook's stdout is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// UTF-8, the contract (also what anything unrecognised is read as).
     Utf8,
-    Utf16 { little_endian: bool, bom: bool },
+    /// UTF-16, as Windows PowerShell writes it.
+    Utf16 {
+        /// Its byte order: little-endian (Windows' own) or big-endian.
+        little_endian: bool,
+        /// Whether it starts with a byte-order mark.
+        bom: bool,
+    },
 }
 
 /// What the first code units say for one byte order.
@@ -289,6 +297,7 @@ pub struct Utf16Later {
 }
 
 impl Utf16Later {
+    /// Looks at the next bytes of stdout (once found, nothing more is looked for).
     pub fn feed(&mut self, bytes: &[u8]) {
         if self.found.is_none() && (bytes.contains(&0) || self.carry[..self.carried].contains(&0)) {
             let base = self.seen - self.carried as u64;
@@ -343,17 +352,45 @@ fn u16_of(little_endian: bool, a: u8, b: u8) -> u16 {
 
 /// One UTF-16 code unit; a surrogate without its pair reads as U+FFFD.
 fn unit(unit: u16, high: &mut Option<u16>, out: &mut String) {
+    utf16_unit(unit, high, |c| {
+        out.push(c.unwrap_or(char::REPLACEMENT_CHARACTER))
+    });
+}
+
+/// The next UTF-16 code unit of a stream, `high` holding a leading surrogate until the unit
+/// after it: `emit` gets each character completed, or each surrogate without its pair
+/// (`Err`), in order. Shared by stdout's decoder and the scan's `\uXXXX` escapes.
+pub(crate) fn utf16_unit(
+    unit: u16,
+    high: &mut Option<u16>,
+    mut emit: impl FnMut(Result<char, u16>),
+) {
     if let Some(lead) = high.take() {
         if (0xDC00..=0xDFFF).contains(&unit) {
             let code = 0x10000 + ((u32::from(lead) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-            out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+            emit(char::from_u32(code).ok_or(lead));
             return;
         }
-        out.push(char::REPLACEMENT_CHARACTER);
+        emit(Err(lead));
     }
     match unit {
         0xD800..=0xDBFF => *high = Some(unit),
-        _ => out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
+        // A trailing surrogate alone is no character.
+        _ => emit(char::from_u32(u32::from(unit)).ok_or(unit)),
+    }
+}
+
+/// `bytes` up to the end of their last whole character: text kept up to a byte limit may be
+/// cut inside one.
+pub(crate) fn whole_chars(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let valid = err.utf8_error().valid_up_to();
+            let mut bytes = err.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
     }
 }
 

@@ -10,10 +10,11 @@
 //!    line (`log: {"cancel":true}`), unbalanced brackets or quotes in log text never hide it;
 //!    of two objects on one line, the second is the verdict. Outside JSON values quotes are
 //!    log text, not strings. JSON is what `JSON.parse` accepts, and Python's `NaN` and
-//!    `Infinity` too ([`lenient`]), each oddity named in a warning.
-//!    [`locate`] finds the values in one linear, string-aware pass over all of stdout as it
-//!    streams; the verdict's own text is then parsed once when the runner kept it (it lies in
-//!    the first or the last MiB), else its fields are read from what the pass kept of them.
+//!    `Infinity` too (lenient.rs), each oddity named in a warning. The
+//!    [`Scanner`](crate::verdict::Scanner) (locate.rs) finds the values in one linear,
+//!    string-aware pass over all of stdout as it streams; the verdict's own text is then
+//!    parsed once when the runner kept it (it lies in the first or the last MiB), else its
+//!    fields are read from what the pass kept of them.
 //! 2. Anything but blanks (whitespace, NUL, the byte-order mark) after the last object makes
 //!    the hook `failed`, but the verdict still counts: a printed `"cancel": true` is never lost.
 //!    So does a verdict inside a value that opens a line and never ends (truncated output).
@@ -30,15 +31,13 @@
 //! 6. `contextModification` (or `context`) and `errorMessage` keep at most 50,000 bytes of
 //!    UTF-8 each, marker included (the contract's 50 KB), cut on a character boundary;
 //!    `overrideInput` is read up to 1 MiB of JSON.
-//! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning ([`encoding`]).
-//!
-//! [`encoding`]: crate::verdict
+//! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning (encoding.rs).
 
 use serde_json::{Map, Value};
 
 use crate::discovery::Profile;
 use crate::verdict::{
-    self, is_blank, Captured, Fields, Key, Kind, Opener, Span, CAPTURE_BUDGET, DEEP_LIMIT,
+    self, is_blank, Captured, Fields, Key, Kind, Opener, Scan, Span, CAPTURE_BUDGET, DEEP_LIMIT,
     JSON_KEEP, MAX_DEPTH, TEXT_KEEP,
 };
 use crate::verdict::{Control, Kept, Reader, HEAD_KEEP, TAIL_KEEP};
@@ -54,11 +53,18 @@ pub const MAX_CONTEXT_BYTES: usize = TEXT_KEEP;
 pub struct Verdict {
     /// The parsed object, unknown fields included; `None` when stdout held no JSON object.
     pub object: Option<Map<String, Value>>,
+    /// `cancel: true`, or the older `shouldContinue: false`.
     pub cancel: bool,
+    /// `contextModification` (or the CLI's `context`), cut to [`MAX_CONTEXT_BYTES`].
     pub context_modification: String,
+    /// `errorMessage`, cut to [`MAX_CONTEXT_BYTES`].
     pub error_message: String,
+    /// `review: true`.
     pub review: bool,
+    /// `overrideInput`: the object that replaces the tool's input.
     pub override_input: Option<Map<String, Value>>,
+    /// Sentences for the hook's author about output that was read all the same (UTF-16, a
+    /// field cut at its limit, `NaN`...).
     pub warnings: Vec<String>,
     /// Why this output makes the hook `failed`, as a sentence; `None` when the output is fine.
     pub problem: Option<String>,
@@ -137,17 +143,22 @@ fn holds_verdict(map: &Map<String, Value>) -> bool {
 /// Rule 1 to 4: the verdict among the JSON values of stdout.
 fn object_rule(kept: &Kept) -> Verdict {
     let scan = &kept.scan;
-    let chosen = match (&scan.keyed, scan.last_object) {
-        (Some(found), _) => Some((found.span, found.fields.as_deref())),
-        (None, Some(span)) => Some((span, None)),
-        (None, None) => None,
-    };
-    match chosen {
+    match chosen(scan) {
         Some((span, fields)) => object_verdict(kept, span, fields),
         None => Verdict {
             problem: diagnose(kept),
             ..Verdict::default()
         },
+    }
+}
+
+/// The object rule 1 picks among the values a scan found: the last one holding a verdict
+/// field, else the last object; with the verdict fields the scan kept of it.
+fn chosen(scan: &Scan) -> Option<(Span, Option<&Fields>)> {
+    match (&scan.keyed, scan.last_object) {
+        (Some(found), _) => Some((found.span, found.fields.as_deref())),
+        (None, Some(span)) => Some((span, None)),
+        (None, None) => None,
     }
 }
 
@@ -182,11 +193,7 @@ fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
     let end = end.filter(|_| deepest > MAX_DEPTH)?;
     let start = payload.len() - payload.trim_start_matches([' ', '\t', '\n', '\r']).len();
     let scan = verdict::scan(&payload[..end]);
-    let (span, fields) = match (&scan.keyed, scan.last_object) {
-        (Some(found), _) => (found.span, found.fields.as_deref()),
-        (None, Some(span)) => (span, None),
-        (None, None) => return None,
-    };
+    let (span, fields) = chosen(&scan)?;
     if (span.start, span.end) != (start, end) {
         return None;
     }
@@ -205,11 +212,7 @@ fn control_verdict(control: Control, otherwise: impl FnOnce() -> Verdict) -> Ver
             })
         });
         if let Some(problem) = problem {
-            let applied = if verdict.cancel {
-                " (its cancel was still applied)"
-            } else {
-                ""
-            };
+            let applied = still_applied(&verdict);
             verdict.problem.get_or_insert(format!("{problem}{applied}"));
         }
         return verdict;
@@ -232,7 +235,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     let mut verdict = match kept.text(span.start, span.end) {
         Some(text) => match verdict::parse_value(text) {
             Ok((Value::Object(map), notes)) => from_map(map, notes),
-            // `locate` accepts exactly what `lenient` reads; this only keeps that promise honest.
+            // The scan accepts exactly what lenient.rs reads; this only keeps that promise honest.
             Ok((other, _)) => {
                 return broken(format!(
                     "printed {} where a JSON object was expected",
@@ -254,11 +257,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     if scan.keyed.is_some() && scan.ignored > 0 {
         verdict.warnings.push(ignored_objects(kept));
     }
-    let applied = if verdict.cancel {
-        " (its cancel was still applied)"
-    } else {
-        ""
-    };
+    let applied = still_applied(&verdict);
     let unfinished = scan.unclosed.filter(|o| o.at < span.start).map(|open| {
         format!(
             "{}; the last complete object inside it was read as the verdict{applied}",
@@ -285,6 +284,15 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
         verdict.problem.get_or_insert(problem);
     }
     verdict
+}
+
+/// What a problem sentence adds when the verdict it fails still cancels.
+fn still_applied(verdict: &Verdict) -> &'static str {
+    if verdict.cancel {
+        " (its cancel was still applied)"
+    } else {
+        ""
+    }
 }
 
 /// The warning for objects without a verdict field printed after the verdict.

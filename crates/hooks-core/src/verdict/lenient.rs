@@ -40,18 +40,23 @@ pub struct Spot {
     pub token: String,
     /// Where it is in the value: `score`, `data.items[3]`; empty at the top level.
     pub path: String,
+    /// How many oddities of this kind the value held.
     pub count: usize,
 }
 
 /// The oddities met while reading one value.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Notes {
+    /// [`Oddity::LoneSurrogate`]s.
     pub lone_surrogate: Option<Spot>,
+    /// [`Oddity::OutOfRange`] numbers.
     pub out_of_range: Option<Spot>,
+    /// [`Oddity::NotJson`] words.
     pub not_json: Option<Spot>,
 }
 
 impl Notes {
+    /// Whether the value held no oddity.
     pub fn is_empty(&self) -> bool {
         self.lone_surrogate.is_none() && self.out_of_range.is_none() && self.not_json.is_none()
     }

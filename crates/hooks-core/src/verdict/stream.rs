@@ -1,5 +1,5 @@
 //! What the runner keeps of a hook's stdout as it streams through, in bounded memory: its
-//! encoding, the scan of all of it ([`locate`]), its first and last MiB of text (to read the
+//! encoding, the scan of all of it ([`Scanner`]), its first and last MiB of text (to read the
 //! verdict object whole and to quote what went wrong), and in the CLI profile its last
 //! `HOOK_CONTROL` line.
 
@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use crate::discovery::Profile;
 use crate::verdict::{self, Verdict};
-use crate::verdict::{Decoder, Encoding, Utf16Later};
+use crate::verdict::{whole_chars, Decoder, Encoding, Utf16Later};
 use crate::verdict::{Scan, Scanner};
 
 /// Bytes of text kept from the start of stdout.
@@ -17,6 +17,7 @@ pub const TAIL_KEEP: usize = 1 << 20;
 /// Longest `HOOK_CONTROL` line read, in bytes.
 pub const CONTROL_KEEP: usize = 1 << 20;
 
+/// How a `HOOK_CONTROL` line starts (after the blanks the Cline SDK trims).
 pub const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
 
 /// Reads stdout chunk by chunk: [`feed`](Reader::feed) it, then [`finish`](Reader::finish) it.
@@ -36,11 +37,16 @@ pub struct Reader {
 
 /// What was kept of stdout once it ended.
 pub struct Kept {
+    /// The encoding stdout was decoded from.
     pub encoding: Encoding,
-    /// The first bytes of the text, and the last ones (from byte `tail_start` on).
+    /// The first bytes of the text (up to the reader's head window; empty when the tail
+    /// holds all of it), on character boundaries.
     pub head: String,
+    /// The last bytes of the text (up to the reader's tail window), on character boundaries.
     pub tail: String,
+    /// Where `tail` starts in the text, in bytes.
     pub tail_start: usize,
+    /// What the scan of all of the text found.
     pub scan: Scan,
     /// The CLI profile's `HOOK_CONTROL` lines, if stdout held any.
     pub control: Option<Control>,
@@ -60,6 +66,8 @@ pub struct Control {
 }
 
 impl Reader {
+    /// A reader for a hook of `profile` (the CLI's reads `HOOK_CONTROL` lines), keeping
+    /// [`HEAD_KEEP`] and [`TAIL_KEEP`] bytes of text.
     pub fn new(profile: Profile) -> Reader {
         Reader::with_windows(profile, HEAD_KEEP, TAIL_KEEP)
     }
@@ -80,6 +88,7 @@ impl Reader {
         }
     }
 
+    /// Reads the next bytes of stdout, cut anywhere (inside a character too).
     pub fn feed(&mut self, bytes: &[u8]) {
         self.raw_len += bytes.len() as u64;
         self.utf16_later.feed(bytes);
@@ -89,6 +98,7 @@ impl Reader {
         self.scratch = scratch;
     }
 
+    /// Stdout ended: what was kept of it, for [`read`](crate::verdict::read).
     pub fn finish(mut self) -> Kept {
         let mut scratch = std::mem::take(&mut self.scratch);
         self.decoder.finish(&mut scratch);
@@ -141,16 +151,8 @@ impl Reader {
             let take = part.len().min(self.head_keep - head.len());
             head.extend_from_slice(&part[..take]);
         }
-        // Cut inside a character: keep whole ones.
-        match String::from_utf8(head) {
-            Ok(head) => head,
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                let mut head = err.into_bytes();
-                head.truncate(valid);
-                String::from_utf8(head).unwrap_or_default()
-            }
-        }
+        // The window may end inside a character.
+        whole_chars(head)
     }
 }
 
