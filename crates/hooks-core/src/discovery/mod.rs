@@ -5,16 +5,16 @@
 //! [`discover`] picks the hooks of one name from listings without a system call; [`resolve`]
 //! turns a hook or CLI event name into the name hook files carry.
 
-mod files;
+mod discovered;
 mod folders;
-mod hooks;
+mod hook_files;
 mod inspect;
 mod names;
 mod scan;
 
-pub use files::*;
+pub use discovered::*;
 pub use folders::*;
-pub use hooks::*;
+pub use hook_files::*;
 pub use inspect::*;
 pub use names::*;
 pub use scan::*;

@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::files::hook_stem;
+use super::hook_files::hook_stem;
 use super::inspect::inspect;
 use super::{could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile};
 use crate::launch::Interpreters;

@@ -5,7 +5,7 @@
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{sleep_until, Instant};
 
-use super::hook::{Execution, RunContext, Status};
+use super::execution::{Execution, RunContext, Status};
 use crate::discovery::DiscoveredHook;
 use crate::process::Registration;
 

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::admission::{admit, not_started};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
-use super::hook::{Execution, RunContext, Status};
+use super::execution::{Execution, RunContext, Status};
 use super::spawn::spawn;
 use super::spawn_failure::explain_start_error;
 use crate::discovery::DiscoveredHook;

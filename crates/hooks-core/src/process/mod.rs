@@ -10,7 +10,7 @@ mod spawn_failure;
 
 mod deadline;
 mod detached;
-mod hook;
+mod execution;
 mod pipes;
 mod registry;
 mod tree;
@@ -18,7 +18,7 @@ mod watchdog;
 
 pub use deadline::*;
 pub use detached::*;
-pub use hook::*;
+pub use execution::*;
 pub use pipes::*;
 pub use registry::*;
 pub use tree::*;

@@ -115,7 +115,7 @@ pub fn discover(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::files::tests::file;
+    use crate::discovery::hook_files::tests::file;
     use crate::discovery::{
         dir_problem, hook_dirs, launch_for, Defaults, DirError, GlobalDir, HookDir, Layout,
     };
