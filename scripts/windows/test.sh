@@ -61,6 +61,8 @@ step "Rust target $TARGET"
 if ! rustup target list --installed | grep -qx "$TARGET"; then
   rustup target add "$TARGET"
 fi
+# The Windows-only code of the core is linted as strictly as the rest (no linker needed).
+cargo clippy -p cline-hooks-core --all-targets --target "$TARGET" -- -D warnings
 
 step "Debian packages wine64 gcc-mingw-w64-x86-64"
 PACKAGES=(wine64 gcc-mingw-w64-x86-64)

@@ -370,7 +370,7 @@ impl Factory {
     }
 
     /// Tests: makes the stored snapshot as old as [`CACHE_TTL`], so the next call rescans.
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     fn age(&self) {
         let mut guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(stored) = guard.as_mut() {

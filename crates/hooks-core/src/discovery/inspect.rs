@@ -215,6 +215,7 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use crate::discovery::scan::tests::scratch;
 
     #[cfg(unix)]

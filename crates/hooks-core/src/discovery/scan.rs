@@ -365,6 +365,7 @@ mod errno {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    #[cfg(unix)]
     use crate::launch::tests::FixedMachine;
 
     #[test]

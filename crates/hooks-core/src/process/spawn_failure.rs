@@ -65,6 +65,7 @@ enum StartError {
     /// ETXTBSY (Windows: a sharing violation): the file was open for writing.
     Busy,
     /// E2BIG: its arguments and environment together are over the system's limit.
+    #[cfg_attr(windows, allow(dead_code))]
     TooBig,
     /// Windows: the file is not a program Windows can run (error 193 and its kin).
     #[cfg_attr(not(windows), allow(dead_code))]
