@@ -21,5 +21,5 @@ pub use detached::*;
 pub use execution::*;
 pub use pipes::*;
 pub use registry::*;
-pub use tree::*;
-pub use watchdog::*;
+pub(crate) use tree::*;
+pub(crate) use watchdog::*;

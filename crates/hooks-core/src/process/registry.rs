@@ -53,7 +53,7 @@ fn lock() -> MutexGuard<'static, HashMap<u64, Entry>> {
 
 /// A token that `terminate_all` cancels: taken when a run begins, it tells the run's hooks
 /// that have not started yet to never start.
-pub fn start_permission() -> CancellationToken {
+pub(crate) fn start_permission() -> CancellationToken {
     registry()
         .queued
         .lock()
@@ -64,7 +64,7 @@ pub fn start_permission() -> CancellationToken {
 /// A hook tree, registered from just before its process starts until its process ends.
 /// While registered it can be stopped from outside; dropping it while still `armed` (the run
 /// was abandoned) kills the tree, so nothing is left behind.
-pub struct Registration {
+pub(crate) struct Registration {
     id: u64,
     tree: Option<ProcessTree>,
     armed: bool,

@@ -7,7 +7,7 @@
 use tokio::process::Command;
 
 /// Prepares `command` so the started process heads a tree this module can stop.
-pub fn configure(command: &mut Command) {
+pub(crate) fn configure(command: &mut Command) {
     #[cfg(unix)]
     {
         command.process_group(0);
@@ -23,7 +23,7 @@ pub fn configure(command: &mut Command) {
 /// A started hook and everything it started: its process group.
 #[cfg(unix)]
 #[derive(Debug, Clone)]
-pub struct ProcessTree {
+pub(crate) struct ProcessTree {
     pgid: libc::pid_t,
 }
 

@@ -19,17 +19,17 @@
 //! list. Windows needs none of this: a job object set to kill on close does the same.
 
 #[cfg(unix)]
-pub use unix::{announce, Announced, PROCESS_NAME};
+pub(crate) use unix::{announce, Announced};
 
 /// Windows: job objects already die with the host; nothing is announced.
 #[cfg(not(unix))]
-pub fn announce() -> Result<Announced, String> {
+pub(crate) fn announce() -> Result<Announced, String> {
     Ok(Announced)
 }
 
 /// Windows: a start nothing needs to be told of.
 #[cfg(not(unix))]
-pub struct Announced;
+pub(crate) struct Announced;
 
 #[cfg(not(unix))]
 impl Announced {
@@ -46,10 +46,10 @@ impl Announced {
 
 /// A group the watchdog stops if the host dies; dropping it takes the group off the list.
 #[cfg(not(unix))]
-pub struct Watched;
+pub(crate) struct Watched;
 
 #[cfg(unix)]
-pub use unix::Watched;
+pub(crate) use unix::Watched;
 
 #[cfg(unix)]
 mod unix {
