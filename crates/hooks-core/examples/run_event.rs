@@ -37,11 +37,22 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    if std::env::args().skip(1).any(|a| a == "-h" || a == "--help") {
+    let argv: Vec<String> = match std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect()
+    {
+        Ok(argv) => argv,
+        Err(arg) => {
+            eprintln!("run_event: argument {arg:?} is not UTF-8 text\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if argv.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
-    let args = match parse_args(std::env::args().skip(1)) {
+    let args = match parse_args(argv.into_iter()) {
         Ok(args) => args,
         Err(why) => {
             eprintln!("run_event: {why}\n{USAGE}");
@@ -146,18 +157,31 @@ fn absolute(path: &str) -> Result<PathBuf, String> {
 
 /// The input object from `path` (`-`: stdin), checked to be one JSON object. Without
 /// `--input`, stdin is read unless it is a terminal, and nothing there means `{}`.
+/// The most input read, as `cline-hooks run` allows.
+const INPUT_LIMIT: u64 = 16 << 20;
+
 fn read_input(path: Option<&Path>) -> Result<HookInput, String> {
-    let read_stdin = || {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read stdin: {e}"))
-            .map(|_| text)
+    // Read at most one byte past the limit, so that `< /dev/zero` is refused, not buffered.
+    let read_limited = |from: &mut dyn Read, what: &str| {
+        let mut bytes = Vec::new();
+        from.take(INPUT_LIMIT + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {what}: {e}"))?;
+        if bytes.len() as u64 > INPUT_LIMIT {
+            return Err(format!(
+                "{what} is larger than {INPUT_LIMIT} bytes; a hook input is one JSON object"
+            ));
+        }
+        String::from_utf8(bytes).map_err(|_| format!("{what} is not UTF-8 text"))
     };
+    let read_stdin = || read_limited(&mut std::io::stdin().lock(), "stdin");
     let text = match path {
         Some(path) if path == Path::new("-") => read_stdin()?,
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        Some(path) => {
+            let mut file = std::fs::File::open(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            read_limited(&mut file, &path.display().to_string())?
+        }
         // Nothing piped in: run with an empty input rather than wait for a terminal.
         None if std::io::stdin().is_terminal() => "{}".to_owned(),
         None => Some(read_stdin()?)

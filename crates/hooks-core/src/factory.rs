@@ -50,11 +50,19 @@ pub fn default_process_limit() -> usize {
         .max(8)
 }
 
+/// A limiter of `max_processes` hook processes at once: at least one (zero would run
+/// nothing, every hook waiting out its deadline for a slot) and at most what a semaphore holds.
+pub fn limiter(max_processes: usize) -> Arc<Semaphore> {
+    Arc::new(Semaphore::new(
+        max_processes.clamp(1, Semaphore::MAX_PERMITS),
+    ))
+}
+
 /// The limiter shared by every call that sets no limit of its own.
 pub fn shared_limiter() -> Arc<Semaphore> {
     static SHARED: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
     SHARED
-        .get_or_init(|| Arc::new(Semaphore::new(default_process_limit())))
+        .get_or_init(|| limiter(default_process_limit()))
         .clone()
 }
 
@@ -65,14 +73,14 @@ pub fn shared(
     max_processes: Option<usize>,
     node: Option<PathBuf>,
 ) -> Arc<Factory> {
-    type Key = (Layout, Option<usize>);
+    type Key = (Layout, Option<usize>, Option<PathBuf>);
     static SHARED: std::sync::OnceLock<Mutex<std::collections::HashMap<Key, Arc<Factory>>>> =
         std::sync::OnceLock::new();
     let mut map = SHARED
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let key = (layout.clone(), max_processes);
+    let key = (layout.clone(), max_processes, node.clone());
     if let Some(factory) = map.get(&key) {
         return factory.clone();
     }
@@ -204,11 +212,9 @@ impl Factory {
     pub fn new(layout: &Layout, max_processes: Option<usize>, node: Option<PathBuf>) -> Factory {
         Factory {
             setup: Arc::new(Setup {
-                layout: layout.clone(),
+                layout: layout.made_absolute(),
                 platform: Platform::current(),
-                limiter: max_processes
-                    .map(|n| Arc::new(Semaphore::new(n)))
-                    .unwrap_or_else(shared_limiter),
+                limiter: max_processes.map(limiter).unwrap_or_else(shared_limiter),
             }),
             node,
             stored: Mutex::new(None),

@@ -121,6 +121,7 @@
 //!   [`error::HookError::DiscoveryTimedOut`] at the limit the caller passes.
 //! - **Trees are stopped, not just processes.** Cancelling [`event::RunSettings::abort`]
 //!   stops every running tree of that run and the run returns [`error::HookError::Aborted`];
+//!   dropping the future of a run (a `select!`, a `timeout`) stops its trees the same way;
 //!   [`process::terminate_all`] stops every running tree of the process (detached ones
 //!   included) and keeps hooks still waiting for a slot from starting. On Unix a watchdog
 //!   process, started with the first hook, stops the running trees (detached ones excepted)
@@ -144,8 +145,20 @@
 //! # Runtime
 //!
 //! Every async function here must run inside a Tokio runtime with I/O and time enabled (the
-//! examples use the multi-thread runtime, as the Node binding does). Discovery's blocking
-//! reads happen on Tokio's blocking threads, never on the caller's task.
+//! examples use the multi-thread runtime, as the Node binding does; a `current_thread`
+//! runtime works too). Discovery's blocking reads and stdout's scan happen on Tokio's
+//! blocking threads, never on the caller's task, so a runtime whose blocking threads are all
+//! busy delays a run's end past the bound above.
+//!
+//! The host must not die of `SIGPIPE`: a hook that exits without reading its input makes the
+//! write to its stdin fail, which is fine when `SIGPIPE` is ignored, as Rust programs (and
+//! Node) do by default. A program that restores the default action (some command-line tools
+//! do, for `| head`) must ignore it again before running hooks.
+//!
+//! Detached runs ([`event::RunSettings::detached`]) are for observation only: they are not
+//! stopped at their deadline and hold a process slot until they end, so a host that starts
+//! many of them should give them a limiter of their own (`max_processes`) or stop them with
+//! [`process::terminate_all`].
 
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used)]

@@ -60,7 +60,8 @@ pub enum Profile {
     Cli,
 }
 
-/// What to search. Paths are absolute (the binding makes relative ones absolute).
+/// What to search. A [`Factory`](crate::factory::Factory) makes relative paths absolute
+/// against the current directory when it is made (see [`Layout::made_absolute`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Layout {
     /// The workspace roots, in order: each one's hooks folders are searched, and its hooks
@@ -74,6 +75,30 @@ pub struct Layout {
     pub profile: Profile,
     /// The CLI's data folder (`$CLINE_DIR`, default `~/.cline`); `None` means the default.
     pub cline_dir: Option<PathBuf>,
+}
+
+impl Layout {
+    /// The same layout with each relative path made absolute against the current directory
+    /// (the paths are searched, and hooks run in the workspace roots, wherever the host
+    /// later is). Absolute paths are kept exactly as given.
+    pub fn made_absolute(&self) -> Layout {
+        fn absolute(path: &PathBuf) -> PathBuf {
+            if path.is_absolute() {
+                return path.clone();
+            }
+            std::path::absolute(path).unwrap_or_else(|_| path.clone())
+        }
+        Layout {
+            workspace_roots: self.workspace_roots.iter().map(absolute).collect(),
+            global_hooks_dir: match &self.global_hooks_dir {
+                GlobalDir::At(dir) => GlobalDir::At(absolute(dir)),
+                other => other.clone(),
+            },
+            extra_hooks_dirs: self.extra_hooks_dirs.iter().map(absolute).collect(),
+            profile: self.profile,
+            cline_dir: self.cline_dir.as_ref().map(absolute),
+        }
+    }
 }
 
 /// Folders that depend on the user's machine, found at the edge (see `Defaults::find`).

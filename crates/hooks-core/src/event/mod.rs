@@ -6,3 +6,6 @@ mod runner;
 
 pub use input::*;
 pub use runner::*;
+
+/// The token type of [`RunSettings::abort`], so that an embedder needs no `tokio-util` of its own.
+pub use tokio_util::sync::CancellationToken;

@@ -149,6 +149,10 @@ impl Runner {
         }
         let enabled: Vec<DiscoveredHook> =
             self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        // Each hook runs on its own task, which dropping this future does not reach: a run
+        // abandoned by its caller (a `select!`, a `timeout`) stops its hooks as an abort does.
+        let abort = settings.abort.child_token();
+        let stop_on_drop = abort.clone().drop_guard();
 
         let ctx = Arc::new(RunContext {
             input: input.into(),
@@ -161,10 +165,10 @@ impl Runner {
                 .or_else(|| dirs::home_dir().filter(|home| home.is_dir()))
                 // A service account's home may not exist (nobody's is /nonexistent).
                 .unwrap_or_else(std::env::temp_dir),
-            abort: settings.abort.clone(),
+            abort,
             limiter: settings
                 .max_processes
-                .map(|n| Arc::new(Semaphore::new(n.max(1))))
+                .map(crate::factory::limiter)
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
             start_permission: crate::process::start_permission(),
@@ -173,10 +177,12 @@ impl Runner {
 
         let executions = if settings.detached {
             let mut executions = Vec::with_capacity(enabled.len());
-            let deadline = started + settings.timeout;
+            let deadline = deadline_after(started, settings.timeout);
             for hook in &enabled {
                 executions.push(start_detached(hook, &ctx, deadline).await);
             }
+            // Detached hooks outlive the call by design.
+            stop_on_drop.disarm();
             executions
         } else if settings.sequential {
             let mut executions = Vec::with_capacity(enabled.len());
@@ -184,12 +190,12 @@ impl Runner {
                 if settings.abort.is_cancelled() {
                     break;
                 }
-                let deadline = Instant::now() + settings.timeout;
+                let deadline = deadline_after(Instant::now(), settings.timeout);
                 executions.push(guarded(hook.clone(), ctx.clone(), deadline).await);
             }
             executions
         } else {
-            let deadline = started + settings.timeout;
+            let deadline = deadline_after(started, settings.timeout);
             let mut set = JoinSet::new();
             for (index, hook) in enabled.iter().cloned().enumerate() {
                 let ctx = ctx.clone();
@@ -221,6 +227,15 @@ impl Runner {
             duration: started.elapsed(),
         })
     }
+}
+
+/// `from + timeout`, or as far ahead as the clock goes: a timeout of `Duration::MAX` (no
+/// timeout, in effect) must not overflow the clock and panic.
+fn deadline_after(from: Instant, timeout: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    from.checked_add(timeout)
+        .or_else(|| from.checked_add(CENTURY))
+        .unwrap_or(from)
 }
 
 /// Runs one hook on its own task, so a panic in this package becomes that hook's failure
