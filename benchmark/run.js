@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 'use strict'
 
-// `npm run bench`: measures @cline/hooks against in-run baselines (issue 6, rows a-g) and
-// prints one Markdown table; writes it to benchmark/results.md and a chart to
-// benchmark/chart.svg.
+// `npm run bench`: measures @cline/hooks against in-run baselines (rows a-i) and prints one
+// Markdown table; writes it to benchmark/results.md and a chart to benchmark/chart.svg.
 //
 //   npm run bench                     full run (a few minutes on 2 cores)
 //   npm run bench -- --quick          short run; writes nothing unless --write is given
 //   npm run bench -- --quick --write  short run that also writes results.md and chart.svg
-//   node benchmark/run.js --only h    row (h) alone (discovery at scale); writes nothing
+//   node benchmark/run.js --only h    row (h) alone (JS-thread cost of a run); writes nothing
+//   node benchmark/run.js --only i    row (i) alone (discovery at scale); writes nothing
 //
-// Each measurement runs in a fresh Node process (benchmark/worker.js) started with
-// --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow that process to 1 and
+// Each measurement runs in a fresh Node process (benchmark/worker.js; js-thread.js for (h))
+// started with --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow it to 1 and
 // 3 GiB of real resident memory. Needs the addon built (`npm run build`), rustc for the
 // floor (benchmark/floor.rs, compiled into target/benchmark/), and strace (optional) to count
 // the system calls of row (f). Linux (and other Unix) only: the hooks are /bin/sh scripts.
@@ -22,6 +22,7 @@ const path = require('path')
 const { spawn, spawnSync } = require('child_process')
 
 const floor = require('./lib/floor')
+const jsThread = require('./js-thread')
 const fixtures = require('./lib/fixtures')
 const chart = require('./lib/chart')
 const { ms, ratio, rate, mib, gib } = require('./lib/stats')
@@ -33,16 +34,16 @@ if (args.includes('--help') || args.includes('-h')) {
 }
 const QUICK = args.includes('--quick')
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null
-if (ONLY !== null && ONLY !== 'h') {
-  console.error(`--only takes a row that runs alone: h (not ${ONLY})`)
+if (ONLY !== null && ONLY !== 'h' && ONLY !== 'i') {
+  console.error(`--only takes a row that runs alone: h or i (not ${ONLY})`)
   process.exit(2)
 }
 const WRITE = !ONLY && (!QUICK || args.includes('--write'))
 
 const GiB = 2 ** 30
 const CONFIG = QUICK
-  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1, scaleEntries: 100000, scaleSeconds: 1 }
-  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2, scaleEntries: 100000, scaleSeconds: 3 }
+  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1, jsRounds: 4, jsRuns: 100, scaleEntries: 100000, scaleSeconds: 1 }
+  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2, jsRounds: 10, jsRuns: 200, scaleEntries: 100000, scaleSeconds: 3 }
 const HEAPS = [
   { key: 'small', label: 'host ~50 MB', bytes: 0 },
   { key: 'g1', label: 'host 1 GiB', bytes: 1 * GiB },
@@ -121,28 +122,47 @@ const MET = '✅ met'
 const MISSED = '❌ missed'
 const mark = (ok) => (ok ? MET : MISSED)
 
-/** The rows of (h), discovery at scale. */
+const us = (v) => (v == null || Number.isNaN(v) ? 'n/a' : `${v.toFixed(v < 100 ? 1 : 0)} µs`)
+
+/** The rows of (h), what a run costs the JavaScript thread. */
+function jsThreadRows(row, j) {
+  for (const key of ['small', 'g3']) {
+    const x = j[key]
+    if (!x) continue
+    const host = key === 'small' ? `host ${mib(x.rss)}` : `host ${gib(x.rss)}`
+    row('h', `JS-thread time per \`runHook\` of a trivial hook, awaited one after another (event-loop active time, median of ${x.rounds} rounds), ${host}`,
+      `runHook ${us(x.runHook.us)}`,
+      `\`fs.promises.stat\` ${us(x.stat.us)} · no hook: warm \`create()\` + \`run()\` ${us(x.noHook.us)}, \`runHook\` ${us(x.noHookRunHook.us)}`,
+      `${ratio(x.ratio)} stat`, '≤ 2× stat', mark(x.ratio <= 2))
+  }
+}
+
+/** The rows of (i), discovery at scale. */
 function scaleRows(row, h) {
   const n = h.entries.toLocaleString('en')
   const pct = (share) => `${(share * 100).toFixed(1)}% of a core`
   const cpuWall = (s) => `${ms(s.cpu.median)} CPU / ${ms(s.wall.median)} wall`
-  row('h', `first scan of a hooks folder of ${n} other files beside the hook (a fresh \`HookFactory\`), median of ${h.first.cpu.n}`,
+  row('i', `first scan of a hooks folder of ${n} other files beside the hook (a fresh \`HookFactory\`), median of ${h.first.cpu.n}`,
     cpuWall(h.first), `Node \`fs.readdirSync\` of the folder ${cpuWall(h.readdir)}`,
     `${ratio(h.first.cpu.median / h.readdir.cpu.median)} Node readdir`, '< 50 ms CPU', mark(h.first.cpu.median < 50))
-  row('h', `rescan of that folder, unchanged (\`create()\` on a stale snapshot), median / max of ${h.rescan.cpu.n}`,
+  row('i', `rescan of that folder, unchanged (\`create()\` on a stale snapshot), median / max of ${h.rescan.cpu.n}`,
     `${ms(h.rescan.cpu.median)} / ${ms(h.rescan.cpu.max)} CPU · ${ms(h.rescan.wall.median)} / ${ms(h.rescan.wall.max)} wall`,
     `first scan ${ms(h.first.cpu.median)} CPU`, `${ratio(h.rescan.cpu.median / h.first.cpu.median)} first scan`, '< 50 ms', mark(h.rescan.wall.max < 50))
   const loopRate = (l) => `${(l.runs / (l.wall / 1000)).toFixed(0)} runs/s, ${pct(l.cpu / l.wall)}`
-  row('h', `\`runHook\` loop over that folder, CPU beyond the same runs beside no other file (${2 * h.loop.seconds} s each)`,
+  row('i', `\`runHook\` loop over that folder, CPU beyond the same runs beside no other file (${2 * h.loop.seconds} s each)`,
     `${pct(h.loop.extraShare)} (${loopRate(h.loop.crowded)})`, `hook alone: ${loopRate(h.loop.alone)}`, '', '< 10% of a core', mark(h.loop.extraShare < 0.1))
-  row('h', '16 calls at once on a stale snapshot of that folder', `${ms(h.burst.wall)} wall, ${ms(h.burst.cpu)} CPU`,
+  row('i', '16 calls at once on a stale snapshot of that folder', `${ms(h.burst.wall)} wall, ${ms(h.burst.cpu)} CPU`,
     `one rescan ${ms(h.rescan.wall.median)}`, '', 'one rescan for all', mark(h.burst.wall < 16 * Math.max(h.rescan.wall.max, 1)))
 }
 
 function table(m, r) {
   const rows = []
   const row = (...cells) => rows.push(`| ${cells.join(' | ')} |`)
-  if (ONLY) {
+  if (ONLY === 'h') {
+    jsThreadRows(row, r.jsThread)
+    return tableText(m, r, rows)
+  }
+  if (ONLY === 'i') {
     scaleRows(row, r.scale)
     return tableText(m, r, rows)
   }
@@ -242,6 +262,9 @@ function table(m, r) {
     `Node, 1 MiB tail kept ${mib(g.node.growth)} (${ms(g.node.ms)})`, `host RSS before ${mib(g.runHook.before)}`, '≤ 32 MiB', mark(g.runHook.growth <= 32 * 2 ** 20))
 
   // (h)
+  jsThreadRows(row, r.jsThread)
+
+  // (i)
   scaleRows(row, r.scale)
   return tableText(m, r, rows)
 }
@@ -261,7 +284,10 @@ function tableText(m, r, rows) {
       'Floor: `benchmark/floor.rs`, `std::process::Command` (posix_spawn) in a loop from a small Rust process. ' +
       'Latencies interleave the runners in rounds; each row runs in a fresh Node process grown to the stated RSS. ' +
       'Event-loop figures are `monitorEventLoopDelay({ resolution: 1 })` values, which include the 1 ms sampling interval. ' +
-      '(h): a hooks folder of empty files named as a busy folder names them, a third shaped like hooks (`Log1`, `f2.sh`, `Note3.txt`), beside the trivial hook, measured once the folder has not changed for 4 s; ' +
+      '(h): `performance.eventLoopUtilization()` active time of the event loop per operation (JavaScript, native callbacks, promise jobs and the GC they cause, ' +
+      'and any time the thread waited for a core), each operation awaited before the next, in a fresh Node process per host size (`benchmark/js-thread.js`); ' +
+      'the no-hook path is a folder with hooks, none for the name. ' +
+      '(i): a hooks folder of empty files named as a busy folder names them, a third shaped like hooks (`Log1`, `f2.sh`, `Note3.txt`), beside the trivial hook, measured once the folder has not changed for 4 s; ' +
       'CPU is `process.cpuUsage()` of the measuring Node process (all its threads; the hooks are other processes). ' +
       '✅/❌ compare the figures of this one run; on a shared machine, maxima and p99s also measure the neighbours (see the idle loop).',
   ]
@@ -298,8 +324,12 @@ async function main() {
   const input = fixtures.input()
   const base = { hookName: fx.hookName, input, floorBin, dir: fx.trivialDir, hook: fx.trivialHook }
   const r = { latency: {} }
+  const jsThreadCost = () => {
+    say('(h) what a run costs the JavaScript thread')
+    return jsThread.measure({ fx, input, rounds: CONFIG.jsRounds, runs: CONFIG.jsRuns, log: say })
+  }
   const scale = () => {
-    say(`(h) discovery at scale: ${CONFIG.scaleEntries.toLocaleString('en')} other files beside the hook`)
+    say(`(i) discovery at scale: ${CONFIG.scaleEntries.toLocaleString('en')} other files beside the hook`)
     return worker({ ...base, name: 'scale', root: fx.root, entries: CONFIG.scaleEntries, seconds: CONFIG.scaleSeconds })
   }
   try {
@@ -348,7 +378,8 @@ async function main() {
       }
 
     }
-    r.scale = await scale()
+    if (ONLY !== 'i') r.jsThread = await jsThreadCost()
+    if (ONLY !== 'h') r.scale = await scale()
   } finally {
     cleanup()
   }

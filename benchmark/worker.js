@@ -372,7 +372,7 @@ async function rss() {
   return { before, peakSampled: peak, hwm: high, growth, ms, detail }
 }
 
-// (h) Discovery at scale: a hooks folder holding `task.entries` other files beside the hook
+// (i) Discovery at scale: a hooks folder holding `task.entries` other files beside the hook
 // (names a crowded folder holds, a third of them shaped like hooks: `Log123`, `f124.sh`,
 // `Note125.txt`). Figures are process CPU time
 // (`process.cpuUsage()`, every thread of this process; hooks are other processes) and wall time.

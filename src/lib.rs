@@ -19,7 +19,7 @@ use cline_hooks_core::event::Runner;
 use cline_hooks_core::factory::{self, Factory, Snapshot};
 use node::errors::Failure;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
-use node::results::{DiscoveredHook, HookRunResult};
+use node::results::{self, DiscoveredHook, HookRunResult};
 use node::signal::{self, SignalState};
 use node::{settle, teardown};
 
@@ -368,7 +368,7 @@ fn start_run<'env>(
     };
     if let Target::Ready(runner) = &target {
         if let Some(report) = runner.nothing_to_run() {
-            let result = node::results::nothing_ran(env, report.combined.warnings)?;
+            let result = results::nothing_ran(env, report.combined.warnings)?;
             return Ok(PromiseRaw::new(
                 env.raw(),
                 PromiseRaw::resolve(env, result)?.raw(),
@@ -404,7 +404,12 @@ fn start_run<'env>(
                 Arc::new(factory.snapshot(&name, limit).await?.runner())
             }
         };
-        runner.run(input, settings).await
+        // The result's JSON is written here, on the runtime, not on the JavaScript thread.
+        runner
+            .run(input, settings)
+            .await
+            .map(|report| results::run_json(&report))
     };
-    settle::spawn(env, listener, work, HookRunResult::from)
+    let promise = settle::spawn(env, listener, work, std::convert::identity)?;
+    Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }

@@ -344,6 +344,33 @@ pub trait Known {
     const KEYS: &'static [&'static str];
     /// Takes the options of `env_and_paths` this type has.
     fn fill(&mut self, checked: EnvAndPaths);
+    /// Takes option `key` (one of `KEYS`, not read by hand), its type already checked.
+    fn set(&mut self, key: &str, value: Plain);
+}
+
+/// An option value of a plain JavaScript type, read after [`check_type`] accepted it.
+pub enum Plain {
+    Text(String),
+    Number(f64),
+    Flag(bool),
+}
+
+/// `value` as a [`Plain`]; nothing for `null`, `undefined` (the default) and the signal
+/// (read by `signal.rs`, as a live object).
+fn plain(env: &Env, value: &Unknown) -> Option<Plain> {
+    // Safety (of each conversion): the value's type was just read.
+    match value.get_type().ok()? {
+        ValueType::String => unsafe { String::from_napi_value(env.raw(), value.raw()) }
+            .ok()
+            .map(Plain::Text),
+        ValueType::Number => value
+            .coerce_to_number()
+            .and_then(|n| n.get_double())
+            .ok()
+            .map(Plain::Number),
+        ValueType::Boolean => value.coerce_to_bool().ok().map(Plain::Flag),
+        _ => None,
+    }
 }
 
 /// The options [`read`] takes from JavaScript itself rather than through napi's conversion:
@@ -442,11 +469,27 @@ impl Known for DiscoveryOptions {
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
     }
+    fn set(&mut self, key: &str, value: Plain) {
+        match (key, value) {
+            ("profile", Plain::Text(t)) => self.profile = Some(t),
+            ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
+            _ => {}
+        }
+    }
 }
 impl Known for RunOptions {
     const KEYS: &'static [&'static str] = &RUN_KEYS;
     fn fill(&mut self, checked: EnvAndPaths) {
         self.env = checked.env;
+    }
+    fn set(&mut self, key: &str, value: Plain) {
+        match (key, value) {
+            ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
+            ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
+            ("detached", Plain::Flag(b)) => self.detached = Some(b),
+            _ => {}
+        }
     }
 }
 impl Known for RunHookOptions {
@@ -457,6 +500,16 @@ impl Known for RunHookOptions {
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
         self.env = checked.env;
+    }
+    fn set(&mut self, key: &str, value: Plain) {
+        match (key, value) {
+            ("profile", Plain::Text(t)) => self.profile = Some(t),
+            ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
+            ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
+            ("detached", Plain::Flag(b)) => self.detached = Some(b),
+            _ => {}
+        }
     }
 }
 
@@ -519,7 +572,7 @@ pub fn describe_type(t: ValueType) -> String {
 /// Converts an options object into `T`; no object means the defaults. An unknown option or
 /// a field of the wrong type is an `InvalidOption` error (a rejection, never a synchronous
 /// throw); whatever a getter or Proxy trap throws on the way is its cause.
-pub fn read<'env, T: FromNapiValue + Default + Known>(
+pub fn read<'env, T: Default + Known>(
     env: &'env Env,
     options: Option<&Object<'env>>,
     call: &str,
@@ -542,21 +595,14 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
     if let Some(unknown) = keys.iter().find(|k| !T::KEYS.contains(&k.as_str())) {
         return Err(unknown_option(unknown, call, T::KEYS).into());
     }
-    // Each option is read once, into a plain copy: a getter runs once, and one that throws is
-    // named with what it threw as the cause. Only the object's own options count: one
-    // inherited from a polluted `Object.prototype` is not the caller's. The copy's options are
-    // defined, not assigned, so no setter up its prototype chain runs either.
-    let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
-    let mut copy = Object::new(env).map_err(internal)?;
-    let mut properties = Vec::with_capacity(T::KEYS.len());
+    // Each option is read once: a getter runs once, and one that throws is named with what it
+    // threw as the cause. Only the object's own options count: one inherited from a polluted
+    // `Object.prototype` is not the caller's. Every value's type is checked before it is
+    // taken, so taking it cannot fail.
+    let mut options = T::default();
     let mut checked = EnvAndPaths::default();
-    let undefined = |key: &str| -> std::result::Result<Property, Failure<'env>> {
-        let property = Property::new().with_utf8_name(key).map_err(internal)?;
-        property.with_napi_value(env, ()).map_err(internal)
-    };
     for key in T::KEYS {
         if !keys.iter().any(|own| own == key) {
-            properties.push(undefined(key)?);
             continue;
         }
         let value: Unknown = obj.get_named_property(key).map_err(|_| {
@@ -572,28 +618,11 @@ pub fn read<'env, T: FromNapiValue + Default + Known>(
         })?;
         check_type(key, &value)?;
         if BY_HAND_KEYS.contains(key) {
-            // Taken here, once; the conversion sees `undefined` and `fill` puts it in.
             checked.take(env, key, &value)?;
-            properties.push(undefined(key)?);
-            continue;
+        } else if let Some(plain) = plain(env, &value) {
+            options.set(key, plain);
         }
-        let property = Property::new().with_utf8_name(key).map_err(internal)?;
-        properties.push(property.with_value(&value));
     }
-    copy.define_properties(&properties).map_err(internal)?;
-    let mut options = unsafe { T::from_napi_value(env.raw(), copy.raw()) }.map_err(|e| {
-        Failure::thrown(
-            env,
-            HookError::InvalidOption {
-                option: "options",
-                reason: e
-                    .reason
-                    .replace("Failed to convert JavaScript value", "got")
-                    .replace("Failed to convert napi value", "got a value")
-                    .replace(" into rust type ", " where the API expects "),
-            },
-        )
-    })?;
     options.fill(checked);
     Ok(options)
 }

@@ -52,8 +52,9 @@ impl From<&CoreHook> for DiscoveredHook {
 }
 
 /// What running one hook did.
+// Declares the type for index.d.ts; results reach JavaScript as JSON text (`run_json`).
 #[napi(object, object_from_js = false)]
-#[derive(Clone)]
+#[allow(dead_code)]
 pub struct HookExecution {
     /// The hook name it ran for.
     pub hook_name: String,
@@ -108,35 +109,10 @@ pub struct HookExecution {
     pub warnings: Vec<String>,
 }
 
-impl From<&Execution> for HookExecution {
-    fn from(e: &Execution) -> Self {
-        HookExecution {
-            hook_name: e.hook_name.clone(),
-            path: e.path.to_string_lossy().into_owned(),
-            source: e.source.as_str().to_owned(),
-            workspace_root: e
-                .workspace_root
-                .as_ref()
-                .map(|r| r.to_string_lossy().into_owned()),
-            status: e.status.as_str().to_owned(),
-            cancel: e.cancel,
-            context_modification: e.context_modification.clone(),
-            error_message: e.error_message.clone(),
-            review: e.review,
-            override_input: or_null(e.override_input.clone().map(Value::Object)),
-            output: or_null(e.output.clone().map(Value::Object)),
-            exit_code: or_null(e.exit_code),
-            signal: or_null(e.signal.clone()),
-            duration_ms: millis(e.duration),
-            stderr: e.stderr.clone(),
-            failure: e.failure.clone(),
-            warnings: e.warnings.clone(),
-        }
-    }
-}
-
 /// The combined result of all hooks of one run.
+// Declares the type for index.d.ts; results reach JavaScript as JSON text (`run_json`).
 #[napi(object, object_from_js = false)]
+#[allow(dead_code)]
 pub struct HookRunResult {
     /// True when any hook asked to cancel (including a failed hook's explicit `cancel: true`).
     pub cancel: bool,
@@ -161,33 +137,137 @@ pub struct HookRunResult {
     pub warnings: Vec<String>,
 }
 
-impl From<RunReport> for HookRunResult {
-    fn from(report: RunReport) -> Self {
-        let hooks: Vec<HookExecution> = report.executions.iter().map(HookExecution::from).collect();
-        let slowest = or_null(report.combined.slowest.and_then(|i| hooks.get(i).cloned()));
-        HookRunResult {
-            cancel: report.combined.cancel,
-            context_modification: report.combined.context_modification,
-            error_message: report.combined.error_message,
-            review: report.combined.review,
-            override_input: or_null(report.combined.override_input.map(Value::Object)),
-            hooks,
-            slowest,
-            duration_ms: millis(report.duration),
-            warnings: report.combined.warnings,
-        }
-    }
-}
-
 fn millis(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
 
-/// `null` rather than a missing key: the API promises `T | null` for these fields.
-fn or_null<T>(value: Option<T>) -> Either<T, Null> {
-    match value {
-        Some(v) => Either::A(v),
-        None => Either::B(Null),
+/// A run's result as JSON text, made on the runtime's thread. V8 builds the objects from
+/// it with one `JSON.parse` far faster than native code can set their properties one by
+/// one, and `JSON.parse`'s own rules apply: a `"__proto__"` key a hook printed is a plain
+/// key, and an integer beyond 2^63 a number like any other.
+pub fn run_json(report: &RunReport) -> RunJson {
+    let hooks: Vec<ExecutionJson> = report.executions.iter().map(ExecutionJson::from).collect();
+    let slowest = report
+        .combined
+        .slowest
+        .and_then(|i| report.executions.get(i))
+        .map(ExecutionJson::from);
+    let result = ResultJson {
+        cancel: report.combined.cancel,
+        context_modification: &report.combined.context_modification,
+        error_message: &report.combined.error_message,
+        review: report.combined.review,
+        override_input: report.combined.override_input.as_ref(),
+        hooks,
+        slowest,
+        duration_ms: millis(report.duration),
+        warnings: &report.combined.warnings,
+    };
+    // Serializing maps of strings and finite numbers cannot fail; `{}` would show it did.
+    let text = serde_json::to_string(&result).unwrap_or_else(|_| "{}".to_owned());
+    let ascii = text.is_ascii();
+    RunJson { text, ascii }
+}
+
+/// `HookRunResult`, keys in the order the API has always listed them.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultJson<'a> {
+    cancel: bool,
+    context_modification: &'a str,
+    error_message: &'a str,
+    review: bool,
+    override_input: Option<&'a serde_json::Map<String, Value>>,
+    hooks: Vec<ExecutionJson<'a>>,
+    slowest: Option<ExecutionJson<'a>>,
+    duration_ms: f64,
+    warnings: &'a [String],
+}
+
+/// `HookExecution`: `workspaceRoot` and `failure` come last and only when set, as they
+/// always have.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExecutionJson<'a> {
+    hook_name: &'a str,
+    path: std::borrow::Cow<'a, str>,
+    source: &'static str,
+    status: &'static str,
+    cancel: bool,
+    context_modification: &'a str,
+    error_message: &'a str,
+    review: bool,
+    override_input: Option<&'a serde_json::Map<String, Value>>,
+    output: Option<&'a serde_json::Map<String, Value>>,
+    exit_code: Option<i32>,
+    signal: Option<&'a str>,
+    duration_ms: f64,
+    stderr: &'a str,
+    warnings: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workspace_root: Option<std::borrow::Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'a str>,
+}
+
+impl<'a> From<&'a Execution> for ExecutionJson<'a> {
+    fn from(e: &'a Execution) -> Self {
+        ExecutionJson {
+            hook_name: &e.hook_name,
+            path: e.path.to_string_lossy(),
+            source: e.source.as_str(),
+            status: e.status.as_str(),
+            cancel: e.cancel,
+            context_modification: &e.context_modification,
+            error_message: &e.error_message,
+            review: e.review,
+            override_input: e.override_input.as_ref(),
+            output: e.output.as_ref(),
+            exit_code: e.exit_code,
+            signal: e.signal.as_deref(),
+            duration_ms: millis(e.duration),
+            stderr: &e.stderr,
+            warnings: &e.warnings,
+            workspace_root: e.workspace_root.as_ref().map(|r| r.to_string_lossy()),
+            failure: e.failure.as_deref(),
+        }
+    }
+}
+
+/// JSON text that becomes a JavaScript value through `JSON.parse`.
+pub struct RunJson {
+    text: String,
+    /// Checked off the JavaScript thread: ASCII text is copied into V8 as it is, not decoded.
+    ascii: bool,
+}
+
+impl napi::bindgen_prelude::ToNapiValue for RunJson {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        use napi::bindgen_prelude::*;
+        thread_local! {
+            // `JSON.parse` as it was when the first result arrived.
+            static PARSE: std::cell::OnceCell<FunctionRef<Unknown<'static>, Unknown<'static>>> = const { std::cell::OnceCell::new() };
+        }
+        let env = napi::Env::from_raw(env);
+        let text = if val.ascii {
+            env.create_string_latin1(val.text.as_bytes())?
+        } else {
+            env.create_string(&val.text)?
+        }
+        .to_unknown();
+        PARSE.with(|cell| {
+            if cell.get().is_none() {
+                let parse: Function<Unknown, Unknown> = env.run_script("JSON.parse")?;
+                let _ = cell.set(parse.create_ref()?);
+            }
+            match cell.get() {
+                Some(parse) => parse.borrow_back(&env)?.call(text).map(|v| v.raw()),
+                None => Err(napi::Error::from_reason("JSON.parse missing")),
+            }
+        })
     }
 }
 

@@ -60,10 +60,13 @@ pub fn check_text(units: &[u16]) -> Result<String, TextProblem> {
 /// A directory path option's text, or the reason to refuse it. `entry` is `workspaceRoots[2]`
 /// for an array's entry, `None` for a single-path option; `if_empty` is the fix for "".
 pub fn path_text(entry: Option<&str>, units: &[u16], if_empty: &str) -> Result<String, String> {
-    let shown = quoted(&String::from_utf16_lossy(units));
-    let subject = match entry {
-        Some(entry) => format!("{entry} ({shown})"),
-        None => shown,
+    // Only a refusal needs the path shown (every run reads its paths).
+    let subject = || {
+        let shown = quoted(&String::from_utf16_lossy(units));
+        match entry {
+            Some(entry) => format!("{entry} ({shown})"),
+            None => shown,
+        }
     };
     match check_text(units) {
         Ok(text) if text.is_empty() => Err(match entry {
@@ -74,11 +77,13 @@ pub fn path_text(entry: Option<&str>, units: &[u16], if_empty: &str) -> Result<S
         }),
         Ok(text) => Ok(text),
         Err(problem @ TextProblem::Nul(_)) => Err(format!(
-            "{subject} {}; pass the directory's path without it",
+            "{} {}; pass the directory's path without it",
+            subject(),
             problem.describe("file path")
         )),
         Err(problem) => Err(format!(
-            "{subject} {}; pass the path as valid Unicode text",
+            "{} {}; pass the path as valid Unicode text",
+            subject(),
             problem.describe("file path")
         )),
     }
