@@ -8,11 +8,11 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use tokio::process::Child;
-use tokio::time::{sleep, sleep_until, timeout, Instant};
+use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::pipes::read_on;
-use crate::process::Registration;
+use crate::process::{sweep, Registration, Stop};
 
 /// Between SIGTERM and SIGKILL when a tree is stopped.
 pub const KILL_GRACE: Duration = Duration::from_millis(250);
@@ -101,24 +101,35 @@ pub(super) async fn drive(
 
 /// Stops a hook's tree: SIGTERM, then [`KILL_GRACE`] (spent on `meanwhile`, which never
 /// shortens it), then SIGKILL, then the reap within [`REAP_LIMIT`]. The leader stays unreaped
-/// until after SIGKILL, so its group id cannot be reused. `false`: the process is stuck.
+/// until after SIGKILL, so its group id cannot be reused. Each signal goes to the process
+/// group at once, and (Linux) to the processes that left it by a sweep on a blocking thread,
+/// run through the grace and through the reap, so neither bound grows. `false`: the process is
+/// stuck.
 pub(super) async fn stop_tree(
-    registration: &Registration,
+    registration: &mut Registration,
     child: &mut Child,
     meanwhile: impl Future<Output = ()>,
 ) -> bool {
-    registration.terminate();
+    registration.signal_group(Stop::Term);
     let grace_end = Instant::now() + KILL_GRACE;
-    tokio::pin!(meanwhile);
-    let mut meanwhile_done = false;
+    let escaped = sweep(registration.marked(), Stop::Term);
+    tokio::pin!(meanwhile, escaped);
+    let (mut meanwhile_done, mut escaped_done) = (false, false);
     loop {
         tokio::select! {
             _ = &mut meanwhile, if !meanwhile_done => meanwhile_done = true,
+            _ = &mut escaped, if !escaped_done => escaped_done = true,
             _ = sleep_until(grace_end) => break,
         }
     }
-    registration.kill_now();
-    timeout(REAP_LIMIT, exit_of(child)).await.is_ok()
+    registration.signal_group(Stop::Kill);
+    let reap_end = Instant::now() + REAP_LIMIT;
+    let (_, reaped) = tokio::join!(
+        timeout_at(reap_end, sweep(registration.marked(), Stop::Kill)),
+        timeout_at(reap_end, exit_of(child)),
+    );
+    registration.swept();
+    reaped.is_ok()
 }
 
 /// Reaps a process that could not be stopped, whenever it finally ends.

@@ -14,7 +14,7 @@ use super::execution::{Execution, RunContext, Status};
 use super::spawn::spawn;
 use super::spawn_failure::explain_start_error;
 use crate::discovery::DiscoveredHook;
-use crate::process::Registration;
+use crate::process::{Registration, StartMarker};
 
 /// Starts a hook and returns as soon as it runs, for observation-only hooks. It waits for a
 /// slot like any hook and holds it until its own process ends; its input is a file (not a
@@ -47,6 +47,7 @@ pub async fn start_detached(
         hook,
         &cwd,
         &ctx.env,
+        StartMarker::next(),
         &mut exec.warnings,
         Stdio::from(input),
         Stdio::null,
@@ -75,7 +76,7 @@ async fn follow_detached(
     };
     if terminated {
         // Nothing to read meanwhile: its output goes nowhere.
-        let stopped = stop_tree(&registration, &mut child, async {}).await;
+        let stopped = stop_tree(&mut registration, &mut child, async {}).await;
         if !stopped {
             tokio::spawn(reap_eventually(child));
         }

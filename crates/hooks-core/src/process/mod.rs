@@ -1,6 +1,7 @@
 //! One hook process: admitted to a slot, started at the head of its own tree, fed and read
 //! through its pipes, held to its deadline, its exit told in words; the registry of live
-//! trees and the watchdog that stops them if the host dies.
+//! trees, the marker that finds the processes that left a tree's group, and the watchdog that
+//! stops them if the host dies.
 
 // Stages of a run, used only inside this room.
 mod admission;
@@ -11,6 +12,7 @@ mod spawn_failure;
 mod deadline;
 mod detached;
 mod execution;
+mod marker;
 mod pipes;
 mod registry;
 mod tree;
@@ -19,6 +21,7 @@ mod watchdog;
 pub use deadline::*;
 pub use detached::*;
 pub use execution::*;
+pub(crate) use marker::*;
 pub use pipes::*;
 pub use registry::*;
 pub(crate) use tree::*;

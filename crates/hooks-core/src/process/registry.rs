@@ -10,8 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::process::ProcessTree;
-use crate::process::Watched;
+use crate::process::{sweep_now, Marked, ProcessTree, Stop, Watched};
 
 struct Entry {
     /// `None` while its process is being started: `terminate_all` already sees (and counts)
@@ -70,6 +69,9 @@ pub(crate) struct Registration {
     armed: bool,
     /// Listed with the watchdog (non-detached trees), so it is stopped if the host dies.
     watched: Option<Watched>,
+    /// Its whole tree was stopped, the processes outside its group included: a later kill
+    /// signals the group only, with no second sweep.
+    swept: bool,
     /// Cancelled when `terminate_all` asks this tree to stop.
     pub stop: CancellationToken,
 }
@@ -97,6 +99,7 @@ impl Registration {
             // A detached tree outlives whatever follows it (the runtime ends with the host).
             armed: !detached,
             watched: None,
+            swept: false,
             stop,
         }
     }
@@ -129,17 +132,31 @@ impl Registration {
         self.forget();
     }
 
-    /// Asks the tree to stop (SIGTERM; Windows terminates the job).
-    pub fn terminate(&self) {
+    /// Signals the tree's process group (SIGTERM or SIGKILL; Windows terminates the job). The
+    /// processes that left the group are reached by sweeping [`Registration::marked`].
+    pub fn signal_group(&self, stop: Stop) {
         if let Some(tree) = &self.tree {
-            tree.terminate();
+            tree.signal_group(stop);
         }
     }
 
-    /// Stops the tree now (SIGKILL).
+    /// The tree for a sweep; empty before it has started.
+    pub fn marked(&self) -> Vec<Marked> {
+        self.tree.iter().map(ProcessTree::marked).collect()
+    }
+
+    /// The whole tree was stopped (group signalled and swept with SIGKILL).
+    pub fn swept(&mut self) {
+        self.swept = true;
+    }
+
+    /// Stops the tree now (SIGKILL), sweeping for the processes that left its group unless
+    /// that was done already.
     pub fn kill_now(&self) {
-        if let Some(tree) = &self.tree {
-            tree.kill_now();
+        match &self.tree {
+            Some(tree) if self.swept => tree.signal_group(Stop::Kill),
+            Some(tree) => tree.kill_now(),
+            None => {}
         }
     }
 
@@ -203,21 +220,25 @@ pub async fn terminate_all() -> usize {
     ids.len()
 }
 
-/// Kills running hook trees at once and forgets them, without waiting: for host teardown,
-/// where there is no event loop left to wait on. `owner: None` means every owner. Detached
-/// trees are left running: outliving the host is what detached means.
+/// Kills running hook trees at once and forgets them, without waiting for their ends: for host
+/// teardown, where there is no event loop left to wait on. `owner: None` means every owner.
+/// Detached trees are left running: outliving the host is what detached means. The processes
+/// that left the trees' groups are found in one sweep, on this thread (bounded).
 pub fn kill_now(owner: Option<Owner>) -> usize {
     let mut entries = lock();
     let before = entries.len();
+    let mut marked = Vec::new();
     entries.retain(|_, entry| {
         let ours = !entry.detached && owner.is_none_or(|o| entry.owner == o);
         if let (true, Some(tree)) = (ours, &entry.tree) {
-            tree.kill_now();
+            tree.signal_group(Stop::Kill);
+            marked.push(tree.marked());
         }
         !ours
     });
     let killed = before - entries.len();
     drop(entries);
+    sweep_now(marked, Stop::Kill);
     if killed > 0 {
         registry().gone.notify_waiters();
     }

@@ -1,5 +1,6 @@
 //! Starting a hook's process: the command built from its argv, at the head of its own tree,
-//! with the `#!`-less fallback to `/bin/sh`, announced to the watchdog for attended runs.
+//! marked in its environment, with the `#!`-less fallback to `/bin/sh`, announced to the
+//! watchdog for attended runs.
 
 use std::ffi::OsString;
 use std::io;
@@ -9,7 +10,7 @@ use std::process::Stdio;
 use tokio::process::{Child, Command};
 
 use crate::discovery::DiscoveredHook;
-use crate::process::{announce, Announced, ProcessTree, Registration};
+use crate::process::{announce, ProcessTree, Registration, StartMarker};
 
 /// Starts a hook whose end is awaited, with piped stdin, stdout and stderr. It is announced to
 /// the watchdog before the start, so a host that dies during it still leaves nothing, and its
@@ -22,27 +23,36 @@ pub(super) fn spawn_watched(
     registration: &mut Registration,
     warnings: &mut Vec<String>,
 ) -> io::Result<Child> {
-    let announced = match announce() {
+    let marker = StartMarker::next();
+    let announced = match announce(marker) {
         Ok(announced) => Some(announced),
         Err(why) => {
             warnings.push(why);
             None
         }
     };
-    let mut env = env.to_vec();
-    env.extend(announced.as_ref().and_then(Announced::env));
-    let (child, tree) = spawn(hook, cwd, &env, warnings, Stdio::piped(), Stdio::piped)?;
+    let (child, tree) = spawn(
+        hook,
+        cwd,
+        env,
+        marker,
+        warnings,
+        Stdio::piped(),
+        Stdio::piped,
+    )?;
     let watched = announced.map(|announced| announced.started(tree.group()));
     registration.attach(tree, watched);
     Ok(child)
 }
 
 /// Starts the hook's process as the head of its own tree, with `stdin` and `output()` for
-/// stdout and stderr.
+/// stdout and stderr. Its environment is `env` and `marker`'s variable (every start carries
+/// one: it is how the processes that leave the tree's group are found when it is stopped).
 pub(super) fn spawn(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
+    marker: StartMarker,
     warnings: &mut Vec<String>,
     stdin: Stdio,
     output: fn() -> Stdio,
@@ -53,9 +63,12 @@ pub(super) fn spawn(
         let stdin = stdin.take().unwrap_or_else(Stdio::piped);
         let mut command = Command::new(&argv[0]);
         add_args(&mut command, hook, &argv[1..]);
+        let (key, value) = marker.env();
         command
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
+            // Last, so a caller's variable of the same name cannot take its place.
+            .env(key, value)
             .stdin(stdin)
             .stdout(output())
             .stderr(output())
@@ -77,7 +90,7 @@ pub(super) fn spawn(
         }
         other => other?,
     };
-    let tree = match ProcessTree::adopt(&child) {
+    let tree = match ProcessTree::adopt(&child, marker) {
         Ok(tree) => tree,
         Err(err) => {
             let mut child = child;

@@ -1,10 +1,15 @@
 //! A hook's process tree: everything the hook started, stoppable as one.
 //!
 //! macOS/Linux: the hook leads its own process group (set through `posix_spawn` attributes,
-//! so no fork of the host is needed), and signals go to the whole group. Windows: the hook is
-//! started without a console window and assigned to a job object that kills the tree.
+//! so no fork of the host is needed), and signals go to the whole group; on Linux a stop also
+//! reaches the processes that moved to a group of their own, by the start's marker (see
+//! [`sweep`](crate::process::sweep)). Windows: the hook is started without a console window
+//! and assigned to a job object that kills the tree.
 
 use tokio::process::Command;
+
+#[cfg(unix)]
+use crate::process::{sweep_now, Marked, StartMarker, Stop};
 
 /// Prepares `command` so the started process heads a tree this module can stop.
 pub(crate) fn configure(command: &mut Command) {
@@ -25,27 +30,43 @@ pub(crate) fn configure(command: &mut Command) {
 #[derive(Debug, Clone)]
 pub(crate) struct ProcessTree {
     pgid: libc::pid_t,
+    marker: StartMarker,
 }
 
 #[cfg(unix)]
 impl ProcessTree {
-    /// The tree of a process started through [`configure`]: its process group.
-    pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
+    /// The tree of a process started through [`configure`] with `marker` in its environment:
+    /// its process group, and (Linux) whatever carries the marker outside it.
+    pub fn adopt(
+        child: &tokio::process::Child,
+        marker: StartMarker,
+    ) -> std::io::Result<ProcessTree> {
         let pid = child.id().ok_or_else(|| {
             std::io::Error::other("the hook process exited before it could be tracked")
         })?;
         let pgid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
-        Ok(ProcessTree { pgid })
+        Ok(ProcessTree { pgid, marker })
     }
 
-    /// Asks the whole tree to stop (SIGTERM).
-    pub fn terminate(&self) {
-        self.signal(libc::SIGTERM);
+    /// Signals the process group only (SIGTERM or SIGKILL): the processes that left it are
+    /// reached by a [`sweep`](crate::process::sweep) of [`ProcessTree::marked`].
+    pub fn signal_group(&self, stop: Stop) {
+        self.signal(match stop {
+            Stop::Term => libc::SIGTERM,
+            Stop::Kill => libc::SIGKILL,
+        });
     }
 
-    /// Stops the whole tree now (SIGKILL).
+    /// Stops the whole tree now (SIGKILL), the processes that left its group included; the
+    /// sweep for those runs on this thread, bounded.
     pub fn kill_now(&self) {
         self.signal(libc::SIGKILL);
+        sweep_now(vec![self.marked()], Stop::Kill);
+    }
+
+    /// The tree as a sweep finds it: its marker and its group.
+    pub fn marked(&self) -> Marked {
+        self.marker.tree(self.pgid)
     }
 
     /// Lets the tree outlive this handle (a no-op here: a process group needs no handle).
@@ -80,6 +101,8 @@ mod windows_tree {
     };
     use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, THREAD_SUSPEND_RESUME};
 
+    use crate::process::{Marked, StartMarker, Stop};
+
     struct Job(HANDLE);
 
     // Safety: a job handle may be used from any thread.
@@ -100,12 +123,16 @@ mod windows_tree {
     #[derive(Clone)]
     pub struct ProcessTree {
         job: Arc<Job>,
+        marker: StartMarker,
     }
 
     impl ProcessTree {
         /// Puts the suspended child into a new job object, then lets it run, so no grandchild
         /// can be started outside the job.
-        pub fn adopt(child: &tokio::process::Child) -> std::io::Result<ProcessTree> {
+        pub fn adopt(
+            child: &tokio::process::Child,
+            marker: StartMarker,
+        ) -> std::io::Result<ProcessTree> {
             let process = child
                 .raw_handle()
                 .ok_or_else(|| std::io::Error::other("the hook process is gone"))?
@@ -140,20 +167,29 @@ mod windows_tree {
                     }
                 }
                 resume_main_thread(pid)?;
-                Ok(ProcessTree { job: Arc::new(job) })
+                Ok(ProcessTree {
+                    job: Arc::new(job),
+                    marker,
+                })
             }
         }
 
-        /// Windows has no polite group-wide stop for console-less processes; stop at once.
-        pub fn terminate(&self) {
+        /// Terminates the job: Windows has no polite group-wide stop for console-less
+        /// processes, so both stops stop at once.
+        pub fn signal_group(&self, _stop: Stop) {
             self.kill_now();
         }
 
-        /// Stops the whole tree now.
+        /// Stops the whole tree now: nothing leaves a job, so there is nothing to sweep.
         pub fn kill_now(&self) {
             unsafe {
                 TerminateJobObject(self.job.0, 1);
             }
+        }
+
+        /// The tree for a sweep, which does nothing here.
+        pub fn marked(&self) -> Marked {
+            self.marker.tree(0)
         }
 
         /// The watchdog is a Unix affair; job objects need no group id.

@@ -8,22 +8,26 @@
 //! - `?<n>`: hook start number `n` is under way; the hook's environment carries
 //!   `CLINE_HOOKS_START=<host pid>.<n>`;
 //! - `+<n> <pgid>`: it started, heading process group `pgid`; `!<n>`: it did not start;
-//! - `-<pgid>`: its own process ended (what it left in the background is its business).
+//! - `-<n>`: its own process ended (what it left in the background is its business).
 //!
 //! When the host dies, the kernel closes the pipe; the loop reads EOF and sends SIGTERM, then
-//! SIGKILL, to every group still listed. A start the host did not live to confirm is found by
-//! its marker (Linux: the environments in `/proc`), so a host killed in the middle of a burst
-//! of starts leaves nothing either. The loop ignores the terminal's signals, so a Ctrl-C that
+//! SIGKILL, to every group still listed. On Linux it also finds, by their markers in the
+//! environments in `/proc`, the processes of the listed and unconfirmed starts: those that
+//! left their hook's group (GNU `timeout`, a job-control shell) are signalled too, and a start
+//! the host did not live to confirm is stopped as a group, so a host killed in the middle of a
+//! burst of starts leaves nothing either. Other Unix systems stop the listed groups only.
+//! Detached hooks are never announced, so they outlive the host. The loop ignores the
+//! terminal's signals, so a Ctrl-C that
 //! kills the host cannot kill it first, and nothing is installed in the host. If the watchdog
 //! itself is killed, a thread of the host notices at once and starts another with the same
 //! list. Windows needs none of this: a job object set to kill on close does the same.
 
 #[cfg(unix)]
-pub(crate) use unix::{announce, Announced};
+pub(crate) use unix::announce;
 
 /// Windows: job objects already die with the host; nothing is announced.
 #[cfg(not(unix))]
-pub(crate) fn announce() -> Result<Announced, String> {
+pub(crate) fn announce(_marker: crate::process::StartMarker) -> Result<Announced, String> {
     Ok(Announced)
 }
 
@@ -33,11 +37,6 @@ pub(crate) struct Announced;
 
 #[cfg(not(unix))]
 impl Announced {
-    /// No marker in the hook's environment.
-    pub fn env(&self) -> Option<(std::ffi::OsString, std::ffi::OsString)> {
-        None
-    }
-
     /// Nothing to list: the job object stops the tree.
     pub fn started(self, _group: i32) -> Watched {
         Watched
@@ -53,51 +52,61 @@ pub(crate) use unix::Watched;
 
 #[cfg(unix)]
 mod unix {
-    use std::collections::BTreeSet;
-    use std::ffi::OsString;
+    use std::collections::{BTreeMap, BTreeSet};
     use std::io::{Read, Write};
     use std::os::unix::process::CommandExt;
     use std::process::{Child, ChildStdin, Command, Stdio};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    /// The watchdog's program; `$1` is the host's pid. `groups` holds " 12 34 ", `pending`
-    /// " 5 6 " (start numbers), `started` " 5:12 " (which group a start became).
+    use crate::process::{StartMarker, MARKER};
+
+    /// The watchdog's program; `$1` is the host's pid. `pending` holds " 5 6 " (start numbers),
+    /// `started` " 5:12 7:30 " (start number: the group it heads). `marked` prints the pids
+    /// whose environment holds a listed start's marker exactly (Linux; nothing elsewhere), read
+    /// afresh before each signal, so a pid reused meanwhile is not signalled.
     const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
-host=$1 groups=" " pending=" "
+host=$1 pending=" " started=" "
 while IFS= read -r line; do
   case $line in
     \?*) pending="$pending${line#?} " ;;
-    +*) rest=${line#+}; n=${rest%% *}; g=${rest#* }
-        groups="$groups$g "
+    +*) rest=${line#+}; n=${rest%% *}
+        started="$started$n:${rest#* } "
         case $pending in *" $n "*) pending="${pending%%" $n "*} ${pending#*" $n "}" ;; esac ;;
     !*) n=${line#!}
         case $pending in *" $n "*) pending="${pending%%" $n "*} ${pending#*" $n "}" ;; esac ;;
-    -*) g=${line#-}
-        case $groups in *" $g "*) groups="${groups%%" $g "*} ${groups#*" $g "}" ;; esac ;;
+    -*) n=${line#-}
+        case $started in *" $n:"*) rest=${started#*" $n:"}; started="${started%%" $n:"*} ${rest#* }" ;; esac ;;
   esac
 done
-if [ "$pending" != " " ] && [ -d /proc/self ]; then
-  sleep 0.1
-  for n in $pending; do
-    for f in $(grep -lzx "CLINE_HOOKS_START=$host.$n" /proc/[0-9]*/environ 2>/dev/null); do
-      p=${f#/proc/}; p=${p%/environ}
-      read -r stat < "/proc/$p/stat" || continue
-      set -- ${stat##*) }
-      [ "$3" = "$p" ] && groups="$groups$p "
-    done
+[ "$pending$started" = "  " ] && exit 0
+marked() {
+  [ -d /proc/self ] || return 0
+  set --
+  for s in $pending $started; do set -- "$@" -e "CLINE_HOOKS_START=$host.${s%%:*}"; done
+  for f in $(grep -lzxF "$@" /proc/[0-9]*/environ 2>/dev/null); do
+    p=${f#/proc/}; echo "${p%/environ}"
   done
-fi
-[ "$groups" = " " ] && exit 0
+}
+groups=" "
+for s in $started; do groups="$groups${s#*:} "; done
+# A start not yet confirmed has exec'd within this pause; its group is its leader's pid.
+[ "$pending" != " " ] && sleep 0.1
+for p in $(marked); do
+  read -r stat < "/proc/$p/stat" || continue
+  set -- ${stat##*) }
+  [ "$3" = "$p" ] && groups="$groups$p "
+done
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+for p in $(marked); do kill -s TERM "$p" 2>/dev/null; done
 sleep 0.25
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+for round in 1 2; do
+  for p in $(marked); do kill -s KILL "$p" 2>/dev/null; done
+done
 "#;
 
     /// The name the watchdog shows in `ps` (its `$0`).
     pub const PROCESS_NAME: &str = "cline-hooks-watchdog";
-
-    /// The environment variable that marks a hook start.
-    const MARKER: &str = "CLINE_HOOKS_START";
 
     struct Watchdog {
         /// Reaped by the monitor thread if it dies; normally it outlives the host.
@@ -109,11 +118,10 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
     struct State {
         watchdog: Option<Watchdog>,
         generation: u64,
-        next_start: u64,
-        /// Starts announced and not yet confirmed, and every group listed: what a restarted
-        /// watchdog must be told again.
+        /// Starts announced and not yet confirmed, and every start listed with its group: what
+        /// a restarted watchdog must be told again.
         pending: BTreeSet<u64>,
-        groups: BTreeSet<i32>,
+        started: BTreeMap<u64, i32>,
     }
 
     fn state() -> MutexGuard<'static, State> {
@@ -150,7 +158,7 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
                 format!("the watchdog that stops hooks when the host dies could not be started ({err}), so this hook would outlive a crashed host")
             })?;
             let mut all: String = self.pending.iter().map(|n| format!("?{n}\n")).collect();
-            all.extend(self.groups.iter().map(|g| format!("+0 {g}\n")));
+            all.extend(self.started.iter().map(|(n, g)| format!("+{n} {g}\n")));
             watchdog
                 .pipe
                 .write_all(all.as_bytes())
@@ -168,39 +176,34 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
     }
 
     /// Announces a hook start (starting the watchdog with the first one). The hook's
-    /// environment must carry [`Announced::env`], so that the watchdog can find it should the
-    /// host die before the start is confirmed.
-    pub fn announce() -> Result<Announced, String> {
+    /// environment must carry `marker`'s variable, so that the watchdog can find it should the
+    /// host die before the start is confirmed, and find what leaves its group.
+    pub fn announce(marker: StartMarker) -> Result<Announced, String> {
         let mut state = state();
-        state.next_start += 1;
-        let number = state.next_start;
-        state.pending.insert(number);
+        let number = marker.number();
         let announced = Announced {
             number,
             confirmed: false,
         };
+        // Listed after it is sent: a watchdog started by this send is told the list first,
+        // and must not be told this start twice (a second `?n` would outlast the `+n`).
         state.send(&format!("?{number}\n"))?;
+        state.pending.insert(number);
         Ok(announced)
     }
 
     impl Announced {
-        /// The variable that marks this start in the hook's environment.
-        pub fn env(&self) -> Option<(OsString, OsString)> {
-            Some((
-                MARKER.into(),
-                format!("{}.{}", std::process::id(), self.number).into(),
-            ))
-        }
-
-        /// The hook started, heading `group`: the watchdog lists the group until the returned
+        /// The hook started, heading `group`: the watchdog lists the start until the returned
         /// guard is dropped.
         pub fn started(mut self, group: i32) -> Watched {
             self.confirmed = true;
             let mut state = state();
             state.pending.remove(&self.number);
-            state.groups.insert(group);
+            state.started.insert(self.number, group);
             let _ = state.send(&format!("+{} {group}\n", self.number));
-            Watched { group }
+            Watched {
+                number: self.number,
+            }
         }
     }
 
@@ -219,22 +222,23 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
         }
     }
 
-    /// A group the watchdog stops if the host dies; dropping it takes the group off the list
-    /// (the hook's own process has ended, or its tree was stopped).
+    /// A start the watchdog stops if the host dies; dropping it takes the start off the list
+    /// (the hook's own process has ended, or its tree was stopped). Listed by number, not by
+    /// group: a group id reused by a later start while this one is taken off stays listed.
     pub struct Watched {
-        group: i32,
+        number: u64,
     }
 
     impl Drop for Watched {
         fn drop(&mut self) {
             let mut state = state();
-            if !state.groups.remove(&self.group) {
+            if state.started.remove(&self.number).is_none() {
                 return;
             }
             if let Some(watchdog) = state.watchdog.as_mut() {
                 let _ = watchdog
                     .pipe
-                    .write_all(format!("-{}\n", self.group).as_bytes());
+                    .write_all(format!("-{}\n", self.number).as_bytes());
             }
         }
     }
@@ -246,6 +250,9 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            // A host that is itself a hook's process carries that hook's marker: its watchdog
+            // must not, or the outer stop would kill it before it stops this host's hooks.
+            .env_remove(MARKER)
             // Its own group: a terminal's Ctrl-C goes to the host's group, not to it.
             .process_group(0)
             .spawn()?;
@@ -286,7 +293,7 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
             return;
         }
         state.watchdog = None;
-        if !state.groups.is_empty() || !state.pending.is_empty() {
+        if !state.started.is_empty() || !state.pending.is_empty() {
             let _ = state.restart();
         }
     }
@@ -305,23 +312,34 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
         }
 
         /// The script itself, run as the watchdog runs: when its pipe closes it stops the
-        /// groups still listed and the unconfirmed starts it finds by their marker, and leaves
-        /// alone the groups taken off the list and the starts that failed.
+        /// groups still listed, the processes of listed starts that left their group, and the
+        /// unconfirmed starts it finds by their marker; it leaves alone the starts taken off
+        /// the list (and what they left behind) and the starts that failed. Start numbers far
+        /// above those of the hooks other tests start in this process.
         #[test]
-        fn the_script_stops_listed_groups_and_unconfirmed_starts_when_its_pipe_closes() {
+        fn the_script_stops_listed_groups_escapees_and_unconfirmed_starts_when_its_pipe_closes() {
             let host = std::process::id();
-            let mut listed = spawn_group(None);
-            let mut taken_off = spawn_group(None);
-            let mut unconfirmed = spawn_group(Some((MARKER, format!("{host}.7"))));
-            let mut failed_marker = spawn_group(Some((MARKER, format!("{host}.8"))));
+            let n = u64::MAX / 2;
+            let marker = |k: u64| Some((MARKER, format!("{host}.{}", n + k)));
+            let mut listed = spawn_group(marker(1));
+            let mut listed_escaped = spawn_group(marker(1));
+            let mut taken_off = spawn_group(marker(2));
+            let mut taken_off_escaped = spawn_group(marker(2));
+            let mut unconfirmed = spawn_group(marker(7));
+            let mut failed_marker = spawn_group(marker(8));
             let mut watchdog = start(u64::MAX).unwrap();
             let (a, b) = (listed.id() as i32, taken_off.id() as i32);
-            write!(watchdog.pipe, "?1\n+1 {a}\n?2\n+2 {b}\n-{b}\n?7\n?8\n!8\n").unwrap();
+            let (n1, n2, n7, n8) = (n + 1, n + 2, n + 7, n + 8);
+            write!(
+                watchdog.pipe,
+                "?{n1}\n+{n1} {a}\n?{n2}\n+{n2} {b}\n-{n2}\n?{n7}\n?{n8}\n!{n8}\n"
+            )
+            .unwrap();
             drop(watchdog.pipe);
-            for stopped in [&mut listed, &mut unconfirmed] {
+            for stopped in [&mut listed, &mut listed_escaped, &mut unconfirmed] {
                 assert!(!stopped.wait().unwrap().success(), "stopped");
             }
-            for alive in [&mut taken_off, &mut failed_marker] {
+            for alive in [&mut taken_off, &mut taken_off_escaped, &mut failed_marker] {
                 assert_eq!(alive.try_wait().unwrap(), None, "still running");
                 alive.kill().unwrap();
                 alive.wait().unwrap();

@@ -1,0 +1,269 @@
+//! A hook start's marker, `CLINE_HOOKS_START=<host pid>.<n>` in its environment, inherited by
+//! everything it starts; and the sweep that finds by it the processes that left the hook's
+//! process group, so that stopping the tree stops them too.
+//!
+//! Common tools move their children to a process group of their own without meaning to escape
+//! anything: GNU `timeout`, a shell with job control (`set -m`). A signal to the hook's group
+//! misses them; their environment still carries the marker. On Linux, stopping a tree also
+//! signals every process whose `/proc/<pid>/environ` holds that exact entry. Other Unix systems
+//! stop the group only (their processes' environments are not read), and Windows needs none of
+//! this: the job object holds every descendant. A process that clears or rewrites its own
+//! environment (`env -i`) is no longer found: that is a deliberate escape, like `setsid`.
+
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The environment variable that marks a hook start.
+pub(crate) const MARKER: &str = "CLINE_HOOKS_START";
+
+/// Longest a sweep made outside the async runtime is waited for: reading a process's
+/// environment waits for its memory map, which a process stuck in the kernel can hold.
+const SWEEP_LIMIT: Duration = Duration::from_secs(1);
+
+/// One hook start, numbered within this host; its marker entry is unique to it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StartMarker {
+    number: u64,
+}
+
+impl StartMarker {
+    /// The next start's marker.
+    pub fn next() -> StartMarker {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        StartMarker {
+            number: NEXT.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The start's number (the `<n>` of the marker), as the watchdog is told it.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub fn number(self) -> u64 {
+        self.number
+    }
+
+    /// The variable to put in the hook's environment.
+    pub fn env(self) -> (OsString, OsString) {
+        (
+            MARKER.into(),
+            format!("{}.{}", std::process::id(), self.number).into(),
+        )
+    }
+
+    /// The tree started under this marker, heading process group `group`, for a sweep.
+    pub fn tree(self, group: i32) -> Marked {
+        let entry = format!("{MARKER}={}.{}", std::process::id(), self.number);
+        Marked {
+            entry: entry.into_bytes().into_boxed_slice(),
+            group,
+        }
+    }
+}
+
+/// A tree to sweep: the exact environment entry its processes carry, and its process group
+/// (whose members the group's own signal has reached already).
+#[derive(Debug, Clone)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) struct Marked {
+    entry: Box<[u8]>,
+    group: i32,
+}
+
+/// Which signal a sweep sends, the same as the group's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stop {
+    /// SIGTERM: the polite request.
+    Term,
+    /// SIGKILL.
+    Kill,
+}
+
+/// Signals the processes of `trees` outside their groups, on a blocking thread (the scan reads
+/// every process's environment). Linux only; elsewhere nothing is done.
+pub(crate) async fn sweep(trees: Vec<Marked>, stop: Stop) {
+    #[cfg(target_os = "linux")]
+    if !trees.is_empty() {
+        let _ = tokio::task::spawn_blocking(move || linux::sweep(&trees, stop)).await;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (trees, stop);
+}
+
+/// [`sweep`] for callers outside the async runtime (teardown, a dropped run): waits for it at
+/// most [`SWEEP_LIMIT`].
+pub(crate) fn sweep_now(trees: Vec<Marked>, stop: Stop) {
+    #[cfg(target_os = "linux")]
+    if !trees.is_empty() {
+        let (done, finished) = std::sync::mpsc::channel();
+        let shared = std::sync::Arc::new(trees);
+        let ours = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("cline-hooks-sweep".into())
+            .spawn(move || {
+                linux::sweep(&ours, stop);
+                let _ = done.send(());
+            });
+        match spawned {
+            Ok(_) => {
+                let _ = finished.recv_timeout(SWEEP_LIMIT);
+            }
+            // No thread to spare: sweep here rather than not at all.
+            Err(_) => {
+                linux::sweep(&shared, stop);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (trees, stop, SWEEP_LIMIT);
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+
+    use super::{Marked, Stop};
+
+    /// Passes over `/proc` at most: another pass is made only when one found a process outside
+    /// a group, which may have started another between the scan and its signal.
+    const PASSES: usize = 4;
+
+    /// Signals every process outside its tree's group whose environment holds a tree's marker.
+    /// Processes that cannot be read (another user's) or that vanished are skipped. Returns how
+    /// many were signalled.
+    pub(super) fn sweep(trees: &[Marked], stop: Stop) -> usize {
+        let signal = match stop {
+            Stop::Term => libc::SIGTERM,
+            Stop::Kill => libc::SIGKILL,
+        };
+        let mut signalled: Vec<libc::pid_t> = Vec::new();
+        let mut environ = Vec::with_capacity(8 * 1024);
+        for _ in 0..PASSES {
+            let before = signalled.len();
+            let Ok(dir) = std::fs::read_dir("/proc") else {
+                break;
+            };
+            for entry in dir.flatten() {
+                let name = entry.file_name();
+                let Some(pid) = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else {
+                    continue;
+                };
+                if signalled.contains(&pid) {
+                    continue;
+                }
+                let Some(tree) = marked_by(pid, trees, &mut environ) else {
+                    continue;
+                };
+                // Safety: getpgid(2) reads a process's group id; it touches no memory of ours.
+                if unsafe { libc::getpgid(pid) } == tree.group {
+                    continue;
+                }
+                if signal_if_still_marked(pid, tree, signal, &mut environ) {
+                    signalled.push(pid);
+                }
+            }
+            if signalled.len() == before {
+                break;
+            }
+        }
+        signalled.len()
+    }
+
+    /// The tree whose marker entry `pid`'s environment holds, exactly, if any.
+    fn marked_by<'t>(
+        pid: libc::pid_t,
+        trees: &'t [Marked],
+        environ: &mut Vec<u8>,
+    ) -> Option<&'t Marked> {
+        environ.clear();
+        let mut file = std::fs::File::open(format!("/proc/{pid}/environ")).ok()?;
+        file.read_to_end(environ).ok()?;
+        let prefix = super::MARKER.as_bytes();
+        environ
+            .split(|&b| b == 0)
+            .filter(|entry| entry.starts_with(prefix))
+            .find_map(|entry| trees.iter().find(|tree| *tree.entry == *entry))
+    }
+
+    /// Signals `pid` if it still carries `tree`'s marker. The process is pinned first (a
+    /// pidfd) and its marker read again, so a pid reused since the scan is never signalled.
+    fn signal_if_still_marked(
+        pid: libc::pid_t,
+        tree: &Marked,
+        signal: libc::c_int,
+        environ: &mut Vec<u8>,
+    ) -> bool {
+        // Safety: pidfd_open(2) takes a pid and flags and returns a new descriptor or -1.
+        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if raw < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+                return false;
+            }
+            // No pidfd (a kernel before 5.3, a seccomp filter): the scan just made is the check.
+            // Safety: kill(2) touches no memory.
+            return unsafe { libc::kill(pid, signal) } == 0;
+        }
+        let Ok(raw) = libc::c_int::try_from(raw) else {
+            return false;
+        };
+        // Safety: `raw` is a descriptor pidfd_open just returned, owned by nobody else.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(raw) };
+        if marked_by(pid, std::slice::from_ref(tree), environ).is_none() {
+            return false;
+        }
+        use std::os::fd::AsRawFd;
+        // Safety: pidfd_send_signal(2) with no siginfo; the descriptor is open.
+        let sent = unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd.as_raw_fd(),
+                signal,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
+        sent == 0
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use std::os::unix::process::CommandExt;
+        use std::process::{Child, Command};
+
+        use super::super::{StartMarker, Stop};
+        use super::sweep;
+
+        fn sleeper(marker: Option<StartMarker>, group: i32) -> Child {
+            let mut command = Command::new("sleep");
+            command.arg("30").process_group(group);
+            if let Some(marker) = marker {
+                let (key, value) = marker.env();
+                command.env(key, value);
+            }
+            command.spawn().unwrap()
+        }
+
+        /// A process carrying the marker outside the group is signalled; one inside the group
+        /// (the group's signal reached it), one with another start's marker and one without
+        /// any are left alone.
+        #[test]
+        fn a_sweep_signals_only_marked_processes_outside_the_group() {
+            let ours = StartMarker::next();
+            let other = StartMarker::next();
+            let mut leader = sleeper(Some(ours), 0);
+            let group = leader.id() as i32;
+            let mut member = sleeper(Some(ours), group);
+            let mut escaped = sleeper(Some(ours), 0);
+            let mut another = sleeper(Some(other), 0);
+            let mut unmarked = sleeper(None, 0);
+
+            assert_eq!(sweep(&[ours.tree(group)], Stop::Kill), 1);
+            assert!(!escaped.wait().unwrap().success(), "stopped");
+            for alive in [&mut leader, &mut member, &mut another, &mut unmarked] {
+                assert_eq!(alive.try_wait().unwrap(), None, "still running");
+                alive.kill().unwrap();
+                alive.wait().unwrap();
+            }
+        }
+    }
+}

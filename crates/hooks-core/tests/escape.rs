@@ -1,0 +1,316 @@
+//! Processes that leave their hook's process group without meaning to (GNU `timeout`, a bash
+//! with job control), or on purpose (`setsid`), are stopped with the tree anyway: at the deadline, on abort, by
+//! `terminate_all` (attended and detached hooks), and by the watchdog when the host is killed.
+//! Linux only: elsewhere a stop reaches the process group alone. Real processes throughout;
+//! each test's `sleep` has an argument no other process has, and none may be left after.
+
+#![cfg(target_os = "linux")]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cline_hooks_core::discovery::{DiscoveredHook, Profile, Source};
+use cline_hooks_core::launch::LaunchKind;
+use cline_hooks_core::process::{
+    run_hook, start_detached, terminate_all, Execution, RunContext, Status,
+};
+use tokio::sync::{Mutex, Semaphore};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// `terminate_all` stops every hook of the process: the tests take turns.
+static TURN: Mutex<()> = Mutex::const_new(());
+
+/// How long a process may take to appear or to be gone: generous, for a loaded machine.
+const BOUND: Duration = Duration::from_secs(10);
+
+/// A temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("cline-escape-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A `sleep` argument no other process has: seconds, then this process's pid as a fraction.
+fn unique_sleep(test: u32) -> String {
+    format!("{}.{}", 9000 + test, std::process::id())
+}
+
+/// A hook running `script` (`interpreter -c script`), its escaped process recording its pid
+/// in `dir/escaped.pid`.
+fn hook(interpreter: &str, script: String) -> DiscoveredHook {
+    DiscoveredHook {
+        hook_name: "TaskStart".into(),
+        path: PathBuf::from("/escape/TaskStart"),
+        source: Source::Extra,
+        workspace_root: None,
+        kind: LaunchKind::Direct,
+        disabled: None,
+        command: vec![interpreter.into(), "-c".into(), script.into()],
+        launch_error: None,
+        shebang_program: None,
+    }
+}
+
+/// GNU `timeout` moves itself and its child to a new process group.
+fn timeout_hook(dir: &Path, sleep: &str) -> DiscoveredHook {
+    let pid_file = dir.join("escaped.pid");
+    hook(
+        "/bin/sh",
+        format!(
+            "echo $$ > '{}'; timeout 1000 sh -c 'echo $$ > \"{}\"; exec sleep {sleep}'",
+            dir.join("hook.pid").display(),
+            pid_file.display()
+        ),
+    )
+}
+
+/// A bash with job control starts each background job in a process group of its own.
+fn job_control_hook(dir: &Path, sleep: &str) -> DiscoveredHook {
+    hook(
+        "/bin/bash",
+        format!(
+            "echo $$ > '{}'; set -m; sleep {sleep} & echo $! > '{}'; wait",
+            dir.join("hook.pid").display(),
+            dir.join("escaped.pid").display()
+        ),
+    )
+}
+
+fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
+    RunContext {
+        input: Arc::from(&b"{}\n"[..]),
+        env: Vec::<(OsString, OsString)>::new(),
+        timeout,
+        default_cwd: std::env::temp_dir(),
+        abort,
+        limiter: Arc::new(Semaphore::new(4)),
+        owner: 0,
+        start_permission: CancellationToken::new(),
+        profile: Profile::Extension,
+    }
+}
+
+/// The pids of the live (not zombie) processes whose argv is `sleep <arg>`.
+fn sleeping(arg: &str) -> Vec<u32> {
+    let wanted = format!("sleep\0{arg}\0");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if cmdline == wanted.as_bytes() && state_and_group(pid).is_some_and(|(s, _)| s != 'Z') {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A process's state letter and process group, from `/proc/<pid>/stat`.
+fn state_and_group(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat.get(stat.rfind(')')? + 2..)?.split(' ');
+    let state = fields.next()?.chars().next()?;
+    let group = fields.nth(2)?.parse().ok()?;
+    Some((state, group))
+}
+
+fn read_pid(file: &Path) -> Option<u32> {
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
+/// Waits until the escaped process of the hook in `dir` runs `sleep <arg>`, and checks that
+/// it did leave the hook's process group (otherwise the test proves nothing).
+async fn wait_for_escape(dir: &Path, arg: &str) {
+    let until = Instant::now() + BOUND;
+    loop {
+        let hook = read_pid(&dir.join("hook.pid"));
+        let escaped = read_pid(&dir.join("escaped.pid"));
+        if let (Some(hook), Some(escaped)) = (hook, escaped) {
+            if sleeping(arg).contains(&escaped) {
+                let (_, group) = state_and_group(escaped).expect("the escaped process runs");
+                assert_ne!(group, hook, "the sleep left the hook's process group");
+                return;
+            }
+        }
+        assert!(
+            Instant::now() < until,
+            "the hook's sleep {arg} never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Asserts that no `sleep <arg>` is left, waiting for SIGKILL to be delivered (it is
+/// asynchronous) at most [`BOUND`].
+async fn assert_none_left(arg: &str) {
+    let until = Instant::now() + BOUND;
+    while !sleeping(arg).is_empty() {
+        if Instant::now() >= until {
+            let left = sleeping(arg);
+            for pid in &left {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+            panic!("sleep {arg} outlived its stopped tree: {left:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn assert_status(exec: &Execution, status: Status) {
+    assert_eq!(exec.status, status, "{:?}", exec.failure);
+}
+
+async fn times_out_and_leaves_nothing(test: u32, make: fn(&Path, &str) -> DiscoveredHook) {
+    let _turn = TURN.lock().await;
+    let dir = TempDir::new(&format!("deadline{test}"));
+    let arg = unique_sleep(test);
+    let hook = make(&dir.0, &arg);
+    let ctx = context(Duration::from_secs(1), CancellationToken::new());
+    let deadline = Instant::now() + ctx.timeout;
+    let run = tokio::spawn(async move { run_hook(&hook, &ctx, deadline).await });
+    wait_for_escape(&dir.0, &arg).await;
+    let exec = run.await.unwrap();
+    assert_status(&exec, Status::TimedOut);
+    assert_none_left(&arg).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_wrapped_sleep_is_stopped_at_the_deadline() {
+    times_out_and_leaves_nothing(1, timeout_hook).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_control_background_sleep_is_stopped_at_the_deadline() {
+    times_out_and_leaves_nothing(2, job_control_hook).await;
+}
+
+/// `setsid` leaves the session as well: a deliberate escape, still found by its marker.
+fn setsid_hook(dir: &Path, sleep: &str) -> DiscoveredHook {
+    hook(
+        "/bin/sh",
+        format!(
+            "echo $$ > '{}'; setsid sh -c 'echo $$ > \"{}\"; exec sleep {sleep}'",
+            dir.join("hook.pid").display(),
+            dir.join("escaped.pid").display()
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setsid_sleep_is_stopped_at_the_deadline() {
+    times_out_and_leaves_nothing(7, setsid_hook).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_escaped_sleep_is_stopped_when_the_run_is_aborted() {
+    let _turn = TURN.lock().await;
+    let dir = TempDir::new("abort");
+    let arg = unique_sleep(3);
+    let hook = timeout_hook(&dir.0, &arg);
+    let abort = CancellationToken::new();
+    let ctx = context(Duration::from_secs(60), abort.clone());
+    let deadline = Instant::now() + ctx.timeout;
+    let run = tokio::spawn(async move { run_hook(&hook, &ctx, deadline).await });
+    wait_for_escape(&dir.0, &arg).await;
+    abort.cancel();
+    let exec = run.await.unwrap();
+    assert_status(&exec, Status::Aborted);
+    assert_none_left(&arg).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_escaped_sleep_is_stopped_by_terminate_all() {
+    let _turn = TURN.lock().await;
+    let dir = TempDir::new("terminate");
+    let arg = unique_sleep(4);
+    let hook = job_control_hook(&dir.0, &arg);
+    let ctx = context(Duration::from_secs(60), CancellationToken::new());
+    let deadline = Instant::now() + ctx.timeout;
+    let run = tokio::spawn(async move { run_hook(&hook, &ctx, deadline).await });
+    wait_for_escape(&dir.0, &arg).await;
+    assert_eq!(terminate_all().await, 1);
+    let exec = run.await.unwrap();
+    assert_status(&exec, Status::Aborted);
+    assert_none_left(&arg).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detached_hooks_escaped_sleep_is_stopped_by_terminate_all() {
+    let _turn = TURN.lock().await;
+    let dir = TempDir::new("detached");
+    let arg = unique_sleep(5);
+    let hook = timeout_hook(&dir.0, &arg);
+    let ctx = context(Duration::from_secs(60), CancellationToken::new());
+    let exec = start_detached(&hook, &ctx, Instant::now() + ctx.timeout).await;
+    assert_status(&exec, Status::Started);
+    wait_for_escape(&dir.0, &arg).await;
+    assert_eq!(terminate_all().await, 1);
+    assert_none_left(&arg).await;
+}
+
+/// The host of the test below, run as a child process of the test binary: it runs a hook
+/// whose sleep escapes, and waits to be killed. The escape is bash's job control: a GNU
+/// `timeout` of coreutils 9.6 or later dies with its parent (and kills its child), so a hook
+/// shell killed by the group's signal would take it along and prove nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the child host of a_host_killed_by_sigkill_leaves_no_escaped_sleep"]
+async fn escape_test_host() {
+    let (Some(dir), Some(arg)) = (
+        std::env::var_os("ESCAPE_TEST_DIR"),
+        std::env::var("ESCAPE_TEST_SLEEP").ok(),
+    ) else {
+        return;
+    };
+    let ctx = context(Duration::from_secs(600), CancellationToken::new());
+    // A first hook that ends at once: the escaping one is then a start like any other, not
+    // the one that started the watchdog.
+    let first = hook("/bin/sh", "exit 0".into());
+    let first = run_hook(&first, &ctx, Instant::now() + ctx.timeout).await;
+    assert_status(&first, Status::Completed);
+    let hook = job_control_hook(Path::new(&dir), &arg);
+    let exec = run_hook(&hook, &ctx, Instant::now() + ctx.timeout).await;
+    panic!("the hook was meant to outlive this host: {exec:?}");
+}
+
+/// A host killed by SIGKILL runs no code: its watchdog stops the hook's tree, and finds the
+/// escaped sleep by its marker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_killed_by_sigkill_leaves_no_escaped_sleep() {
+    let dir = TempDir::new("host");
+    let arg = unique_sleep(6);
+    let mut host = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "escape_test_host", "--ignored", "--nocapture"])
+        .env("ESCAPE_TEST_DIR", &dir.0)
+        .env("ESCAPE_TEST_SLEEP", &arg)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_escape(&dir.0, &arg).await;
+    host.kill().unwrap();
+    host.wait().unwrap();
+    assert_none_left(&arg).await;
+}
