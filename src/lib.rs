@@ -23,6 +23,13 @@ use node::results::{self, DiscoveredHook, HookRunResult};
 use node::signal::{self, SignalState};
 use node::{settle, teardown};
 
+/// Runs as the addon loads on a JavaScript thread, before the host's later code can change
+/// what results are built with.
+#[napi(module_exports)]
+pub fn on_load(_exports: Object, env: Env) -> Result<()> {
+    results::capture(&env)
+}
+
 /// The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,
 /// TaskError, PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionShutdown,
 /// Notification. Other names of the same shape are accepted too, and so are the CLI's event

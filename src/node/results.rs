@@ -1,5 +1,9 @@
 //! Core results -> JavaScript objects.
 
+mod handover;
+
+pub use handover::capture;
+
 use napi::bindgen_prelude::{Either, Null};
 use napi_derive::napi;
 use serde_json::Value;
@@ -141,17 +145,18 @@ fn millis(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
 
-/// A run's result as JSON text, made on the runtime's thread. V8 builds the objects from
-/// it with one `JSON.parse` far faster than native code can set their properties one by
-/// one, and `JSON.parse`'s own rules apply: a `"__proto__"` key a hook printed is a plain
-/// key, and an integer beyond 2^63 a number like any other.
+/// A run's result as JSON text, made on the runtime's thread, and which of its hooks is the
+/// slowest. V8 builds the objects from it with one `JSON.parse` far faster than native code
+/// can set their properties one by one, and `JSON.parse`'s own rules apply: a `"__proto__"`
+/// key a hook printed is a plain key, and an integer beyond 2^63 a number like any other.
+/// `slowest` travels as an index so that it is one of `hooks`, not a second copy to parse.
 pub fn run_json(report: &RunReport) -> RunJson {
     let hooks: Vec<ExecutionJson> = report.executions.iter().map(ExecutionJson::from).collect();
     let slowest = report
         .combined
         .slowest
-        .and_then(|i| report.executions.get(i))
-        .map(ExecutionJson::from);
+        .filter(|&i| i < hooks.len())
+        .and_then(|i| u32::try_from(i).ok());
     let result = ResultJson {
         cancel: report.combined.cancel,
         context_modification: &report.combined.context_modification,
@@ -159,14 +164,18 @@ pub fn run_json(report: &RunReport) -> RunJson {
         review: report.combined.review,
         override_input: report.combined.override_input.as_ref(),
         hooks,
-        slowest,
+        slowest: None,
         duration_ms: millis(report.duration),
         warnings: &report.combined.warnings,
     };
     // Serializing maps of strings and finite numbers cannot fail; `{}` would show it did.
     let text = serde_json::to_string(&result).unwrap_or_else(|_| "{}".to_owned());
     let ascii = text.is_ascii();
-    RunJson { text, ascii }
+    RunJson {
+        text,
+        ascii,
+        slowest,
+    }
 }
 
 /// `HookRunResult`, keys in the order the API has always listed them.
@@ -179,7 +188,8 @@ struct ResultJson<'a> {
     review: bool,
     override_input: Option<&'a serde_json::Map<String, Value>>,
     hooks: Vec<ExecutionJson<'a>>,
-    slowest: Option<ExecutionJson<'a>>,
+    /// Always null here: filled in on the JavaScript thread (`RunJson::slowest`).
+    slowest: Option<()>,
     duration_ms: f64,
     warnings: &'a [String],
 }
@@ -234,11 +244,13 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
     }
 }
 
-/// JSON text that becomes a JavaScript value through `JSON.parse`.
+/// A result on its way to JavaScript: see `run_json` and `handover`.
 pub struct RunJson {
     text: String,
     /// Checked off the JavaScript thread: ASCII text is copied into V8 as it is, not decoded.
     ascii: bool,
+    /// The index in `hooks` of the slowest execution.
+    slowest: Option<u32>,
 }
 
 impl napi::bindgen_prelude::ToNapiValue for RunJson {
@@ -246,28 +258,8 @@ impl napi::bindgen_prelude::ToNapiValue for RunJson {
         env: napi::sys::napi_env,
         val: Self,
     ) -> napi::Result<napi::sys::napi_value> {
-        use napi::bindgen_prelude::*;
-        thread_local! {
-            // `JSON.parse` as it was when the first result arrived.
-            static PARSE: std::cell::OnceCell<FunctionRef<Unknown<'static>, Unknown<'static>>> = const { std::cell::OnceCell::new() };
-        }
         let env = napi::Env::from_raw(env);
-        let text = if val.ascii {
-            env.create_string_latin1(val.text.as_bytes())?
-        } else {
-            env.create_string(&val.text)?
-        }
-        .to_unknown();
-        PARSE.with(|cell| {
-            if cell.get().is_none() {
-                let parse: Function<Unknown, Unknown> = env.run_script("JSON.parse")?;
-                let _ = cell.set(parse.create_ref()?);
-            }
-            match cell.get() {
-                Some(parse) => parse.borrow_back(&env)?.call(text).map(|v| v.raw()),
-                None => Err(napi::Error::from_reason("JSON.parse missing")),
-            }
-        })
+        handover::to_js(&env, &val.text, val.ascii, val.slowest)
     }
 }
 

@@ -1,0 +1,176 @@
+//! A run's result, as JSON text, becomes JavaScript objects: through the engine's own
+//! `JSON.parse`, taken when the addon loads, or, in a host that had already replaced
+//! `JSON.parse`, by native code with the same rules.
+
+use std::cell::OnceCell;
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+use serde_json::Value;
+
+/// Compiled once per JavaScript thread. A host that replaced `JSON.parse` (with a reviver
+/// that turns dates into `Date`s, say) must not change what a hook printed, nor make
+/// `runHook` reject: anything but the engine's own function makes this return null.
+const HANDOVER: &str = "(function () {\n\
+    'use strict'\n\
+    const parse = JSON.parse\n\
+    if (Function.prototype.toString.call(parse) !== 'function parse() { [native code] }') return null\n\
+    return function handover(text, slowest) {\n\
+      const result = parse(text)\n\
+      if (slowest >= 0) result.slowest = result.hooks[slowest]\n\
+      return result\n\
+    }\n\
+  })()";
+
+type Handover = FunctionRef<FnArgs<(Unknown<'static>, i32)>, Unknown<'static>>;
+
+thread_local! {
+    /// `None` inside: the host's `JSON.parse` is not the engine's.
+    static HANDOVER_FN: OnceCell<Option<Handover>> = const { OnceCell::new() };
+}
+
+/// Takes `JSON.parse` as it is now (the addon loading): what the host does to it later does
+/// not reach results.
+pub fn capture(env: &Env) -> Result<()> {
+    HANDOVER_FN.with(|cell| {
+        if cell.get().is_none() {
+            let made: Unknown = env.run_script(HANDOVER)?;
+            let handover = match made.get_type()? {
+                ValueType::Function => {
+                    // Safety: just checked to be a function.
+                    let function: Function<FnArgs<(Unknown, i32)>, Unknown> =
+                        unsafe { made.cast()? };
+                    Some(function.create_ref()?)
+                }
+                _ => None,
+            };
+            let _ = cell.set(handover);
+        }
+        Ok(())
+    })
+}
+
+/// The result object for `text`, with `slowest` set to the hook at that index.
+pub fn to_js(env: &Env, text: &str, ascii: bool, slowest: Option<u32>) -> Result<sys::napi_value> {
+    capture(env)?;
+    let slowest = slowest.and_then(|i| i32::try_from(i).ok());
+    HANDOVER_FN.with(|cell| match cell.get() {
+        Some(Some(handover)) => {
+            let text = if ascii {
+                env.create_string_latin1(text.as_bytes())?
+            } else {
+                env.create_string(text)?
+            }
+            .to_unknown();
+            let args = FnArgs::from((text, slowest.unwrap_or(-1)));
+            handover.borrow_back(env)?.call(args).map(|v| v.raw())
+        }
+        _ => native(env, text, slowest),
+    })
+}
+
+/// What `handover` does, without the host's `JSON.parse`.
+fn native(env: &Env, text: &str, slowest: Option<i32>) -> Result<sys::napi_value> {
+    // The result wraps a hook's output, itself as deep as serde_json reads, in three levels.
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    let value = <Value as serde::Deserialize>::deserialize(&mut reader)
+        .map_err(|e| Error::from_reason(format!("the result did not read back: {e}")))?;
+    let raw = env.raw();
+    let result = build(raw, &value)?;
+    if let Some(index) = slowest {
+        let mut hooks = std::ptr::null_mut();
+        let mut hook = std::ptr::null_mut();
+        // Safety: plain napi calls on this thread's env; `result` is the object just built.
+        unsafe {
+            check_status!(sys::napi_get_named_property(
+                raw,
+                result,
+                c"hooks".as_ptr(),
+                &mut hooks
+            ))?;
+            check_status!(sys::napi_get_element(raw, hooks, index as u32, &mut hook))?;
+            define(raw, result, &[(string(raw, "slowest")?, hook)])?;
+        }
+    }
+    Ok(result)
+}
+
+/// `value` as JavaScript, its properties defined as `JSON.parse` defines them: own data
+/// properties, so a `"__proto__"` key is a plain key and no setter on a prototype runs.
+fn build(env: sys::napi_env, value: &Value) -> Result<sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    // Safety: plain napi calls on this thread's env with valid out-pointers.
+    unsafe {
+        match value {
+            Value::Null => check_status!(sys::napi_get_null(env, &mut out))?,
+            Value::Bool(b) => check_status!(sys::napi_get_boolean(env, *b, &mut out))?,
+            Value::Number(n) => {
+                // Finite by construction: serde_json reads no NaN or Infinity.
+                let number = n.as_f64().unwrap_or(f64::NAN);
+                check_status!(sys::napi_create_double(env, number, &mut out))?
+            }
+            Value::String(s) => out = string(env, s)?,
+            Value::Array(items) => {
+                check_status!(sys::napi_create_array_with_length(
+                    env,
+                    items.len(),
+                    &mut out
+                ))?;
+                let mut props = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    props.push((string(env, &i.to_string())?, build(env, item)?));
+                }
+                define(env, out, &props)?;
+            }
+            Value::Object(map) => {
+                check_status!(sys::napi_create_object(env, &mut out))?;
+                let mut props = Vec::with_capacity(map.len());
+                for (key, item) in map {
+                    props.push((string(env, key)?, build(env, item)?));
+                }
+                define(env, out, &props)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn string(env: sys::napi_env, s: &str) -> Result<sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    // Safety: `s` is valid UTF-8 of the given length.
+    check_status!(unsafe {
+        sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut out)
+    })?;
+    Ok(out)
+}
+
+/// Defines writable, enumerable, configurable data properties, as an object literal has.
+fn define(
+    env: sys::napi_env,
+    object: sys::napi_value,
+    props: &[(sys::napi_value, sys::napi_value)],
+) -> Result<()> {
+    if props.is_empty() {
+        return Ok(());
+    }
+    let descriptors: Vec<sys::napi_property_descriptor> = props
+        .iter()
+        .map(|&(name, value)| sys::napi_property_descriptor {
+            utf8name: std::ptr::null(),
+            name,
+            method: None,
+            getter: None,
+            setter: None,
+            value,
+            attributes: sys::PropertyAttributes::writable
+                | sys::PropertyAttributes::enumerable
+                | sys::PropertyAttributes::configurable,
+            data: std::ptr::null_mut(),
+        })
+        .collect();
+    // Safety: `descriptors` are valid for the call; `object` is an object of this env.
+    check_status!(unsafe {
+        sys::napi_define_properties(env, object, descriptors.len(), descriptors.as_ptr())
+    })
+}
