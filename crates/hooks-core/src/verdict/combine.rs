@@ -92,29 +92,27 @@ fn push_trimmed(parts: &mut Vec<String>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::Source;
+    use crate::discovery::{DiscoveredHook, Source};
+    use crate::launch::LaunchKind;
     use std::time::Duration;
 
+    /// A record with nothing printed yet, built as a run builds it.
     fn exec(path: &str, status: Status, ms: u64) -> Execution {
-        Execution {
+        let hook = DiscoveredHook {
             hook_name: "PreToolUse".into(),
             path: path.into(),
             source: Source::Workspace,
             workspace_root: None,
-            status,
-            cancel: false,
-            context_modification: String::new(),
-            error_message: String::new(),
-            review: false,
-            override_input: None,
-            output: None,
-            exit_code: Some(0),
-            signal: None,
-            duration: Duration::from_millis(ms),
-            stderr: String::new(),
-            failure: None,
-            warnings: vec![],
-        }
+            kind: LaunchKind::Direct,
+            disabled: None,
+            command: Vec::new(),
+            launch_error: None,
+            shebang_program: None,
+        };
+        let mut exec = Execution::of(&hook, status);
+        exec.exit_code = Some(0);
+        exec.duration = Duration::from_millis(ms);
+        exec
     }
 
     #[test]
