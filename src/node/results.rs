@@ -132,7 +132,7 @@ pub struct HookRunResult {
     pub override_input: Either<Value, Null>,
     /// One entry per hook that ran, in discovery order.
     pub hooks: Vec<HookExecution>,
-    /// The execution that took longest, or null when nothing ran.
+    /// The entry of `hooks` that took longest (the same object), or null when nothing ran.
     #[napi(ts_type = "HookExecution | null")]
     pub slowest: Either<HookExecution, Null>,
     /// Wall time of the whole run, in milliseconds.
