@@ -134,6 +134,11 @@ function jsThreadRows(row, j) {
       `runHook ${us(x.runHook.us)}`,
       `\`fs.promises.stat\` ${us(x.stat.us)} · no hook: warm \`create()\` + \`run()\` ${us(x.noHook.us)}, \`runHook\` ${us(x.noHookRunHook.us)}`,
       `${ratio(x.ratio)} stat`, '≤ 2× stat', mark(x.ratio <= 2))
+    if (x.afterIdle) {
+      row('h', `the same, each operation alone after 1 ms of idle event loop (like for like: a run idles the loop while its hook runs), ${host}`,
+        `runHook ${us(x.afterIdle.runHook)}`, `\`fs.promises.stat\` ${us(x.afterIdle.stat)}`,
+        `${ratio(x.afterIdle.ratio)} stat`, '≤ 2× stat', mark(x.afterIdle.ratio <= 2))
+    }
   }
 }
 
