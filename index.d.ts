@@ -175,7 +175,7 @@ export interface HookRunResult {
   overrideInput: Record<string, unknown> | null
   /** One entry per hook that ran, in discovery order. */
   hooks: Array<HookExecution>
-  /** The execution that took longest, or null when nothing ran. */
+  /** The entry of `hooks` that took longest (the same object), or null when nothing ran. */
   slowest: HookExecution | null
   /** Wall time of the whole run, in milliseconds. */
   durationMs: number

@@ -3,6 +3,8 @@
 // Issue 11: results reach JavaScript the same whatever the host did to its globals. A host
 // that replaced JSON.parse (before or after loading the addon) or put setters on
 // Object.prototype gets exactly the result a plain host gets, and `slowest` is one of `hooks`.
+// Errors too: a throwing setter for `code`, `name`, `cause` or `once` does not turn a rejection into
+// a synchronous throw or an uncaught exception.
 
 const fs = require('fs')
 const os = require('os')
@@ -12,6 +14,7 @@ const { spawnSync } = require('child_process')
 const { addon, describeUnix, makeTempDir, writeHook, echoJson, opts } = require('./helpers')
 
 const HOST = path.join(__dirname, 'fixtures', 'handover', 'host.js')
+const SETTERS_HOST = path.join(__dirname, 'fixtures', 'handover', 'setters-host.js')
 const ADDON_DIR = path.join(__dirname, '..')
 
 /** Hooks whose output carries what a changed JSON.parse would change (kept for the whole file). */
@@ -81,4 +84,21 @@ describeUnix('slowest', () => {
     expect(result.hooks).toHaveLength(2)
     expect(result.slowest).toBe(result.hooks[1])
   })
+})
+
+describeUnix('errors whatever setters the host put on its prototypes', () => {
+  test('every failure rejects with its own code, name and cause; the host lives', () => {
+    const dir = makeTempDir()
+    const hook = writeHook(dir, 'PreToolUse', 'cat >/dev/null\nexec sleep 60')
+    const child = spawnSync(process.execPath, [SETTERS_HOST, ADDON_DIR, hook], { encoding: 'utf8', timeout: 60_000 })
+    expect(child.status).toBe(0)
+    const out = JSON.parse(child.stdout)
+    expect(out).toEqual({
+      badName: { rejected: { code: 'ERR_INVALID_HOOK_NAME', name: 'TypeError', cause: undefined, isError: true } },
+      badOption: { rejected: { code: 'ERR_INVALID_OPTION', name: 'TypeError', cause: undefined, isError: true } },
+      preAborted: { rejected: { code: 'ABORT_ERR', name: 'AbortError', cause: 'early', isError: true } },
+      inFlight: { rejected: { code: 'ABORT_ERR', name: 'AbortError', cause: 'late', isError: true } },
+      listened: { rejected: { code: 'ABORT_ERR', name: 'AbortError', cause: 'later', isError: true } },
+    })
+  }, 60_000)
 })

@@ -27,7 +27,8 @@ use node::{settle, teardown};
 /// what results are built with.
 #[napi(module_exports)]
 pub fn on_load(_exports: Object, env: Env) -> Result<()> {
-    results::capture(&env)
+    results::capture(&env);
+    Ok(())
 }
 
 /// The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,

@@ -3,6 +3,7 @@
 
 use napi::bindgen_prelude::*;
 
+use crate::node::properties::{define, string};
 use cline_hooks_core::error::HookError;
 
 /// A rejection: the core error, and what the caller's code threw (or the signal's reason)
@@ -68,27 +69,41 @@ pub fn code(err: &HookError) -> (&'static str, &'static str) {
     }
 }
 
-/// Builds the JavaScript error for `err`, ready to reject a promise with (or throw).
+/// Builds the JavaScript error for `err`, ready to reject a promise with (or throw). Its
+/// `name`, `code` and `cause` are defined, not assigned: a setter a host put on
+/// `Object.prototype` or `Error.prototype` runs nothing and cannot make the error fail.
 pub fn to_js(env: &Env, err: &HookError, cause: Option<Unknown>) -> Error {
     let (name, code) = code(err);
     // A leftover exception would make every call below fail.
     let _ = take_exception(env);
+    let raw = env.raw();
     let build = || -> Result<Error> {
-        let mut error = new_error(env, name == "TypeError", &err.to_string())?;
-        error.set("name", name)?;
-        error.set("code", code)?;
+        let error = new_error(env, name == "TypeError", &err.to_string())?;
+        define(
+            raw,
+            error.raw(),
+            &[
+                (string(raw, "name")?, string(raw, name)?),
+                (string(raw, "code")?, string(raw, code)?),
+            ],
+        )?;
         let built = Error::from(error.to_unknown());
-        // Set after the conversion above, which would otherwise stringify the cause: the
+        // Defined after the conversion above, which would otherwise stringify the cause: the
         // caller's thrown value may throw again from its toString. The Error refers to this
         // same object, so the cause is still there when it is thrown or rejected with.
         if let Some(cause) = cause {
-            error.set("cause", cause)?;
+            define(raw, error.raw(), &[(string(raw, "cause")?, cause.raw())])?;
         }
         Ok(built)
     };
     build().unwrap_or_else(|e| {
         let _ = take_exception(env);
-        e
+        // Still an Error object of ours, so the rejection never has to be made by napi's own
+        // conversion (which assigns `code`).
+        match new_error(env, false, &format!("{err} ({})", e.reason)) {
+            Ok(error) => Error::from(error.to_unknown()),
+            Err(_) => e,
+        }
     })
 }
 

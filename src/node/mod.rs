@@ -2,6 +2,7 @@
 
 pub mod errors;
 pub mod options;
+pub mod properties;
 pub mod results;
 pub mod settle;
 pub mod signal;

@@ -317,8 +317,11 @@ fn settle(env: &Env, settlement: Settlement) {
     let settled = match settlement.outcome {
         Ok(build) => build(env).map_err(|err| match errors::take_exception(env) {
             Some(thrown) => thrown.raw(),
-            // Safety: this thread's env.
-            None => unsafe { napi::JsError::from(err).into_value(env.raw()) },
+            None => {
+                let error = errors::to_js(env, &HookError::Internal(err.reason), None);
+                // Safety: this thread's env.
+                unsafe { napi::JsError::from(error).into_value(env.raw()) }
+            }
         }),
         Err(err) => {
             let error = errors::to_js(env, &err, cause);

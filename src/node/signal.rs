@@ -148,8 +148,16 @@ pub fn listen(env: &Env, mut signal: Object) -> Result<(CancellationToken, Liste
         Ok(())
     })?;
     let add: ListenerMethod = signal.get_named_property("addEventListener")?;
-    let mut once = Object::new(env)?;
-    once.set("once", true)?;
+    // Defined, not assigned: a setter for `once` on Object.prototype must not run.
+    let once = Object::new(env)?;
+    let raw = env.raw();
+    // Safety: `true` converts on this thread's env.
+    let yes = unsafe { bool::to_napi_value(raw, true)? };
+    crate::node::properties::define(
+        raw,
+        once.raw(),
+        &[(crate::node::properties::string(raw, "once")?, yes)],
+    )?;
     add.apply(signal, FnArgs::from(("abort", handler, once)))?;
     // The caller's own code run since the signal was first read (a getter, a `toJSON` of the
     // input) may have aborted it: that event has fired already, so ask again.

@@ -8,17 +8,23 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use serde_json::Value;
 
+use crate::node::properties::{define, string};
+
 /// Compiled once per JavaScript thread. A host that replaced `JSON.parse` (with a reviver
 /// that turns dates into `Date`s, say) must not change what a hook printed, nor make
 /// `runHook` reject: anything but the engine's own function makes this return null.
 const HANDOVER: &str = "(function () {\n\
     'use strict'\n\
-    const parse = JSON.parse\n\
-    if (Function.prototype.toString.call(parse) !== 'function parse() { [native code] }') return null\n\
-    return function handover(text, slowest) {\n\
-      const result = parse(text)\n\
-      if (slowest >= 0) result.slowest = result.hooks[slowest]\n\
-      return result\n\
+    try {\n\
+      const parse = JSON.parse\n\
+      if (Function.prototype.toString.call(parse) !== 'function parse() { [native code] }') return null\n\
+      return function handover(text, slowest) {\n\
+        const result = parse(text)\n\
+        if (slowest >= 0) result.slowest = result.hooks[slowest]\n\
+        return result\n\
+      }\n\
+    } catch (_) {\n\
+      return null\n\
     }\n\
   })()";
 
@@ -30,29 +36,31 @@ thread_local! {
 }
 
 /// Takes `JSON.parse` as it is now (the addon loading): what the host does to it later does
-/// not reach results.
-pub fn capture(env: &Env) -> Result<()> {
+/// not reach results. Never fails: anything amiss means results are built natively.
+pub fn capture(env: &Env) {
     HANDOVER_FN.with(|cell| {
         if cell.get().is_none() {
-            let made: Unknown = env.run_script(HANDOVER)?;
-            let handover = match made.get_type()? {
-                ValueType::Function => {
-                    // Safety: just checked to be a function.
-                    let function: Function<FnArgs<(Unknown, i32)>, Unknown> =
-                        unsafe { made.cast()? };
-                    Some(function.create_ref()?)
+            let made = || -> Result<Option<Handover>> {
+                let made: Unknown = env.run_script(HANDOVER)?;
+                if made.get_type()? != ValueType::Function {
+                    return Ok(None);
                 }
-                _ => None,
+                // Safety: just checked to be a function.
+                let function: Function<FnArgs<(Unknown, i32)>, Unknown> = unsafe { made.cast()? };
+                Ok(Some(function.create_ref()?))
             };
+            let handover = made().unwrap_or_else(|_| {
+                let _ = crate::node::errors::take_exception(env);
+                None
+            });
             let _ = cell.set(handover);
         }
-        Ok(())
     })
 }
 
 /// The result object for `text`, with `slowest` set to the hook at that index.
 pub fn to_js(env: &Env, text: &str, ascii: bool, slowest: Option<u32>) -> Result<sys::napi_value> {
-    capture(env)?;
+    capture(env);
     let slowest = slowest.and_then(|i| i32::try_from(i).ok());
     HANDOVER_FN.with(|cell| match cell.get() {
         Some(Some(handover)) => {
@@ -134,43 +142,4 @@ fn build(env: sys::napi_env, value: &Value) -> Result<sys::napi_value> {
         }
     }
     Ok(out)
-}
-
-fn string(env: sys::napi_env, s: &str) -> Result<sys::napi_value> {
-    let mut out = std::ptr::null_mut();
-    // Safety: `s` is valid UTF-8 of the given length.
-    check_status!(unsafe {
-        sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut out)
-    })?;
-    Ok(out)
-}
-
-/// Defines writable, enumerable, configurable data properties, as an object literal has.
-fn define(
-    env: sys::napi_env,
-    object: sys::napi_value,
-    props: &[(sys::napi_value, sys::napi_value)],
-) -> Result<()> {
-    if props.is_empty() {
-        return Ok(());
-    }
-    let descriptors: Vec<sys::napi_property_descriptor> = props
-        .iter()
-        .map(|&(name, value)| sys::napi_property_descriptor {
-            utf8name: std::ptr::null(),
-            name,
-            method: None,
-            getter: None,
-            setter: None,
-            value,
-            attributes: sys::PropertyAttributes::writable
-                | sys::PropertyAttributes::enumerable
-                | sys::PropertyAttributes::configurable,
-            data: std::ptr::null_mut(),
-        })
-        .collect();
-    // Safety: `descriptors` are valid for the call; `object` is an object of this env.
-    check_status!(unsafe {
-        sys::napi_define_properties(env, object, descriptors.len(), descriptors.as_ptr())
-    })
 }
