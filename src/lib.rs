@@ -23,6 +23,12 @@ use node::results::{self, DiscoveredHook, HookRunResult};
 use node::signal::{self, SignalState};
 use node::{settle, teardown};
 
+/// Runs once, as the library loads, before any runtime exists.
+#[napi_derive::module_init]
+fn init_runtime() {
+    node::runtime::install();
+}
+
 /// Runs as the addon loads on a JavaScript thread, before the host's later code can change
 /// what results are built with.
 #[napi(module_exports)]

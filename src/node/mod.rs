@@ -4,6 +4,7 @@ pub mod errors;
 pub mod options;
 pub mod properties;
 pub mod results;
+pub mod runtime;
 pub mod settle;
 pub mod signal;
 pub mod teardown;
