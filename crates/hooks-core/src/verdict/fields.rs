@@ -6,18 +6,20 @@
 //!    that holds a verdict field (`cancel`, `contextModification`, `errorMessage`, or the older
 //!    and CLI ones: `shouldContinue`, `review`, `context`, `overrideInput`); when none holds
 //!    one, the last object. Objects after the verdict that hold none (a JSON log line) are
-//!    ignored, with a warning naming them. Log lines before it, text before it on its own
-//!    line (`log: {"cancel":true}`), unbalanced brackets or quotes in log text never hide it;
-//!    of two objects on one line, the second is the verdict. Outside JSON values quotes are
-//!    log text, not strings. JSON is what `JSON.parse` accepts, and Python's `NaN` and
-//!    `Infinity` too (lenient.rs), each oddity named in a warning. The
-//!    [`Scanner`](crate::verdict::Scanner) (locate.rs) finds the values in one linear,
-//!    string-aware pass over all of stdout as it streams; the verdict's own text is then
-//!    parsed once when the runner kept it (it lies in the first or the last MiB), else its
-//!    fields are read from what the pass kept of them.
+//!    ignored, with a warning naming them; a later object that holds one is the verdict, and
+//!    when it replaced a `"cancel": true` a warning says the operation was not blocked. Log
+//!    lines before it, text before it on its own line (`log: {"cancel":true}`), unbalanced
+//!    brackets or quotes in log text never hide it; of two objects on one line, the second is
+//!    the verdict. Outside JSON values quotes are log text, not strings. JSON is what
+//!    `JSON.parse` accepts, and Python's `NaN` and `Infinity` too (lenient.rs), each oddity
+//!    named in a warning. The [`Scanner`](crate::verdict::Scanner) (locate.rs) finds the
+//!    values in one linear, string-aware pass over all of stdout as it streams; the verdict's
+//!    own text is then parsed once when the runner kept it (it lies in the first or the last
+//!    MiB), else its fields are read from what the pass kept of them.
 //! 2. Anything but blanks (whitespace, NUL, the byte-order mark) after the last object makes
-//!    the hook `failed`, but the verdict still counts: a printed `"cancel": true` is never lost.
-//!    So does a verdict inside a value that opens a line and never ends (truncated output).
+//!    the hook `failed`, but the verdict still counts: text, junk or a crash after a printed
+//!    `"cancel": true` never loses it (only a later verdict object replaces it, rule 1). So
+//!    does a verdict inside a value that opens a line and never ends (truncated output).
 //! 3. With no object there is no verdict. The hook is `failed` only when its output looks like
 //!    an attempt at one, and the sentence says what it printed: a final array or scalar, a value
 //!    opened at the start of a line that never ends or is not valid JSON, JSON nested more
@@ -254,6 +256,10 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
         },
         None => from_fields(span, fields, Unkept::Large),
     };
+    // An unclosed `"cancel": true` after it still blocks (see `unclosed_cancel`).
+    if scan.cancel_replaced && !verdict.cancel && scan.unclosed_cancel.is_none() {
+        verdict.warnings.push(replaced_cancel(fields));
+    }
     if scan.keyed.is_some() && scan.ignored > 0 {
         verdict.warnings.push(ignored_objects(kept));
     }
@@ -293,6 +299,25 @@ fn still_applied(verdict: &Verdict) -> &'static str {
     } else {
         ""
     }
+}
+
+/// The warning for a `"cancel": true` that a later object holding a verdict field replaced
+/// (a SIGTERM trap printing `{"cancel": false}`, a context line printed after the verdict):
+/// the rule takes the last such object, so the operation went ahead.
+fn replaced_cancel(fields: Option<&Fields>) -> String {
+    let names: Vec<&str> = Key::ALL
+        .into_iter()
+        .filter(|&key| fields.is_some_and(|f| f.get(key).is_some()))
+        .map(Key::name)
+        .collect();
+    let held = match names.as_slice() {
+        [] => "a verdict field".to_owned(),
+        [one] => format!("a verdict field ({one})"),
+        many => format!("verdict fields ({})", many.join(", ")),
+    };
+    format!(
+        "printed {{\"cancel\": true}} earlier, but a later JSON object with {held} replaced it, so the operation was not blocked: only the last JSON object holding a verdict field counts; print one verdict, last on stdout, and logs to stderr"
+    )
 }
 
 /// The warning for objects without a verdict field printed after the verdict.
@@ -1330,10 +1355,11 @@ mod tests {
             "{:?}",
             v.warnings
         );
-        // A later object with a verdict field is the verdict, as before.
+        // A later object with a verdict field is the verdict, as before, and the cancel it
+        // replaced is named.
         let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\n{\"cancel\":false}\n");
         assert!(!v.cancel);
-        assert!(v.warnings.is_empty());
+        assert_eq!(v.warnings, vec![replaced("a verdict field (cancel)")]);
         // Text after the last object still fails the hook.
         let v = p("{\"cancel\":true}\n{\"status\":\"logged\"}\ndone\n");
         assert!(v.cancel);
@@ -1344,6 +1370,130 @@ mod tests {
         let v = p("{\"a\":1}\n{\"b\":2}\n");
         assert_eq!(v.object.unwrap()["b"], 2);
         assert!(v.warnings.is_empty());
+    }
+
+    /// The warning for a replaced `"cancel": true`, the later object holding `held`.
+    fn replaced(held: &str) -> String {
+        format!("printed {{\"cancel\": true}} earlier, but a later JSON object with {held} replaced it, so the operation was not blocked: only the last JSON object holding a verdict field counts; print one verdict, last on stdout, and logs to stderr")
+    }
+
+    /// A `"cancel": true` replaced by a later object holding a verdict field (a SIGTERM trap's
+    /// `{"cancel": false}`, a context line printed after the verdict) is still replaced (the
+    /// last one is the verdict) but never silently; read whole or in small windows alike.
+    #[test]
+    fn a_replaced_cancel_is_named() {
+        for (text, held) in [
+            (
+                "{\"cancel\":true}\n{\"contextModification\":\"x\"}\n",
+                "a verdict field (contextModification)",
+            ),
+            (
+                "{\"cancel\": true, \"errorMessage\": \"no\"}\nstopping\n{\"cancel\": false}\n",
+                "a verdict field (cancel)",
+            ),
+            (
+                "{\"cancel\":true}\n{\"cancel\":false}\n{\"cancel\":false,\"errorMessage\":\"late\",\"x\":1}\n",
+                "verdict fields (cancel, errorMessage)",
+            ),
+            (
+                "{\"cancel\":true} {\"review\":false}",
+                "a verdict field (review)",
+            ),
+        ] {
+            for v in [p(text), streamed(text.as_bytes(), 5, 0, 0)] {
+                assert!(!v.cancel, "{text}");
+                assert_eq!(v.problem, None, "{text}");
+                assert_eq!(
+                    v.warnings.iter().filter(|w| **w == replaced(held)).count(),
+                    1,
+                    "{text}: {:?}",
+                    v.warnings
+                );
+            }
+        }
+        let v = p("{\"cancel\":true}\n{\"contextModification\":\"x\"}\n");
+        assert_eq!(v.context_modification, "x");
+        assert_eq!(
+            v.warnings,
+            vec![replaced("a verdict field (contextModification)")]
+        );
+        // A wrong-typed later cancel fails the hook, and the replaced cancel is named too.
+        let v = p("{\"cancel\":true}\n{\"cancel\":\"yes\"}\n");
+        assert!(!v.cancel);
+        assert!(v
+            .problem
+            .unwrap()
+            .contains("\"cancel\" must be true or false"));
+        assert_eq!(v.warnings, vec![replaced("a verdict field (cancel)")]);
+
+        // Nothing was replaced that blocked, or the operation is blocked all the same.
+        for text in [
+            "{\"cancel\":true}\n{\"status\":\"logged\"}\n",
+            "{\"cancel\":false}\n{\"cancel\":true}\n",
+            "{\"cancel\":true}\n{\"cancel\":true,\"errorMessage\":\"again\"}\n",
+            "{\"cancel\":true}\n{\"shouldContinue\":false}\n",
+            "{\"cancel\":true,\"cancel\":false}\n{\"errorMessage\":\"x\"}\n",
+            "{\"cancel\":\"true\"}\n{\"errorMessage\":\"x\"}\n",
+            "{\"log\":{\"cancel\":true}}\n{\"errorMessage\":\"x\"}\n",
+            "[{\"cancel\":true}]\n{\"errorMessage\":\"x\"}\n",
+            "{\"cancel\":true}\n{\"cancel\":false}\n{\"cancel\":true,\"data\":\"cut",
+        ] {
+            for v in [p(text), streamed(text.as_bytes(), 5, 0, 0)] {
+                assert!(
+                    !v.warnings
+                        .iter()
+                        .any(|w| w.contains("but a later JSON object")),
+                    "{text}: {:?}",
+                    v.warnings
+                );
+            }
+        }
+        // In the CLI profile a HOOK_CONTROL line is the verdict: the object rule replaced
+        // nothing. Without one, the object rule decides, and says so.
+        let v =
+            cli("{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":false}\n{\"errorMessage\":\"x\"}\n");
+        assert!(!v.cancel);
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+        let v = cli("{\"cancel\":true}\n{\"errorMessage\":\"x\"}\n");
+        assert_eq!(v.warnings, vec![replaced("a verdict field (errorMessage)")]);
+    }
+
+    /// The replaced cancel is named when neither object is kept whole: the earlier one's
+    /// cancel and the later one's fields are read as stdout streams past.
+    #[test]
+    fn a_replaced_cancel_is_named_beyond_the_kept_windows() {
+        let flood = "x".repeat(3 * MIB);
+        let data = "d".repeat(3 * MIB);
+        for text in [
+            format!("{{\"cancel\":true,\"data\":\"{data}\"}}\n{flood}\n{{\"contextModification\":\"x\",\"data\":\"{data}\"}}\n"),
+            format!("{{\"cancel\":true}}\n{flood}\n{{\"data\":\"{data}\",\"contextModification\":\"x\"}}\n{flood}\n{{\"status\":\"logged\"}}\n"),
+        ] {
+            let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+            assert!(!v.cancel);
+            assert_eq!(v.context_modification, "x");
+            assert!(
+                v.warnings[0].contains("could not keep whole"),
+                "{:?}",
+                v.warnings
+            );
+            assert_eq!(
+                v.warnings
+                    .iter()
+                    .filter(|w| **w == replaced("a verdict field (contextModification)"))
+                    .count(),
+                1,
+                "{:?}",
+                v.warnings
+            );
+        }
+        // The same, with the cancel printed after a flood: it still blocks, and no warning.
+        let text = format!("{{\"contextModification\":\"x\",\"data\":\"{data}\"}}\n{flood}\n{{\"cancel\":true,\"data\":\"{data}\"}}\n");
+        let v = streamed(text.as_bytes(), 64 << 10, MIB, MIB);
+        assert!(v.cancel);
+        assert!(!v
+            .warnings
+            .iter()
+            .any(|w| w.contains("but a later JSON object")));
     }
 
     /// Issue 18 item 3d: UTF-16 (PowerShell's Out-File) is decoded and named.

@@ -31,7 +31,8 @@
 //! on one [`CAPTURE_BUDGET`] for the whole scan. Of the values found, only what the verdict
 //! rule needs is kept: a closing value removes the values inside it (they are no longer
 //! maximal), and values no open value can remove any more are summed up (the last object with
-//! a verdict field, the objects after it, the last value), so memory stays bounded.
+//! a verdict field, whether one before it said `"cancel": true`, the objects after it, the last
+//! value), so memory stays bounded.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -249,6 +250,11 @@ impl Fields {
         self.values[key as usize].as_ref()
     }
 
+    /// Whether its (last) `cancel` is exactly `true`.
+    pub fn says_cancel(&self) -> bool {
+        matches!(self.get(Key::Cancel), Some(Captured::Token { text, .. }) if text == "true")
+    }
+
     /// A later duplicate replaces the earlier value, as in `JSON.parse`.
     fn put(&mut self, key: Key, value: Captured, held: Held) {
         let k = key as usize;
@@ -273,6 +279,9 @@ pub struct Found {
 pub struct Scan {
     /// The last complete object, not inside another complete value, holding a verdict field.
     pub keyed: Option<Found>,
+    /// Whether an object before `keyed`, also holding a verdict field and inside no other
+    /// complete value, printed `"cancel": true` (its own last `cancel`): `keyed` replaced it.
+    pub cancel_replaced: bool,
     /// How many such objects without a verdict field came after `keyed` (all, if none did).
     pub ignored: usize,
     /// The first of those objects.
@@ -501,13 +510,11 @@ impl Scanner {
             .min_by_key(|f| f.start);
         scan.unclosed_cancel = outermost
             .filter(|f| f.kind == Kind::Object)
-            .filter(|f| {
-                let cancel = f.fields.as_ref().and_then(|fields| fields.get(Key::Cancel));
-                matches!(cancel, Some(Captured::Token { text, .. }) if text == "true")
-            })
+            .filter(|f| f.fields.as_ref().is_some_and(|fields| fields.says_cancel()))
             .map(Frame::opener);
         if let Some(all) = self.out.entries.drain(..).reduce(Entry::merge) {
             scan.keyed = all.keyed;
+            scan.cancel_replaced = all.cancel_replaced;
             scan.ignored = all.after;
             scan.first_ignored = all.first_after;
             scan.last_object = all.last_object;
@@ -746,6 +753,9 @@ struct Entry {
     last_value: Span,
     last_object: Option<Span>,
     keyed: Option<Found>,
+    /// Whether an object before `keyed` held a verdict field and said `"cancel": true`: one
+    /// flag, not the objects, so an entry stays small however many verdicts it sums up.
+    cancel_replaced: bool,
     /// Objects without a verdict field after `keyed` (all of them, without one).
     after: usize,
     first_after: Option<Span>,
@@ -761,6 +771,7 @@ impl Entry {
             last_value: span,
             last_object: object.then_some(span),
             keyed: found.fields.is_some().then_some(found),
+            cancel_replaced: false,
             after: usize::from(plain),
             first_after: plain.then_some(span),
         }
@@ -770,6 +781,10 @@ impl Entry {
         self.last_value = later.last_value;
         self.last_object = later.last_object.or(self.last_object);
         if later.keyed.is_some() {
+            let cancelled = self.keyed.as_ref().and_then(|k| k.fields.as_deref());
+            self.cancel_replaced = self.cancel_replaced
+                || cancelled.is_some_and(Fields::says_cancel)
+                || later.cancel_replaced;
             self.keyed = later.keyed;
             self.after = later.after;
             self.first_after = later.first_after;
@@ -1789,6 +1804,21 @@ mod tests {
         keyed.or(objects.last()).map(|o| (*o).clone())
     }
 
+    /// Whether an object holding a verdict field, before the last one that does, has its own
+    /// `cancel` exactly `true`: the cancel the rule replaced.
+    fn oracle_cancel_replaced(values: &[(usize, usize, Kind, Value)]) -> bool {
+        let keyed: Vec<&Map<String, Value>> = values
+            .iter()
+            .filter_map(|v| v.3.as_object())
+            .filter(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())))
+            .collect();
+        keyed.split_last().is_some_and(|(_, before)| {
+            before
+                .iter()
+                .any(|o| o.get("cancel") == Some(&Value::Bool(true)))
+        })
+    }
+
     fn json_string() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             "[a-z {}\\[\\]:,]{0,6}",
@@ -1949,6 +1979,13 @@ mod tests {
                 prop_assert_eq!(&verdict.object, &object, "{:?}", text);
             }
             prop_assert_eq!(verdict.cancel, cancel, "{:?}", text);
+
+            // A replaced cancel is flagged exactly when the reference replaced one, and named
+            // when the operation then goes ahead.
+            let replaced = oracle_cancel_replaced(&expected);
+            prop_assert_eq!(scan(&text).cancel_replaced, replaced, "{:?}", text);
+            let named = verdict.warnings.iter().any(|w| w.contains("but a later JSON object with"));
+            prop_assert_eq!(named, replaced && !cancel, "{:?}", text);
         }
 
         /// The reference is serde_json itself on strict JSON: from every bracket both read the
@@ -2202,6 +2239,66 @@ mod tests {
         assert_eq!(found.first_ignored.map(|s| s.start), Some(16));
         assert_eq!(found.last_object.map(|s| s.start), Some(40));
         assert_eq!(found.last_value.map(|s| s.kind), Some(Kind::Object));
+    }
+
+    /// A `"cancel": true` replaced by a later object holding a verdict field is flagged, in
+    /// one bit however many verdicts came before; objects without a verdict field, values
+    /// inside others, and a cancel that is not its object's own last one are not.
+    #[test]
+    fn a_replaced_cancel_is_flagged() {
+        for (text, replaced) in [
+            ("{\"cancel\":true}\n{\"contextModification\":\"x\"}", true),
+            (
+                "{\"cancel\":true}\nlog\n{\"a\":1}\n{\"cancel\":false}",
+                true,
+            ),
+            ("{\"cancel\":true} {\"cancel\":true}", true),
+            (
+                "{\"cancel\":true}\n{\"errorMessage\":\"x\"}\n{\"status\":1}",
+                true,
+            ),
+            // Found inside an array that later fails, summed up apart from the object before.
+            (
+                "{\"a\":1}\nlog [{\"cancel\":true},{\"errorMessage\":\"y\"} x\n",
+                true,
+            ),
+            (
+                "{\"cancel\":true}\nlog [{\"a\":1},{\"errorMessage\":\"y\"} x\n",
+                true,
+            ),
+            ("{\"cancel\":true}\n{\"status\":\"logged\"}", false),
+            ("{\"cancel\":false}\n{\"cancel\":true}", false),
+            (
+                "{\"cancel\":true,\"cancel\":false}\n{\"errorMessage\":\"x\"}",
+                false,
+            ),
+            ("{\"cancel\":\"true\"}\n{\"errorMessage\":\"x\"}", false),
+            (
+                "{\"log\":{\"cancel\":true}}\n{\"errorMessage\":\"x\"}",
+                false,
+            ),
+            ("[{\"cancel\":true}, {\"errorMessage\":\"x\"}]", false),
+            (
+                "{\"d\":[{\"cancel\":true},{\"cancel\":false}],\"errorMessage\":\"x\"}",
+                false,
+            ),
+        ] {
+            assert_eq!(scan(text).cancel_replaced, replaced, "{text}");
+        }
+        // Within a value that closes later, the values found inside it go, flag and all.
+        let mut scanner = Scanner::default();
+        scanner.feed("[{\"cancel\":true},\n{\"errorMessage\":\"x\"}");
+        scanner.feed("]\n{\"errorMessage\":\"y\"}\n");
+        assert!(!scanner.finish().cancel_replaced);
+        // Thousands of verdicts, summed up as they come: the flag survives every merge.
+        let mut scanner = Scanner::default();
+        scanner.feed("log: [\n{\"cancel\":true}\n");
+        for _ in 0..5_000 {
+            scanner.feed("{\"cancel\":false}\n");
+        }
+        let found = scanner.finish();
+        assert!(found.cancel_replaced);
+        assert_eq!(found.keyed.map(|k| k.span.start), Some(7 + 16 + 17 * 4_999));
     }
 
     /// The capture budget comes back as values are superseded, and only what can still be
