@@ -1,8 +1,10 @@
 //! Processes that leave their hook's process group without meaning to (GNU `timeout`, a bash
 //! with job control), or on purpose (`setsid`), are stopped with the tree anyway: at the deadline, on abort, by
 //! `terminate_all` (attended and detached hooks), and by the watchdog when the host is killed.
-//! Linux only: elsewhere a stop reaches the process group alone. Real processes throughout;
-//! each test's `sleep` has an argument no other process has, and none may be left after.
+//! Linux only: elsewhere a stop reaches the process group alone. A stop takes nothing else
+//! along: not the host itself, whatever its environment holds, nor the processes of another
+//! copy of this code or of an earlier host with the same pid. Real processes throughout; each
+//! test's `sleep` has an argument no other process has, and none may be left after.
 
 #![cfg(target_os = "linux")]
 
@@ -313,4 +315,171 @@ async fn a_host_killed_by_sigkill_leaves_no_escaped_sleep() {
     host.kill().unwrap();
     host.wait().unwrap();
     assert_none_left(&arg).await;
+}
+
+/// A hook whose three processes leave its group (`setsid`): one with its own marker, and two
+/// with the marker another copy of this code in this host (or an earlier host with this pid)
+/// gives its start of the same number: the same pid and number under another nonce, and under
+/// none (markers once had none). Each records its pid in `<name>.pid` and sleeps `<sleep><i>`.
+fn foreign_markers_hook(dir: &Path, sleep: &str) -> DiscoveredHook {
+    let pid = |name: &str| dir.join(format!("{name}.pid")).display().to_string();
+    hook(
+        "/bin/sh",
+        format!(
+            r#"echo $$ > '{hook}'
+m=$CLINE_HOOKS_START pid=${{CLINE_HOOKS_START%%.*}} n=${{CLINE_HOOKS_START##*.}}
+other=0000000000000001
+case $m in *.$other.*) other=0000000000000002 ;; esac
+setsid sh -c 'echo $$ > "$1"; exec sleep "$2"' sh '{ours}' {sleep}1 &
+setsid sh -c 'echo $$ > "$1"; exec env CLINE_HOOKS_START="$3" sleep "$2"' sh '{copy}' {sleep}2 "$pid.$other.$n" &
+setsid sh -c 'echo $$ > "$1"; exec env CLINE_HOOKS_START="$3" sleep "$2"' sh '{old}' {sleep}3 "$pid.$n" &
+wait"#,
+            hook = pid("hook"),
+            ours = pid("ours"),
+            copy = pid("copy"),
+            old = pid("old"),
+        ),
+    )
+}
+
+/// Waits until the process recorded in `dir/<name>.pid` runs `sleep <arg>`; returns its pid.
+async fn wait_for_sleep(dir: &Path, name: &str, arg: &str) -> u32 {
+    let until = Instant::now() + BOUND;
+    loop {
+        if let Some(pid) = read_pid(&dir.join(format!("{name}.pid"))) {
+            if sleeping(arg).contains(&pid) {
+                return pid;
+            }
+        }
+        assert!(
+            Instant::now() < until,
+            "the hook's sleep {arg} never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A stopped tree's sweep signals the escaped process with its own marker, and leaves alone
+/// the processes whose marker has the same pid and start number but another nonce, or none:
+/// those of another copy of this code in the host, or of an earlier host with the same pid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_leaves_the_processes_of_another_copy_or_an_earlier_host_alone() {
+    let _turn = TURN.lock().await;
+    let dir = TempDir::new("foreign");
+    let arg = unique_sleep(8);
+    let hook = foreign_markers_hook(&dir.0, &arg);
+    let abort = CancellationToken::new();
+    let ctx = context(Duration::from_secs(60), abort.clone());
+    let deadline = Instant::now() + ctx.timeout;
+    let run = tokio::spawn(async move { run_hook(&hook, &ctx, deadline).await });
+    let (ours, copy, old) = (format!("{arg}1"), format!("{arg}2"), format!("{arg}3"));
+    wait_for_sleep(&dir.0, "ours", &ours).await;
+    let copy_pid = wait_for_sleep(&dir.0, "copy", &copy).await;
+    let old_pid = wait_for_sleep(&dir.0, "old", &old).await;
+    abort.cancel();
+    let exec = run.await.unwrap();
+    assert_status(&exec, Status::Aborted);
+    // Once the escapee with the hook's own marker is gone, the sweeps signalled all they would.
+    assert_none_left(&ours).await;
+    let alive = (
+        sleeping(&copy).contains(&copy_pid),
+        sleeping(&old).contains(&old_pid),
+    );
+    for pid in [copy_pid, old_pid] {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    assert_none_left(&copy).await;
+    assert_none_left(&old).await;
+    assert_eq!(
+        alive,
+        (true, true),
+        "(another copy's, an earlier host's) processes outlive the stop"
+    );
+}
+
+/// The host of the test below, run as a child process of the test binary. Its environment is
+/// rewritten in place, where `/proc/<pid>/environ` reads it, to hold the marker of its next
+/// hook start (learnt from a first hook: the next number follows); that hook then times out,
+/// and the stop's sweep must not signal the host. It exits 0 when its run settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the child host of a_stop_never_signals_the_host_whatever_its_environment_holds"]
+async fn self_marked_test_host() {
+    let Some(dir) = std::env::var_os("ESCAPE_TEST_DIR") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let ctx = context(Duration::from_millis(300), CancellationToken::new());
+    let first = dir.join("first");
+    let probe = hook(
+        "/bin/sh",
+        format!("printf %s \"$CLINE_HOOKS_START\" > '{}'", first.display()),
+    );
+    let exec = run_hook(&probe, &ctx, Instant::now() + ctx.timeout).await;
+    assert_status(&exec, Status::Completed);
+    let marker = std::fs::read_to_string(&first).unwrap();
+    let (prefix, number) = marker.rsplit_once('.').unwrap();
+    let next = format!(
+        "CLINE_HOOKS_START={prefix}.{}",
+        number.parse::<u64>().unwrap() + 1
+    );
+    rewrite_own_environment("ESCAPE_TEST_PAD", &next);
+    let environ = std::fs::read(format!("/proc/{}/environ", std::process::id())).unwrap();
+    assert!(
+        environ
+            .split(|&b| b == 0)
+            .any(|entry| entry == next.as_bytes()),
+        "the host's environment holds {next}"
+    );
+    let sleeper = hook("/bin/sh", format!("exec sleep {}", unique_sleep(9)));
+    let exec = run_hook(&sleeper, &ctx, Instant::now() + ctx.timeout).await;
+    assert_status(&exec, Status::TimedOut);
+}
+
+/// Overwrites the environment entry `<name>=<value>` this process was started with, where it
+/// lies (which is what `/proc/<pid>/environ` reads), with `entry` and NUL bytes. `setenv` would
+/// not do: it copies the environment elsewhere.
+fn rewrite_own_environment(name: &str, entry: &str) {
+    let key = std::ffi::CString::new(name).unwrap();
+    // Safety: getenv returns a pointer into the environment block or null; nothing else in
+    // this process changes the environment meanwhile (its threads are idle between runs).
+    let value = unsafe { libc::getenv(key.as_ptr()) };
+    assert!(!value.is_null(), "{name} is set");
+    // Safety: the value is a NUL-terminated string of the environment block.
+    let len = unsafe { std::ffi::CStr::from_ptr(value) }.to_bytes().len();
+    let room = name.len() + 1 + len;
+    assert!(entry.len() < room, "{name} leaves room for {entry}");
+    // Safety: the entry `<name>=<value>` starts `name.len() + 1` bytes before the value, and
+    // `room` bytes from there are that entry's own (its NUL is left as it is).
+    unsafe {
+        let start = value.sub(name.len() + 1).cast::<u8>();
+        std::ptr::write_bytes(start, 0, room);
+        std::ptr::copy_nonoverlapping(entry.as_ptr(), start, entry.len());
+    }
+}
+
+/// A host whose own environment holds the marker of the start being stopped (it inherited one
+/// from whoever started it) is not signalled by that stop's sweep: it is never one of the
+/// hook's processes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_never_signals_the_host_whatever_its_environment_holds() {
+    let dir = TempDir::new("self");
+    let host = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "self_marked_test_host",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("ESCAPE_TEST_DIR", &dir.0)
+        .env("ESCAPE_TEST_PAD", "x".repeat(128))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        host.status.success(),
+        "the host outlives its hook's stop: {:?}\n{}{}",
+        host.status,
+        String::from_utf8_lossy(&host.stdout),
+        String::from_utf8_lossy(&host.stderr)
+    );
 }

@@ -1,6 +1,6 @@
-//! A hook start's marker, `CLINE_HOOKS_START=<host pid>.<n>` in its environment, inherited by
-//! everything it starts; and the sweep that finds by it the processes that left the hook's
-//! process group, so that stopping the tree stops them too.
+//! A hook start's marker, `CLINE_HOOKS_START=<host pid>.<nonce>.<n>` in its environment,
+//! inherited by everything it starts; and the sweep that finds by it the processes that left the
+//! hook's process group, so that stopping the tree stops them too.
 //!
 //! Common tools move their children to a process group of their own without meaning to escape
 //! anything: GNU `timeout`, a shell with job control (`set -m`). A signal to the hook's group
@@ -8,10 +8,17 @@
 //! signals every process whose `/proc/<pid>/environ` holds that exact entry. Other Unix systems
 //! stop the group only (their processes' environments are not read), and Windows needs none of
 //! this: the job object holds every descendant. A process that clears or rewrites its own
-//! environment (`env -i`) is no longer found: that is a deliberate escape, like `setsid`.
+//! environment (`env -i`, perl setting `$0`) is no longer found, nor is one whose environment
+//! this user cannot read (another user's; a non-dumpable one, for a host that is not root).
+//!
+//! The nonce is what makes a marker this start's alone: two copies of this code in one host
+//! (two extensions bundling the package) both number their starts from 1, and a host that got
+//! the pid of an earlier one numbers its starts as that one did; without it, stopping one
+//! start would stop the other's.
 
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The environment variable that marks a hook start.
@@ -21,7 +28,32 @@ pub(crate) const MARKER: &str = "CLINE_HOOKS_START";
 /// environment waits for its memory map, which a process stuck in the kernel can hold.
 const SWEEP_LIMIT: Duration = Duration::from_secs(1);
 
-/// One hook start, numbered within this host; its marker entry is unique to it.
+/// A random number drawn once per loaded copy of this code: each copy's statics are its own.
+fn nonce() -> u64 {
+    static NONCE: OnceLock<u64> = OnceLock::new();
+    *NONCE.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        // RandomState's keys come from the system's random source, and each copy of this code
+        // links its own std, so its own keys; the time and an address of this copy are mixed
+        // in as well, which differ between copies even were the keys shared.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        hasher.write_u128(now);
+        hasher.write_usize(std::ptr::addr_of!(NONCE) as usize);
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    })
+}
+
+/// `<host pid>.<nonce>`: what every marker of this copy of the code in this host begins with.
+/// The pid is read each time: a forked host gets markers of its own.
+pub(crate) fn marker_prefix() -> String {
+    format!("{}.{:016x}", std::process::id(), nonce())
+}
+
+/// One hook start, numbered within this copy of the code; its marker entry is unique to it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StartMarker {
     number: u64,
@@ -42,17 +74,19 @@ impl StartMarker {
         self.number
     }
 
+    /// The marker's value, `<host pid>.<nonce>.<n>`.
+    fn value(self) -> String {
+        format!("{}.{}", marker_prefix(), self.number)
+    }
+
     /// The variable to put in the hook's environment.
     pub fn env(self) -> (OsString, OsString) {
-        (
-            MARKER.into(),
-            format!("{}.{}", std::process::id(), self.number).into(),
-        )
+        (MARKER.into(), self.value().into())
     }
 
     /// The tree started under this marker, heading process group `group`, for a sweep.
     pub fn tree(self, group: i32) -> Marked {
-        let entry = format!("{MARKER}={}.{}", std::process::id(), self.number);
+        let entry = format!("{MARKER}={}", self.value());
         Marked {
             entry: entry.into_bytes().into_boxed_slice(),
             group,
@@ -124,22 +158,30 @@ mod linux {
 
     use super::{Marked, Stop};
 
-    /// Passes over `/proc` at most: another pass is made only when one found a process outside
-    /// a group, which may have started another between the scan and its signal.
-    const PASSES: usize = 4;
+    /// Passes over `/proc` at most, so that a sweep always ends: another pass is made only when
+    /// one found a marked process outside its group, which may have started another between
+    /// the scan and its signal.
+    const PASSES: usize = 8;
 
-    /// Signals every process outside its tree's group whose environment holds a tree's marker.
-    /// Processes that cannot be read (another user's) or that vanished are skipped. Returns how
-    /// many were signalled.
+    /// Signals every process outside its tree's group whose environment holds a tree's marker,
+    /// except this process itself (a host can inherit an environment holding a marker; the
+    /// watchdog never does: it is started without one). Processes that cannot be read (another
+    /// user's) or that vanished are skipped. Returns how many were signalled.
     pub(super) fn sweep(trees: &[Marked], stop: Stop) -> usize {
         let signal = match stop {
             Stop::Term => libc::SIGTERM,
             Stop::Kill => libc::SIGKILL,
         };
+        // Safety: getpid(2) cannot fail and touches no memory.
+        let me = unsafe { libc::getpid() };
         let mut signalled: Vec<libc::pid_t> = Vec::new();
         let mut environ = Vec::with_capacity(8 * 1024);
         for _ in 0..PASSES {
-            let before = signalled.len();
+            // A pass goes on to the next when it found any marked process, even one that had
+            // exited by the time it was to be signalled: a process that forks and exits over
+            // and over is found at a new pid each time, and a pass that counted only the
+            // processes it signalled would end the sweep while its last child still runs.
+            let mut found = false;
             let Ok(dir) = std::fs::read_dir("/proc") else {
                 break;
             };
@@ -148,7 +190,7 @@ mod linux {
                 let Some(pid) = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else {
                     continue;
                 };
-                if signalled.contains(&pid) {
+                if pid == me || signalled.contains(&pid) {
                     continue;
                 }
                 let Some(tree) = marked_by(pid, trees, &mut environ) else {
@@ -158,11 +200,12 @@ mod linux {
                 if unsafe { libc::getpgid(pid) } == tree.group {
                     continue;
                 }
+                found = true;
                 if signal_if_still_marked(pid, tree, signal, &mut environ) {
                     signalled.push(pid);
                 }
             }
-            if signalled.len() == before {
+            if !found {
                 break;
             }
         }
@@ -230,39 +273,78 @@ mod linux {
         use std::os::unix::process::CommandExt;
         use std::process::{Child, Command};
 
-        use super::super::{StartMarker, Stop};
+        use super::super::{marker_prefix, StartMarker, Stop, MARKER};
         use super::sweep;
 
-        fn sleeper(marker: Option<StartMarker>, group: i32) -> Child {
+        fn sleeper(marker: Option<String>, group: i32) -> Child {
             let mut command = Command::new("sleep");
             command.arg("30").process_group(group);
             if let Some(marker) = marker {
-                let (key, value) = marker.env();
-                command.env(key, value);
+                command.env(MARKER, marker);
             }
             command.spawn().unwrap()
         }
 
+        fn value(marker: StartMarker) -> Option<String> {
+            marker.env().1.into_string().ok()
+        }
+
         /// A process carrying the marker outside the group is signalled; one inside the group
-        /// (the group's signal reached it), one with another start's marker and one without
-        /// any are left alone.
+        /// (the group's signal reached it), one with another start's marker, one with the
+        /// same start number under another nonce (another copy of this code, or an earlier
+        /// host with this pid), one with the number but no nonce (markers once had none), and
+        /// one without any are left alone.
         #[test]
         fn a_sweep_signals_only_marked_processes_outside_the_group() {
             let ours = StartMarker::next();
             let other = StartMarker::next();
-            let mut leader = sleeper(Some(ours), 0);
+            let mut leader = sleeper(value(ours), 0);
             let group = leader.id() as i32;
-            let mut member = sleeper(Some(ours), group);
-            let mut escaped = sleeper(Some(ours), 0);
-            let mut another = sleeper(Some(other), 0);
+            let mut member = sleeper(value(ours), group);
+            let mut escaped = sleeper(value(ours), 0);
+            let mut another = sleeper(value(other), 0);
+            let pid = std::process::id();
+            let number = ours.number();
+            let other_nonce = if marker_prefix().ends_with(".0000000000000001") {
+                2
+            } else {
+                1
+            };
+            let mut another_copy = sleeper(Some(format!("{pid}.{other_nonce:016x}.{number}")), 0);
+            let mut no_nonce = sleeper(Some(format!("{pid}.{number}")), 0);
             let mut unmarked = sleeper(None, 0);
 
             assert_eq!(sweep(&[ours.tree(group)], Stop::Kill), 1);
             assert!(!escaped.wait().unwrap().success(), "stopped");
-            for alive in [&mut leader, &mut member, &mut another, &mut unmarked] {
+            for alive in [
+                &mut leader,
+                &mut member,
+                &mut another,
+                &mut another_copy,
+                &mut no_nonce,
+                &mut unmarked,
+            ] {
                 assert_eq!(alive.try_wait().unwrap(), None, "still running");
                 alive.kill().unwrap();
                 alive.wait().unwrap();
+            }
+        }
+
+        /// The marker is `<pid>.<nonce>.<n>`: the nonce is 16 hex digits, the same for every
+        /// start of this copy of the code.
+        #[test]
+        fn markers_hold_the_pid_this_copys_nonce_and_the_start_number() {
+            let (first, second) = (StartMarker::next(), StartMarker::next());
+            let prefix = format!("{}.", std::process::id());
+            for marker in [first, second] {
+                let value = value(marker).unwrap();
+                let nonce = value
+                    .strip_prefix(&prefix)
+                    .and_then(|rest| rest.strip_suffix(&format!(".{}", marker.number())))
+                    .unwrap();
+                assert_eq!(nonce.len(), 16, "{value}");
+                assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()), "{value}");
+                assert!(value.starts_with(&marker_prefix()), "{value}");
             }
         }
     }

@@ -6,7 +6,9 @@
 //! process group, reading lines from a pipe the host holds:
 //!
 //! - `?<n>`: hook start number `n` is under way; the hook's environment carries
-//!   `CLINE_HOOKS_START=<host pid>.<n>`;
+//!   `CLINE_HOOKS_START=<host pid>.<nonce>.<n>`, the nonce this copy of the code's (so the
+//!   watchdog of another copy in the same host, or of an earlier host with the same pid, never
+//!   takes it for one of its own);
 //! - `+<n> <pgid>`: it started, heading process group `pgid`; `!<n>`: it did not start;
 //! - `-<n>`: its own process ended (what it left in the background is its business).
 //!
@@ -58,14 +60,18 @@ mod unix {
     use std::process::{Child, ChildStdin, Command, Stdio};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    use crate::process::{StartMarker, MARKER};
+    use crate::process::{marker_prefix, StartMarker, MARKER};
 
-    /// The watchdog's program; `$1` is the host's pid. `pending` holds " 5 6 " (start numbers),
-    /// `started` " 5:12 7:30 " (start number: the group it heads). `marked` prints the pids
-    /// whose environment holds a listed start's marker exactly (Linux; nothing elsewhere), read
-    /// afresh before each signal, so a pid reused meanwhile is not signalled.
+    /// The watchdog's program; `$1` is the host's pid, `$2` its markers' `<host pid>.<nonce>`.
+    /// `pending` holds " 5 6 " (start numbers), `started` " 5:12 7:30 " (start number: the
+    /// group it heads). `marked` prints the pids whose environment holds a listed start's
+    /// marker exactly, whole entry against whole entry (Linux; nothing elsewhere), read afresh
+    /// before each signal, so a pid reused meanwhile is not signalled. It never prints the
+    /// watchdog's own pid (started without a marker, it holds none; the check keeps it so) nor
+    /// the host's: a host that gave up on a watchdog that stopped reading closed its pipe and
+    /// still runs, whatever its environment holds.
     const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
-host=$1 pending=" " started=" "
+host=$1 prefix=$2 pending=" " started=" "
 while IFS= read -r line; do
   case $line in
     \?*) pending="$pending${line#?} " ;;
@@ -82,9 +88,10 @@ done
 marked() {
   [ -d /proc/self ] || return 0
   set --
-  for s in $pending $started; do set -- "$@" -e "CLINE_HOOKS_START=$host.${s%%:*}"; done
+  for s in $pending $started; do set -- "$@" -e "CLINE_HOOKS_START=$prefix.${s%%:*}"; done
   for f in $(grep -lzxF "$@" /proc/[0-9]*/environ 2>/dev/null); do
-    p=${f#/proc/}; echo "${p%/environ}"
+    p=${f#/proc/}; p=${p%/environ}
+    [ "$p" = "$$" ] || [ "$p" = "$host" ] || echo "$p"
   done
 }
 groups=" "
@@ -154,7 +161,7 @@ done
         /// Starts a watchdog and gives it the current list.
         fn restart(&mut self) -> Result<(), String> {
             self.generation += 1;
-            let mut watchdog = start(self.generation).map_err(|err| {
+            let mut watchdog = start(self.generation, std::process::id()).map_err(|err| {
                 format!("the watchdog that stops hooks when the host dies could not be started ({err}), so this hook would outlive a crashed host")
             })?;
             let mut all: String = self.pending.iter().map(|n| format!("?{n}\n")).collect();
@@ -243,10 +250,13 @@ done
         }
     }
 
-    fn start(generation: u64) -> std::io::Result<Watchdog> {
+    /// Starts a watchdog for the host `host` (this process, but for a test) and the starts of
+    /// this copy of the code.
+    fn start(generation: u64, host: u32) -> std::io::Result<Watchdog> {
         let mut process = Command::new("/bin/sh")
             .args(["-c", SCRIPT, PROCESS_NAME])
-            .arg(std::process::id().to_string())
+            .arg(host.to_string())
+            .arg(marker_prefix())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -311,23 +321,51 @@ done
             command.spawn().unwrap()
         }
 
+        /// A process in a group of its own that ignores SIGTERM, so only the script's last
+        /// step (SIGKILL) ends it: once it is gone, the script has sent every other signal.
+        fn spawn_deaf_group(marker: String) -> Child {
+            Command::new("/bin/sh")
+                .args(["-c", "trap '' TERM; exec sleep 30"])
+                .env(MARKER, marker)
+                .process_group(0)
+                .spawn()
+                .unwrap()
+        }
+
+        /// The marker value of start `n` of this copy of the code.
+        fn ours(n: u64) -> String {
+            format!("{}.{n}", marker_prefix())
+        }
+
         /// The script itself, run as the watchdog runs: when its pipe closes it stops the
         /// groups still listed, the processes of listed starts that left their group, and the
         /// unconfirmed starts it finds by their marker; it leaves alone the starts taken off
-        /// the list (and what they left behind) and the starts that failed. Start numbers far
-        /// above those of the hooks other tests start in this process.
+        /// the list (and what they left behind), the starts that failed, and the processes of
+        /// another copy of the code or an earlier host of the same pid, whose start numbers are
+        /// the same but whose markers hold another nonce (or none: markers once had none).
+        /// Start numbers far above those of the hooks other tests start in this process.
         #[test]
         fn the_script_stops_listed_groups_escapees_and_unconfirmed_starts_when_its_pipe_closes() {
             let host = std::process::id();
             let n = u64::MAX / 2;
-            let marker = |k: u64| Some((MARKER, format!("{host}.{}", n + k)));
+            let marker = |k: u64| Some((MARKER, ours(n + k)));
             let mut listed = spawn_group(marker(1));
             let mut listed_escaped = spawn_group(marker(1));
+            let mut listed_escaped_deaf = spawn_deaf_group(ours(n + 1));
             let mut taken_off = spawn_group(marker(2));
             let mut taken_off_escaped = spawn_group(marker(2));
             let mut unconfirmed = spawn_group(marker(7));
             let mut failed_marker = spawn_group(marker(8));
-            let mut watchdog = start(u64::MAX).unwrap();
+            // Another copy's nonce: any other value (ours is random).
+            let other_nonce = if marker_prefix().ends_with(".0000000000000001") {
+                2
+            } else {
+                1
+            };
+            let another = format!("{host}.{other_nonce:016x}.{}", n + 1);
+            let mut another_copy = spawn_group(Some((MARKER, another)));
+            let mut no_nonce = spawn_group(Some((MARKER, format!("{host}.{}", n + 1))));
+            let mut watchdog = start(u64::MAX, host).unwrap();
             let (a, b) = (listed.id() as i32, taken_off.id() as i32);
             let (n1, n2, n7, n8) = (n + 1, n + 2, n + 7, n + 8);
             write!(
@@ -336,14 +374,44 @@ done
             )
             .unwrap();
             drop(watchdog.pipe);
-            for stopped in [&mut listed, &mut listed_escaped, &mut unconfirmed] {
+            for stopped in [
+                &mut listed,
+                &mut listed_escaped,
+                &mut unconfirmed,
+                &mut listed_escaped_deaf,
+            ] {
                 assert!(!stopped.wait().unwrap().success(), "stopped");
             }
-            for alive in [&mut taken_off, &mut taken_off_escaped, &mut failed_marker] {
+            for alive in [
+                &mut taken_off,
+                &mut taken_off_escaped,
+                &mut failed_marker,
+                &mut another_copy,
+                &mut no_nonce,
+            ] {
                 assert_eq!(alive.try_wait().unwrap(), None, "still running");
                 alive.kill().unwrap();
                 alive.wait().unwrap();
             }
+        }
+
+        /// The host is never among the processes the script finds by marker, even when its
+        /// environment holds one of its starts' markers (a host can be started with any
+        /// environment) and it still lives when the pipe closes. Here a process in a group
+        /// of its own stands for the host; its start is announced but unconfirmed, which is
+        /// what the script finds by marker alone.
+        #[test]
+        fn the_script_never_stops_the_host() {
+            let n = u64::MAX / 2 + 100;
+            let mut host = spawn_group(Some((MARKER, ours(n))));
+            let mut escaped = spawn_deaf_group(ours(n));
+            let mut watchdog = start(u64::MAX - 1, host.id()).unwrap();
+            writeln!(watchdog.pipe, "?{n}").unwrap();
+            drop(watchdog.pipe);
+            assert!(!escaped.wait().unwrap().success(), "stopped");
+            assert_eq!(host.try_wait().unwrap(), None, "the host still runs");
+            host.kill().unwrap();
+            host.wait().unwrap();
         }
     }
 }
