@@ -58,6 +58,8 @@ describeUnix('results whatever the host did to its globals', () => {
     expect(plain.facts).toEqual({ slowestIsAHook: true, prototypesPlain: true, protoKeyIsOwn: true, datesStayStrings: true })
     expect(plain.result.cancel).toBe(true)
     expect(plain.result.hooks).toHaveLength(2)
+    expect(plain.discovered).toHaveLength(2)
+    expect(plain.runnerHooks).toEqual(plain.discovered)
     expect(plain.result.hooks[1].output).toEqual({ cancel: false, ['__proto__']: { x: 1 }, when: '2024-02-02', deep: [1, { a: null, b: [true, 1.5e300] }] })
   })
 
@@ -69,6 +71,10 @@ describeUnix('results whatever the host did to its globals', () => {
     'before:proxy',
     'before:setter',
     'after:setter',
+    'before:lie',
+    'before:realm',
+    'before:dateparse',
+    'after:arrays',
   ])('a host changed %s gets the same result', (change) => {
     const changed = runIn(dirs, change)
     expect(changed).toEqual(plain)

@@ -19,7 +19,7 @@ use cline_hooks_core::event::Runner;
 use cline_hooks_core::factory::{self, Factory, Snapshot};
 use node::errors::Failure;
 use node::options::{self, DiscoveryOptions, RunHookOptions, RunOptions};
-use node::results::{self, DiscoveredHook, HookRunResult};
+use node::results::{self, DiscoveredHook, HookList, HookRunResult};
 use node::signal::{self, SignalState};
 use node::{settle, teardown};
 
@@ -84,7 +84,7 @@ pub fn discover_hooks<'env>(
     env: &'env Env,
     hook_name: Option<Unknown<'env>>,
     options: Option<Unknown<'env>>,
-) -> Result<PromiseRaw<'env, Vec<DiscoveredHook>>> {
+) -> Result<PromiseRaw<'env, HookList>> {
     let read = || -> std::result::Result<_, Failure<'env>> {
         let name = options::hook_name(env, hook_name)?;
         let options = options::options_object(options)?;
@@ -109,7 +109,7 @@ pub fn discover_hooks<'env>(
                 .await?;
             Ok(snapshot.hooks())
         },
-        |hooks| hooks.iter().map(DiscoveredHook::from).collect(),
+        |hooks| HookList(hooks.iter().map(DiscoveredHook::from).collect()),
     )
 }
 
@@ -294,9 +294,9 @@ impl HookRunner {
     }
 
     /// Every hook found for this name, enabled or not, in run order.
-    #[napi(getter)]
-    pub fn hooks(&self) -> Vec<DiscoveredHook> {
-        self.hooks.clone()
+    #[napi(getter, ts_return_type = "Array<DiscoveredHook>")]
+    pub fn hooks(&self) -> HookList {
+        HookList(self.hooks.clone())
     }
 
     /// Runs the hooks with `input` on stdin and combines their verdicts.

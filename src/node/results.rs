@@ -14,7 +14,8 @@ use cline_hooks_core::process::Execution;
 
 /// A hook file found by discovery.
 #[napi(object, object_from_js = false)]
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DiscoveredHook {
     /// The hook name it answers to, for example `PreToolUse`.
     pub hook_name: String,
@@ -24,11 +25,13 @@ pub struct DiscoveredHook {
     #[napi(ts_type = "'extra' | 'global' | 'workspace'")]
     pub source: String,
     /// The workspace root whose `.clinerules/hooks` holds it (workspace hooks only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace_root: Option<String>,
     /// `false`: found, but it will not run; `reason` says why (for example: not executable).
     pub enabled: bool,
     /// Why it will not run, or why it will fail to start (a missing interpreter), written
     /// for the hook's author.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The exact argv it is started with (no shell is involved).
     pub command: Vec<String>,
@@ -52,6 +55,22 @@ impl From<&CoreHook> for DiscoveredHook {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
         }
+    }
+}
+
+/// Discovered hooks on their way to JavaScript: an array whose elements are defined, not
+/// assigned as napi's own conversion of a `Vec` does, so no setter a host put on
+/// `Array.prototype` runs or swallows an element.
+pub struct HookList(pub Vec<DiscoveredHook>);
+
+impl napi::bindgen_prelude::ToNapiValue for HookList {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        // Strings and booleans: serializing cannot fail; an empty list would show it did.
+        let value = serde_json::to_value(&val.0).unwrap_or_else(|_| Value::Array(Vec::new()));
+        crate::node::properties::json_value(env, &value)
     }
 }
 

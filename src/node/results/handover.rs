@@ -8,18 +8,30 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use serde_json::Value;
 
-use crate::node::properties::{define, string};
+use crate::node::properties::{define, json_value, string};
 
 /// Compiled once per JavaScript thread. A host that replaced `JSON.parse` (with a reviver
 /// that turns dates into `Date`s, say) must not change what a hook printed, nor make
-/// `runHook` reject: anything but the engine's own function makes this return null.
+/// `runHook` reject: unless `JSON.parse` looks like the engine's own and reads a probe exactly
+/// as the engine does (an own `"__proto__"` key, this realm's prototypes, a date left a
+/// string, nothing added), this returns null and results are built natively.
 const HANDOVER: &str = "(function () {\n\
     'use strict'\n\
     try {\n\
       const parse = JSON.parse\n\
-      if (Function.prototype.toString.call(parse) !== 'function parse() { [native code] }') return null\n\
+      const { getPrototypeOf, keys } = Object\n\
+      const own = Object.prototype.hasOwnProperty\n\
+      const apply = Reflect.apply\n\
+      if (apply(Function.prototype.toString, parse, []) !== 'function parse() { [native code] }') return null\n\
+      const probe = apply(parse, JSON, ['{\"__proto__\":{\"a\":[1,\"2024-01-01T00:00:00.000Z\",null,true]}}'])\n\
+      const plain = (o, proto, n) => o !== null && typeof o === 'object' && getPrototypeOf(o) === proto && keys(o).length === n\n\
+      if (!plain(probe, Object.prototype, 1) || !apply(own, probe, ['__proto__'])) return null\n\
+      const inner = probe['__proto__']\n\
+      if (!plain(inner, Object.prototype, 1) || !apply(own, inner, ['a'])) return null\n\
+      const a = inner.a\n\
+      if (!plain(a, Array.prototype, 4) || a[0] !== 1 || a[1] !== '2024-01-01T00:00:00.000Z' || a[2] !== null || a[3] !== true) return null\n\
       return function handover(text, slowest) {\n\
-        const result = parse(text)\n\
+        const result = apply(parse, JSON, [text])\n\
         if (slowest >= 0) result.slowest = result.hooks[slowest]\n\
         return result\n\
       }\n\
@@ -85,7 +97,7 @@ fn native(env: &Env, text: &str, slowest: Option<i32>) -> Result<sys::napi_value
     let value = <Value as serde::Deserialize>::deserialize(&mut reader)
         .map_err(|e| Error::from_reason(format!("the result did not read back: {e}")))?;
     let raw = env.raw();
-    let result = build(raw, &value)?;
+    let result = json_value(raw, &value)?;
     if let Some(index) = slowest {
         let mut hooks = std::ptr::null_mut();
         let mut hook = std::ptr::null_mut();
@@ -102,44 +114,4 @@ fn native(env: &Env, text: &str, slowest: Option<i32>) -> Result<sys::napi_value
         }
     }
     Ok(result)
-}
-
-/// `value` as JavaScript, its properties defined as `JSON.parse` defines them: own data
-/// properties, so a `"__proto__"` key is a plain key and no setter on a prototype runs.
-fn build(env: sys::napi_env, value: &Value) -> Result<sys::napi_value> {
-    let mut out = std::ptr::null_mut();
-    // Safety: plain napi calls on this thread's env with valid out-pointers.
-    unsafe {
-        match value {
-            Value::Null => check_status!(sys::napi_get_null(env, &mut out))?,
-            Value::Bool(b) => check_status!(sys::napi_get_boolean(env, *b, &mut out))?,
-            Value::Number(n) => {
-                // Finite by construction: serde_json reads no NaN or Infinity.
-                let number = n.as_f64().unwrap_or(f64::NAN);
-                check_status!(sys::napi_create_double(env, number, &mut out))?
-            }
-            Value::String(s) => out = string(env, s)?,
-            Value::Array(items) => {
-                check_status!(sys::napi_create_array_with_length(
-                    env,
-                    items.len(),
-                    &mut out
-                ))?;
-                let mut props = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    props.push((string(env, &i.to_string())?, build(env, item)?));
-                }
-                define(env, out, &props)?;
-            }
-            Value::Object(map) => {
-                check_status!(sys::napi_create_object(env, &mut out))?;
-                let mut props = Vec::with_capacity(map.len());
-                for (key, item) in map {
-                    props.push((string(env, key)?, build(env, item)?));
-                }
-                define(env, out, &props)?;
-            }
-        }
-    }
-    Ok(out)
 }
