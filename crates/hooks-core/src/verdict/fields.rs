@@ -28,7 +28,9 @@
 //! 4. A verdict field of the wrong type, `null` included, makes the hook `failed` (Cline's own
 //!    reader refuses such output); its other fields still count.
 //! 5. In the CLI profile a line `HOOK_CONTROL<tab>{...}` (spaces around it allowed: the Cline
-//!    SDK trims lines) carries the verdict, and the last such line wins over rule 1. In the
+//!    SDK trims lines) carries the verdict, and the last such line wins over rule 1; when it
+//!    does not block, a `"cancel": true` it set aside (on an earlier control line, or in an
+//!    object holding a verdict field anywhere on stdout) is named in a warning. In the
 //!    extension profile it is a log line like any other.
 //! 6. `contextModification` (or `context`) and `errorMessage` keep at most 50,000 bytes of
 //!    UTF-8 each, marker included (the contract's 50 KB), cut on a character boundary;
@@ -82,7 +84,7 @@ pub fn parse(stdout: &[u8], profile: Profile) -> Verdict {
 /// Reads the verdict from what a [`Reader`] kept of stdout.
 pub fn read(mut kept: Kept) -> Verdict {
     let mut verdict = match kept.control.take() {
-        Some(control) => control_verdict(control, || object_rule(&kept)),
+        Some(control) => control_verdict(control, &kept.scan, || object_rule(&kept)),
         None => object_rule(&kept),
     };
     if let Some(open) = kept.scan.unclosed_cancel {
@@ -206,8 +208,24 @@ fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
 /// Rule 5: the last control line that holds a JSON object is the verdict. A broken control
 /// line after it, or text after its object, makes the hook `failed` but never discards it;
 /// with no usable control line the final-object rule decides, and the hook is `failed`.
-fn control_verdict(control: Control, otherwise: impl FnOnce() -> Verdict) -> Verdict {
+/// When the line does not block, a `"cancel": true` it set aside (on an earlier control
+/// line, or in a verdict object anywhere on stdout) is named in a warning.
+fn control_verdict(control: Control, scan: &Scan, otherwise: impl FnOnce() -> Verdict) -> Verdict {
     if let Some((mut verdict, trailing)) = control.last {
+        // An unclosed `"cancel": true` still blocks (see `unclosed_cancel`).
+        if !verdict.cancel && scan.unclosed_cancel.is_none() {
+            // The scan counts control lines' objects too: with no cancel on a control line,
+            // its cancels are in objects the control line set aside.
+            let set_aside = if control.cancels > 0 {
+                Some(SetAside::ControlLine)
+            } else {
+                (scan.cancels > 0).then_some(SetAside::Object)
+            };
+            if let Some(set_aside) = set_aside {
+                let warning = set_aside_cancel(set_aside, &verdict);
+                verdict.warnings.push(warning);
+            }
+        }
         let problem = control.broken_later.or_else(|| {
             trailing.then(|| {
                 "printed text after the JSON object of its last HOOK_CONTROL line".to_owned()
@@ -301,23 +319,59 @@ fn still_applied(verdict: &Verdict) -> &'static str {
     }
 }
 
+/// The verdict fields an object holds, named: `a verdict field (cancel)`, or `none` when
+/// it holds none.
+fn held_fields(holds: impl Fn(Key) -> bool, none: &str) -> String {
+    let names: Vec<&str> = Key::ALL
+        .into_iter()
+        .filter(|&key| holds(key))
+        .map(Key::name)
+        .collect();
+    match names.as_slice() {
+        [] => none.to_owned(),
+        [one] => format!("a verdict field ({one})"),
+        many => format!("verdict fields ({})", many.join(", ")),
+    }
+}
+
 /// The warning for a `"cancel": true` that a later object holding a verdict field replaced
 /// (a SIGTERM trap printing `{"cancel": false}`, a context line printed after the verdict):
 /// the rule takes the last such object, so the operation went ahead.
 fn replaced_cancel(fields: Option<&Fields>) -> String {
-    let names: Vec<&str> = Key::ALL
-        .into_iter()
-        .filter(|&key| fields.is_some_and(|f| f.get(key).is_some()))
-        .map(Key::name)
-        .collect();
-    let held = match names.as_slice() {
-        [] => "a verdict field".to_owned(),
-        [one] => format!("a verdict field ({one})"),
-        many => format!("verdict fields ({})", many.join(", ")),
-    };
+    let held = held_fields(
+        |key| fields.is_some_and(|f| f.get(key).is_some()),
+        "a verdict field",
+    );
     format!(
         "printed {{\"cancel\": true}} earlier, but a later JSON object with {held} replaced it, so the operation was not blocked: only the last JSON object holding a verdict field counts; print one verdict, last on stdout, and logs to stderr"
     )
+}
+
+/// Where a `"cancel": true` that the last `HOOK_CONTROL` line set aside was printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SetAside {
+    /// On an earlier `HOOK_CONTROL` line.
+    ControlLine,
+    /// In a JSON object holding a verdict field, before or after the control lines.
+    Object,
+}
+
+/// The warning for a `"cancel": true` that the last `HOOK_CONTROL` line, which does not
+/// block, set aside (CLI profile): the line is the verdict, so the operation went ahead.
+fn set_aside_cancel(set_aside: SetAside, verdict: &Verdict) -> String {
+    let object = verdict.object.as_ref();
+    let held = held_fields(
+        |key| object.is_some_and(|o| o.contains_key(key.name())),
+        "no verdict field",
+    );
+    match set_aside {
+        SetAside::ControlLine => format!(
+            "printed {{\"cancel\": true}} on a HOOK_CONTROL line, but a later HOOK_CONTROL line with {held} replaced it, so the operation was not blocked: in the CLI profile only the last HOOK_CONTROL line holding a JSON object counts; print one HOOK_CONTROL line, last, and logs to stderr"
+        ),
+        SetAside::Object => format!(
+            "printed {{\"cancel\": true}} in a JSON object, but in the CLI profile a HOOK_CONTROL line decides the verdict and the last one, with {held}, does not block, so that object was not used and the operation was not blocked: put the cancel on the last HOOK_CONTROL line (HOOK_CONTROL, a tab, {{\"cancel\": true}}), or print no HOOK_CONTROL line"
+        ),
+    }
 }
 
 /// The warning for objects without a verdict field printed after the verdict.
@@ -1251,7 +1305,17 @@ mod tests {
 
     /// Reads `bytes` in chunks of `chunk`, keeping `head` and `tail` bytes of text.
     fn streamed(bytes: &[u8], chunk: usize, head: usize, tail: usize) -> Verdict {
-        let mut reader = Reader::with_windows(Profile::Extension, head, tail);
+        streamed_in(Profile::Extension, bytes, chunk, head, tail)
+    }
+
+    fn streamed_in(
+        profile: Profile,
+        bytes: &[u8],
+        chunk: usize,
+        head: usize,
+        tail: usize,
+    ) -> Verdict {
+        let mut reader = Reader::with_windows(profile, head, tail);
         for piece in bytes.chunks(chunk) {
             reader.feed(piece);
         }
@@ -1449,13 +1513,157 @@ mod tests {
             }
         }
         // In the CLI profile a HOOK_CONTROL line is the verdict: the object rule replaced
-        // nothing. Without one, the object rule decides, and says so.
+        // nothing, but the line set the cancel aside, and says so. Without one, the object
+        // rule decides, and says so.
         let v =
             cli("{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":false}\n{\"errorMessage\":\"x\"}\n");
         assert!(!v.cancel);
-        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+        assert_eq!(
+            v.warnings,
+            vec![set_aside_object("a verdict field (cancel)")]
+        );
         let v = cli("{\"cancel\":true}\n{\"errorMessage\":\"x\"}\n");
         assert_eq!(v.warnings, vec![replaced("a verdict field (errorMessage)")]);
+    }
+
+    /// The warning for a `"cancel": true` on a HOOK_CONTROL line that a later one, holding
+    /// `held`, replaced.
+    fn set_aside_line(held: &str) -> String {
+        format!("printed {{\"cancel\": true}} on a HOOK_CONTROL line, but a later HOOK_CONTROL line with {held} replaced it, so the operation was not blocked: in the CLI profile only the last HOOK_CONTROL line holding a JSON object counts; print one HOOK_CONTROL line, last, and logs to stderr")
+    }
+
+    /// The warning for a `"cancel": true` object that the last HOOK_CONTROL line, holding
+    /// `held`, set aside.
+    fn set_aside_object(held: &str) -> String {
+        format!("printed {{\"cancel\": true}} in a JSON object, but in the CLI profile a HOOK_CONTROL line decides the verdict and the last one, with {held}, does not block, so that object was not used and the operation was not blocked: put the cancel on the last HOOK_CONTROL line (HOOK_CONTROL, a tab, {{\"cancel\": true}}), or print no HOOK_CONTROL line")
+    }
+
+    /// The CLI profile's verdict read whole and streamed in pieces through windows too small
+    /// to keep any object whole.
+    fn both_cli(text: &str) -> [Verdict; 2] {
+        [
+            cli(text),
+            streamed_in(Profile::Cli, text.as_bytes(), 5, 8, 8),
+        ]
+    }
+
+    /// In the CLI profile the last HOOK_CONTROL line is the verdict (unchanged), but a
+    /// `"cancel": true` it set aside, on an earlier control line or in a verdict object
+    /// before or after the lines, is named when the line does not block.
+    #[test]
+    fn a_cancel_a_control_line_set_aside_is_named() {
+        for (text, warning, context) in [
+            (
+                "{\"cancel\":true}\nHOOK_CONTROL\t{\"contextModification\":\"x\"}\n",
+                set_aside_object("a verdict field (contextModification)"),
+                "x",
+            ),
+            (
+                "HOOK_CONTROL\t{\"contextModification\":\"x\"}\n{\"cancel\":true}\n",
+                set_aside_object("a verdict field (contextModification)"),
+                "x",
+            ),
+            (
+                "HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{\"contextModification\":\"x\"}\n",
+                set_aside_line("a verdict field (contextModification)"),
+                "x",
+            ),
+            (
+                "HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":false}\n",
+                set_aside_line("a verdict field (cancel)"),
+                "",
+            ),
+            // Both: the control line is named, once.
+            (
+                "{\"cancel\":true}\n  HOOK_CONTROL\t{\"cancel\": true, \"errorMessage\": \"no\"}\r\nlog\nHOOK_CONTROL\t{\"cancel\":false,\"context\":\"y\"}\n{\"cancel\":true}\n",
+                set_aside_line("verdict fields (cancel, context)"),
+                "y",
+            ),
+            (
+                "HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{\"note\":1}\n",
+                set_aside_line("no verdict field"),
+                "",
+            ),
+            // Text before it on its line, an object the control line sets aside all the same.
+            (
+                "gate: {\"cancel\":true} \nHOOK_CONTROL\t{\"review\":true}\n",
+                set_aside_object("a verdict field (review)"),
+                "",
+            ),
+        ] {
+            for v in both_cli(text) {
+                assert!(!v.cancel, "{text}");
+                assert_eq!(v.problem, None, "{text}");
+                assert_eq!(v.context_modification, context, "{text}");
+                assert_eq!(v.warnings, vec![warning.clone()], "{text}");
+            }
+        }
+        // A broken line after the one that decides fails the hook; the cancel is named too.
+        for v in
+            both_cli("HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{}\nHOOK_CONTROL\tnot json\n")
+        {
+            assert!(!v.cancel);
+            assert!(v.problem.unwrap().contains("not valid JSON"));
+            assert_eq!(v.warnings, vec![set_aside_line("no verdict field")]);
+        }
+
+        // Nothing blocking was set aside, or the operation is blocked all the same: cancels
+        // in strings, nested values, arrays or log text, a duplicate overridden, a string
+        // "true", and a line or unclosed object that blocks.
+        for text in [
+            "HOOK_CONTROL\t{\"cancel\":false}\n{\"log\":{\"cancel\":true}}\n",
+            "HOOK_CONTROL\t{\"cancel\":false}\n{\"msg\":\"{\\\"cancel\\\":true}\",\"errorMessage\":\"e\"}\n",
+            "cancel: true\n\"cancel\": true\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "[{\"cancel\":true}]\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "HOOK_CONTROL\t{\"d\":{\"cancel\":true},\"e\":[{\"cancel\":true}]}\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "HOOK_CONTROL\t{\"s\":\"\\\"cancel\\\": true\"}\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "HOOK_CONTROL\t[{\"cancel\":true}]\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "HOOK_CONTROL\t{\"cancel\":true,\"cancel\":false}\nHOOK_CONTROL\t{\"errorMessage\":\"x\"}\n",
+            "{\"cancel\":true,\"cancel\":false}\nHOOK_CONTROL\t{\"errorMessage\":\"x\"}\n",
+            "{\"cancel\":\"true\"}\nHOOK_CONTROL\t{\"errorMessage\":\"x\"}\n",
+            "{\"status\":\"logged\"}\nHOOK_CONTROL\t{\"cancel\":false}\n",
+            "{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":true}\n",
+            "HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{\"shouldContinue\":false}\n",
+            "HOOK_CONTROL\t{\"cancel\":false}\n{\"cancel\":true,\"data\":\"cut",
+        ] {
+            for v in both_cli(text) {
+                assert!(
+                    !v.warnings.iter().any(|w| w.contains("HOOK_CONTROL line")),
+                    "{text}: {:?}",
+                    v.warnings
+                );
+            }
+        }
+        // The extension profile has no control lines: such a line is an object like any other.
+        let v = p("HOOK_CONTROL\t{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":false}\n");
+        assert_eq!(v.warnings, vec![replaced("a verdict field (cancel)")]);
+    }
+
+    /// A cancel set aside by a HOOK_CONTROL line is named when no object is kept whole: the
+    /// counts are taken as stdout streams past.
+    #[test]
+    fn a_cancel_a_control_line_set_aside_is_named_beyond_the_kept_windows() {
+        let flood = "x".repeat(3 * MIB);
+        let data = "d".repeat(3 * MIB);
+        for (text, warning) in [
+            (
+                format!("{{\"cancel\":true,\"data\":\"{data}\"}}\n{flood}\nHOOK_CONTROL\t{{\"contextModification\":\"x\"}}\n{flood}\n"),
+                set_aside_object("a verdict field (contextModification)"),
+            ),
+            (
+                format!("{flood}\nHOOK_CONTROL\t{{\"contextModification\":\"x\"}}\n{flood}\n{{\"data\":\"{data}\",\"cancel\":true}}\n{flood}\n"),
+                set_aside_object("a verdict field (contextModification)"),
+            ),
+            (
+                format!("HOOK_CONTROL\t{{\"cancel\":true}}\n{flood}\nHOOK_CONTROL\t{{\"contextModification\":\"x\"}}\n{flood}\n"),
+                set_aside_line("a verdict field (contextModification)"),
+            ),
+        ] {
+            let v = streamed_in(Profile::Cli, text.as_bytes(), 64 << 10, MIB, MIB);
+            assert!(!v.cancel);
+            assert_eq!(v.context_modification, "x");
+            assert_eq!(v.warnings, vec![warning]);
+        }
     }
 
     /// The replaced cancel is named when neither object is kept whole: the earlier one's

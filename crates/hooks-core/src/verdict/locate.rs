@@ -282,6 +282,10 @@ pub struct Scan {
     /// Whether an object before `keyed`, also holding a verdict field and inside no other
     /// complete value, printed `"cancel": true` (its own last `cancel`): `keyed` replaced it.
     pub cancel_replaced: bool,
+    /// How many objects holding a verdict field, inside no other complete value, printed
+    /// `"cancel": true` (their own last `cancel`), `keyed` included: in the CLI profile a
+    /// `HOOK_CONTROL` line decides, and these are the cancels it set aside.
+    pub cancels: usize,
     /// How many such objects without a verdict field came after `keyed` (all, if none did).
     pub ignored: usize,
     /// The first of those objects.
@@ -515,6 +519,7 @@ impl Scanner {
         if let Some(all) = self.out.entries.drain(..).reduce(Entry::merge) {
             scan.keyed = all.keyed;
             scan.cancel_replaced = all.cancel_replaced;
+            scan.cancels = all.cancels;
             scan.ignored = all.after;
             scan.first_ignored = all.first_after;
             scan.last_object = all.last_object;
@@ -756,6 +761,9 @@ struct Entry {
     /// Whether an object before `keyed` held a verdict field and said `"cancel": true`: one
     /// flag, not the objects, so an entry stays small however many verdicts it sums up.
     cancel_replaced: bool,
+    /// How many of its objects holding a verdict field said `"cancel": true`: a count, not
+    /// the objects.
+    cancels: usize,
     /// Objects without a verdict field after `keyed` (all of them, without one).
     after: usize,
     first_after: Option<Span>,
@@ -766,12 +774,14 @@ impl Entry {
         let span = found.span;
         let object = span.kind == Kind::Object;
         let plain = object && found.fields.is_none();
+        let cancels = usize::from(found.fields.as_deref().is_some_and(Fields::says_cancel));
         Entry {
             first: span.start,
             last_value: span,
             last_object: object.then_some(span),
             keyed: found.fields.is_some().then_some(found),
             cancel_replaced: false,
+            cancels,
             after: usize::from(plain),
             first_after: plain.then_some(span),
         }
@@ -780,6 +790,7 @@ impl Entry {
     fn merge(mut self, later: Entry) -> Entry {
         self.last_value = later.last_value;
         self.last_object = later.last_object.or(self.last_object);
+        self.cancels += later.cancels;
         if later.keyed.is_some() {
             let cancelled = self.keyed.as_ref().and_then(|k| k.fields.as_deref());
             self.cancel_replaced = self.cancel_replaced
@@ -1819,6 +1830,16 @@ mod tests {
         })
     }
 
+    /// How many objects holding a verdict field have their own `cancel` exactly `true`.
+    fn oracle_cancels(values: &[(usize, usize, Kind, Value)]) -> usize {
+        values
+            .iter()
+            .filter_map(|v| v.3.as_object())
+            .filter(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())))
+            .filter(|o| o.get("cancel") == Some(&Value::Bool(true)))
+            .count()
+    }
+
     fn json_string() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             "[a-z {}\\[\\]:,]{0,6}",
@@ -1984,6 +2005,7 @@ mod tests {
             // when the operation then goes ahead.
             let replaced = oracle_cancel_replaced(&expected);
             prop_assert_eq!(scan(&text).cancel_replaced, replaced, "{:?}", text);
+            prop_assert_eq!(scan(&text).cancels, oracle_cancels(&expected), "{:?}", text);
             let named = verdict.warnings.iter().any(|w| w.contains("but a later JSON object with"));
             prop_assert_eq!(named, replaced && !cancel, "{:?}", text);
         }
@@ -2289,7 +2311,9 @@ mod tests {
         let mut scanner = Scanner::default();
         scanner.feed("[{\"cancel\":true},\n{\"errorMessage\":\"x\"}");
         scanner.feed("]\n{\"errorMessage\":\"y\"}\n");
-        assert!(!scanner.finish().cancel_replaced);
+        let found = scanner.finish();
+        assert!(!found.cancel_replaced);
+        assert_eq!(found.cancels, 0);
         // Thousands of verdicts, summed up as they come: the flag survives every merge.
         let mut scanner = Scanner::default();
         scanner.feed("log: [\n{\"cancel\":true}\n");
@@ -2298,7 +2322,37 @@ mod tests {
         }
         let found = scanner.finish();
         assert!(found.cancel_replaced);
+        assert_eq!(found.cancels, 1);
         assert_eq!(found.keyed.map(|k| k.span.start), Some(7 + 16 + 17 * 4_999));
+    }
+
+    /// Every `"cancel": true` of an object holding a verdict field and inside no other value
+    /// is counted, the last one's too, a `HOOK_CONTROL` line's object like any other (the CLI
+    /// profile's reader tells those apart); cancels in strings, nested values, arrays, text,
+    /// or overridden by a later duplicate are not.
+    #[test]
+    fn the_cancels_inside_no_other_value_are_counted() {
+        for (text, cancels) in [
+            ("{\"cancel\":true}", 1),
+            (
+                "{\"cancel\":true}\n{\"cancel\":false}\n{\"cancel\":true}",
+                2,
+            ),
+            ("{\"cancel\":true}\nHOOK_CONTROL\t{\"cancel\":true}\n", 2),
+            ("log: {\"cancel\":true} {\"a\":1}", 1),
+            ("{\"cancel\":false}\n{\"status\":\"cancel\"}", 0),
+            (
+                "{\"log\":\"{\\\"cancel\\\":true}\",\"errorMessage\":\"x\"}",
+                0,
+            ),
+            ("{\"log\":{\"cancel\":true}}", 0),
+            ("[{\"cancel\":true}]", 0),
+            ("{\"cancel\":true,\"cancel\":false}", 0),
+            ("{\"cancel\":\"true\"}", 0),
+            ("cancel: true\n\"cancel\": true\n", 0),
+        ] {
+            assert_eq!(scan(text).cancels, cancels, "{text}");
+        }
     }
 
     /// The capture budget comes back as values are superseded, and only what can still be

@@ -1,7 +1,7 @@
 //! What the runner keeps of a hook's stdout as it streams through, in bounded memory: its
 //! encoding, the scan of all of it ([`Scanner`]), its first and last MiB of text (to read the
 //! verdict object whole and to quote what went wrong), and in the CLI profile its last
-//! `HOOK_CONTROL` line.
+//! `HOOK_CONTROL` line (and how many said `"cancel": true`).
 
 use std::collections::VecDeque;
 
@@ -63,6 +63,9 @@ pub struct Control {
     pub last: Option<(Verdict, bool)>,
     /// Why the latest line after that one is not usable, if one is not.
     pub broken_later: Option<String>,
+    /// How many lines holding a JSON object said `"cancel": true` (the object's own last
+    /// `cancel`), `last` included: when `last` does not block, the cancels it replaced.
+    pub cancels: usize,
 }
 
 impl Reader {
@@ -270,6 +273,10 @@ impl ControlLines {
         };
         match judged {
             Ok(verdict) => {
+                let cancel = verdict.0.object.as_ref().and_then(|o| o.get("cancel"));
+                if cancel == Some(&serde_json::Value::Bool(true)) {
+                    self.control.cancels += 1;
+                }
                 self.control.last = Some(verdict);
                 self.control.broken_later = None;
             }
@@ -332,11 +339,38 @@ mod tests {
         assert!(verdict.cancel);
         assert!(!trailing);
         assert!(control.broken_later.unwrap().contains("not valid JSON"));
+        assert_eq!(control.cancels, 1);
         assert!(kept_no_control().is_none());
     }
 
     fn kept_no_control() -> Option<Control> {
         kept(&[b"HOOK_CONTROL\t  \nlog HOOK_CONTROL\t{}\n"], 64, 64).control
+    }
+
+    /// Each usable line whose own `cancel` is `true` is counted, across chunks; cancels in
+    /// strings, nested objects, arrays, broken lines or overridden by a duplicate are not.
+    #[test]
+    fn the_cancels_of_control_lines_are_counted() {
+        let text = concat!(
+            "HOOK_CONTROL\t{\"cancel\":true}\n",
+            "HOOK_CONTROL\t{\"cancel\":false}\n",
+            "  HOOK_CONTROL\t{\"cancel\": true, \"errorMessage\": \"no\"} \r\n",
+            "HOOK_CONTROL\t{\"log\":\"\\\"cancel\\\": true\",\"d\":{\"cancel\":true}}\n",
+            "HOOK_CONTROL\t[{\"cancel\":true}]\n",
+            "HOOK_CONTROL\t{\"cancel\":true,\"cancel\":false}\n",
+            "HOOK_CONTROL\t{\"cancel\":\"true\"}\n",
+            "log HOOK_CONTROL\t{\"cancel\":true}\n",
+            "{\"cancel\":true}\n",
+            "HOOK_CONTROL\t{\"cancel\":tr",
+        );
+        for chunk in [1, 7, text.len()] {
+            let mut reader = Reader::with_windows(Profile::Cli, 16, 16);
+            for piece in text.as_bytes().chunks(chunk) {
+                reader.feed(piece);
+            }
+            let control = reader.finish().control.unwrap();
+            assert_eq!(control.cancels, 2, "{chunk}");
+        }
     }
 
     #[test]
