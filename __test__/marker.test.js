@@ -10,19 +10,14 @@ const path = require('path')
 
 const { describeUnix, makeTempDir, writeHook, shq, echoJson, waitForFile, waitForPid, waitDead, isAlive, opts } = require('./helpers')
 
-const ADDON_DIR = path.resolve(__dirname, '..')
-
-/** The built addon file this platform loads: the override index.js honours, or the newest build. */
+/** The addon file this process loaded (from the repo or an installed platform package). */
 function builtAddon() {
   if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH) return process.env.NAPI_RS_NATIVE_LIBRARY_PATH
-  const prefix = `cline-hooks.${process.platform}-${process.arch}`
-  const built = fs
-    .readdirSync(ADDON_DIR)
-    .filter((name) => name.startsWith(prefix) && name.endsWith('.node'))
-    .map((name) => path.join(ADDON_DIR, name))
-    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)
-  if (built.length === 0) throw new Error(`no ${prefix}*.node in ${ADDON_DIR}: build the addon first`)
-  return built[0]
+  const loaded = process.report
+    .getReport()
+    .sharedObjects.filter((file) => /(^|[\\/])cline-hooks\.[^\\/]*\.node$/.test(file))
+  if (loaded.length !== 1) throw new Error(`expected one loaded cline-hooks .node file, found ${JSON.stringify(loaded)}`)
+  return loaded[0]
 }
 
 /** A fresh copy of the built addon in `dir`, loaded from there: its starts number from 1. */
