@@ -15,6 +15,10 @@
 // its caches are cold), which a `fs.promises.stat` awaited back to back never pays. So each
 // operation is also measured alone after 1 ms of idle loop (a timer), like for like: the active
 // time from just before the call to just after its promise settled, summed over the batch.
+// And the same fixed JavaScript (three JSON round trips of the input) is timed right after a
+// run, a stat and a 1 ms timer settled: how fast any code runs on the thread at that moment.
+// Node's own child_process runner (benchmark/lib/node-runner.js) is the other yardstick: what
+// the editor's thread would pay without the addon.
 //
 // Each host is a fresh Node process (--max-old-space-size=8192 --expose-gc) grown with
 // benchmark/lib/heap.js like rows (b) and (c). The operations run in interleaved rounds, so a
@@ -40,6 +44,7 @@ async function measureHere(task) {
   const addon = require('..')
   const heap = require('./lib/heap')
   const { summarize } = require('./lib/stats')
+  const { runWithNode } = require('./lib/node-runner')
   const input = task.input
   const HOOK = task.hookName
 
@@ -66,9 +71,36 @@ async function measureHere(task) {
       const r = await addon.runHook(HOOK, input, noHook)
       if (r.hooks.length !== 0) throw new Error('the no-hook fixture has a hook for this name')
     },
+    // What the editor would pay without the addon: Node's own child_process runner.
+    nodeRunner: async () => {
+      const r = await runWithNode(task.hook, input)
+      if (!r.output || r.output.cancel !== false) throw new Error(`the Node runner did not get the verdict: ${JSON.stringify(r).slice(0, 2000)}`)
+    },
+  }
+  // The same fixed JavaScript, timed right after an operation settled: how fast the thread
+  // runs when it comes back from that operation (caches, an idle vCPU's wake-up), which is
+  // the same for the addon's own work at that moment.
+  const AFTER = {
+    runHook: () => addon.runHook(HOOK, input, trivial),
+    stat: () => fs.promises.stat(task.hook),
+    idle: () => new Promise((resolve) => setTimeout(resolve, 1)),
+  }
+  const fixedWork = () => {
+    const t = performance.now()
+    for (let k = 0; k < 3; k++) JSON.parse(JSON.stringify(input))
+    return performance.now() - t
+  }
+  const workAfter = async (name) => {
+    let spent = 0
+    for (let i = 0; i < task.runs / 2; i++) {
+      await AFTER[name]()
+      spent += fixedWork()
+    }
+    return (spent * 1000) / (task.runs / 2)
   }
   const factory = new addon.HookFactory(noHook)
-  const sizes = { runHook: task.runs, stat: task.runs, noHook: task.runs * 20, noHookRunHook: task.runs * 20 }
+  // Node's own child_process forks the host on this thread: a few runs say enough.
+  const sizes = { runHook: task.runs, stat: task.runs, noHook: task.runs * 20, noHookRunHook: task.runs * 20, nodeRunner: Math.max(5, task.runs / 20) }
 
   const idleFirst = async (name) => {
     const op = ops[name]
@@ -92,11 +124,13 @@ async function measureHere(task) {
     return { active: (used.active * 1000) / n, wall: ((performance.now() - t) * 1000) / n }
   }
   // Warm: the addon's threads started, the discovery snapshots taken, the code optimised.
-  for (const name of Object.keys(ops)) for (let i = 0; i < 50; i++) await ops[name]()
+  for (const name of Object.keys(ops)) for (let i = 0; i < Math.min(50, sizes[name]); i++) await ops[name]()
+  for (const name of Object.keys(AFTER)) await workAfter(name)
   if (global.gc) global.gc()
 
   const samples = Object.fromEntries(Object.keys(ops).map((n) => [n, { active: [], wall: [] }]))
   const idle = Object.fromEntries(LIKE_FOR_LIKE.map((n) => [n, []]))
+  const after = Object.fromEntries(Object.keys(AFTER).map((n) => [n, []]))
   const names = Object.keys(ops)
   for (let r = 0; r < task.rounds; r++) {
     for (let i = 0; i < names.length; i++) {
@@ -106,6 +140,7 @@ async function measureHere(task) {
       samples[name].wall.push(b.wall)
     }
     for (const name of LIKE_FOR_LIKE) idle[name].push(await idleFirst(name))
+    for (const name of Object.keys(AFTER)) after[name].push(await workAfter(name))
   }
   const out = { rss: heap.rss(), heapUsed: process.memoryUsage().heapUsed, inflateMs: inflated.ms, rounds: task.rounds }
   for (const name of names) {
@@ -114,6 +149,7 @@ async function measureHere(task) {
   out.ratio = out.runHook.us / out.stat.us
   out.afterIdle = Object.fromEntries(LIKE_FOR_LIKE.map((n) => [n, summarize(idle[n]).median]))
   out.afterIdle.ratio = out.afterIdle.runHook / out.afterIdle.stat
+  out.fixedWorkAfter = Object.fromEntries(Object.keys(AFTER).map((n) => [n, summarize(after[n]).median]))
   return out
 }
 
@@ -150,7 +186,9 @@ async function measure({ fx, input, rounds = 10, runs = 200, heaps = Object.keys
       `    ${HEAPS[key].label} (RSS ${(r.rss / 2 ** 20).toFixed(0)} MiB, V8 heap ${(r.heapUsed / 2 ** 20).toFixed(0)} MiB): ` +
         `runHook ${r.runHook.us.toFixed(1)} µs, stat ${r.stat.us.toFixed(1)} µs (${r.ratio.toFixed(2)}×), ` +
         `no hook ${r.noHook.us.toFixed(2)} µs (runHook ${r.noHookRunHook.us.toFixed(2)} µs); ` +
-        `after 1 ms idle: runHook ${r.afterIdle.runHook.toFixed(1)} µs, stat ${r.afterIdle.stat.toFixed(1)} µs (${r.afterIdle.ratio.toFixed(2)}×)`,
+        `after 1 ms idle: runHook ${r.afterIdle.runHook.toFixed(1)} µs, stat ${r.afterIdle.stat.toFixed(1)} µs (${r.afterIdle.ratio.toFixed(2)}×); ` +
+        `Node's child_process runner ${r.nodeRunner.us.toFixed(0)} µs; the same JavaScript right after a run / a stat / 1 ms idle: ` +
+        `${r.fixedWorkAfter.runHook.toFixed(1)} / ${r.fixedWorkAfter.stat.toFixed(1)} / ${r.fixedWorkAfter.idle.toFixed(1)} µs`,
     )
   }
   return result
@@ -177,14 +215,15 @@ async function main() {
       heaps,
       log: (m) => process.stderr.write(`${m}\n`),
     })
-    console.log('| Host | runHook µs/op | fs.promises.stat µs/op | runHook / stat | after 1 ms idle: runHook / stat µs | ratio | no hook: create()+run() / runHook µs/op | runHook wall µs/op |')
-    console.log('|---|---|---|---|---|---|---|---|')
+    console.log('| Host | runHook µs/op | fs.promises.stat µs/op | runHook / stat | after 1 ms idle: runHook / stat µs | ratio | no hook: create()+run() / runHook µs/op | Node child_process runner µs/op | same JS right after a run / stat / idle µs | runHook wall µs/op |')
+    console.log('|---|---|---|---|---|---|---|---|---|---|')
     for (const key of heaps) {
       const x = r[key]
       console.log(
         `| ${HEAPS[key].label} (RSS ${(x.rss / 2 ** 20).toFixed(0)} MiB) | ${x.runHook.us.toFixed(1)} | ${x.stat.us.toFixed(1)} | ` +
           `${x.ratio.toFixed(2)}× | ${x.afterIdle.runHook.toFixed(1)} / ${x.afterIdle.stat.toFixed(1)} | ${x.afterIdle.ratio.toFixed(2)}× | ` +
-          `${x.noHook.us.toFixed(2)} / ${x.noHookRunHook.us.toFixed(2)} | ${x.runHook.wallUs.toFixed(0)} |`,
+          `${x.noHook.us.toFixed(2)} / ${x.noHookRunHook.us.toFixed(2)} | ${x.nodeRunner.us.toFixed(0)} | ` +
+          `${x.fixedWorkAfter.runHook.toFixed(1)} / ${x.fixedWorkAfter.stat.toFixed(1)} / ${x.fixedWorkAfter.idle.toFixed(1)} | ${x.runHook.wallUs.toFixed(0)} |`,
       )
     }
   } finally {

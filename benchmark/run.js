@@ -139,6 +139,17 @@ function jsThreadRows(row, j) {
         `runHook ${us(x.afterIdle.runHook)}`, `\`fs.promises.stat\` ${us(x.afterIdle.stat)}`,
         `${ratio(x.afterIdle.ratio)} stat`, '≤ 2× stat', mark(x.afterIdle.ratio <= 2))
     }
+    if (x.nodeRunner) {
+      row('h', `the same runs with Node's own \`child_process\` runner (what the thread pays without the addon), ${host}`,
+        `runHook ${us(x.runHook.us)}`, `Node runner ${us(x.nodeRunner.us)}`,
+        `Node ${ratio(x.nodeRunner.us / x.runHook.us)} more`, '(info)', '')
+    }
+    if (x.fixedWorkAfter) {
+      const w = x.fixedWorkAfter
+      row('h', `one fixed piece of JavaScript (3 JSON round trips of the input) timed right after an operation settled: how fast the thread runs then, ${host}`,
+        `after a run ${us(w.runHook)}`, `after a stat ${us(w.stat)} · after 1 ms of idle loop ${us(w.idle)}`,
+        `${ratio(w.runHook / w.idle)} after idle · ${ratio(w.runHook / w.stat)} after a stat`, '(info)', '')
+    }
   }
 }
 
