@@ -142,18 +142,13 @@ fn read_pid(file: &Path) -> Option<u32> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
 }
 
-/// Waits until the escaped process of the hook in `dir` runs `sleep <arg>`, and checks that
-/// it did leave the hook's process group (otherwise the test proves nothing).
-async fn wait_for_escape(dir: &Path, arg: &str) {
+/// Waits until the process recorded in `dir/<name>.pid` runs `sleep <arg>`; returns its pid.
+async fn wait_for_sleep(dir: &Path, name: &str, arg: &str) -> u32 {
     let until = Instant::now() + BOUND;
     loop {
-        let hook = read_pid(&dir.join("hook.pid"));
-        let escaped = read_pid(&dir.join("escaped.pid"));
-        if let (Some(hook), Some(escaped)) = (hook, escaped) {
-            if sleeping(arg).contains(&escaped) {
-                let (_, group) = state_and_group(escaped).expect("the escaped process runs");
-                assert_ne!(group, hook, "the sleep left the hook's process group");
-                return;
+        if let Some(pid) = read_pid(&dir.join(format!("{name}.pid"))) {
+            if sleeping(arg).contains(&pid) {
+                return pid;
             }
         }
         assert!(
@@ -162,6 +157,16 @@ async fn wait_for_escape(dir: &Path, arg: &str) {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// Waits until the escaped process of the hook in `dir` runs `sleep <arg>`, and checks that
+/// it did leave the hook's process group (otherwise the test proves nothing). The hook
+/// records its own pid before it starts that process.
+async fn wait_for_escape(dir: &Path, arg: &str) {
+    let escaped = wait_for_sleep(dir, "escaped", arg).await;
+    let hook = read_pid(&dir.join("hook.pid")).expect("the hook recorded its pid");
+    let (_, group) = state_and_group(escaped).expect("the escaped process runs");
+    assert_ne!(group, hook, "the sleep left the hook's process group");
 }
 
 /// Asserts that no `sleep <arg>` is left, waiting for SIGKILL to be delivered (it is
@@ -340,23 +345,6 @@ wait"#,
             old = pid("old"),
         ),
     )
-}
-
-/// Waits until the process recorded in `dir/<name>.pid` runs `sleep <arg>`; returns its pid.
-async fn wait_for_sleep(dir: &Path, name: &str, arg: &str) -> u32 {
-    let until = Instant::now() + BOUND;
-    loop {
-        if let Some(pid) = read_pid(&dir.join(format!("{name}.pid"))) {
-            if sleeping(arg).contains(&pid) {
-                return pid;
-            }
-        }
-        assert!(
-            Instant::now() < until,
-            "the hook's sleep {arg} never started"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 /// A stopped tree's sweep signals the escaped process with its own marker, and leaves alone

@@ -53,6 +53,13 @@ pub(crate) fn marker_prefix() -> String {
     format!("{}.{:016x}", std::process::id(), nonce())
 }
 
+/// The `<host pid>.<nonce>` of another copy of this code in this host: any nonce but ours.
+#[cfg(test)]
+pub(crate) fn another_copys_prefix() -> String {
+    let other = if nonce() == 1 { 2u64 } else { 1 };
+    format!("{}.{other:016x}", std::process::id())
+}
+
 /// One hook start, numbered within this copy of the code; its marker entry is unique to it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StartMarker {
@@ -273,7 +280,7 @@ mod linux {
         use std::os::unix::process::CommandExt;
         use std::process::{Child, Command};
 
-        use super::super::{marker_prefix, StartMarker, Stop, MARKER};
+        use super::super::{another_copys_prefix, marker_prefix, StartMarker, Stop, MARKER};
         use super::sweep;
 
         fn sleeper(marker: Option<String>, group: i32) -> Child {
@@ -305,12 +312,7 @@ mod linux {
             let mut another = sleeper(value(other), 0);
             let pid = std::process::id();
             let number = ours.number();
-            let other_nonce = if marker_prefix().ends_with(".0000000000000001") {
-                2
-            } else {
-                1
-            };
-            let mut another_copy = sleeper(Some(format!("{pid}.{other_nonce:016x}.{number}")), 0);
+            let mut another_copy = sleeper(Some(format!("{}.{number}", another_copys_prefix())), 0);
             let mut no_nonce = sleeper(Some(format!("{pid}.{number}")), 0);
             let mut unmarked = sleeper(None, 0);
 

@@ -311,6 +311,7 @@ done
     #[cfg(test)]
     mod tests {
         use super::*;
+        use crate::process::another_copys_prefix;
 
         fn spawn_group(env: Option<(&str, String)>) -> Child {
             let mut command = Command::new("sleep");
@@ -356,13 +357,7 @@ done
             let mut taken_off_escaped = spawn_group(marker(2));
             let mut unconfirmed = spawn_group(marker(7));
             let mut failed_marker = spawn_group(marker(8));
-            // Another copy's nonce: any other value (ours is random).
-            let other_nonce = if marker_prefix().ends_with(".0000000000000001") {
-                2
-            } else {
-                1
-            };
-            let another = format!("{host}.{other_nonce:016x}.{}", n + 1);
+            let another = format!("{}.{}", another_copys_prefix(), n + 1);
             let mut another_copy = spawn_group(Some((MARKER, another)));
             let mut no_nonce = spawn_group(Some((MARKER, format!("{host}.{}", n + 1))));
             let mut watchdog = start(u64::MAX, host).unwrap();

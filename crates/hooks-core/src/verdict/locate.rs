@@ -1803,40 +1803,44 @@ mod tests {
         false
     }
 
+    /// The objects among the maximal values that hold a verdict field, in order.
+    fn oracle_keyed(values: &[(usize, usize, Kind, Value)]) -> Vec<&Map<String, Value>> {
+        values
+            .iter()
+            .filter_map(|v| v.3.as_object())
+            .filter(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())))
+            .collect()
+    }
+
+    /// Whether an object's own `cancel` is exactly `true`.
+    fn oracle_says_cancel(object: &Map<String, Value>) -> bool {
+        object.get("cancel") == Some(&Value::Bool(true))
+    }
+
     /// The verdict the rule picks among the maximal values: the last object holding a verdict
     /// field, else the last object.
     fn oracle_verdict(values: &[(usize, usize, Kind, Value)]) -> Option<Map<String, Value>> {
-        let objects: Vec<&Map<String, Value>> =
-            values.iter().filter_map(|v| v.3.as_object()).collect();
-        let keyed = objects
-            .iter()
-            .rev()
-            .find(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())));
-        keyed.or(objects.last()).map(|o| (*o).clone())
+        let last_object = values.iter().filter_map(|v| v.3.as_object()).next_back();
+        oracle_keyed(values)
+            .last()
+            .copied()
+            .or(last_object)
+            .cloned()
     }
 
     /// Whether an object holding a verdict field, before the last one that does, has its own
     /// `cancel` exactly `true`: the cancel the rule replaced.
     fn oracle_cancel_replaced(values: &[(usize, usize, Kind, Value)]) -> bool {
-        let keyed: Vec<&Map<String, Value>> = values
-            .iter()
-            .filter_map(|v| v.3.as_object())
-            .filter(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())))
-            .collect();
-        keyed.split_last().is_some_and(|(_, before)| {
-            before
-                .iter()
-                .any(|o| o.get("cancel") == Some(&Value::Bool(true)))
-        })
+        oracle_keyed(values)
+            .split_last()
+            .is_some_and(|(_, before)| before.iter().any(|o| oracle_says_cancel(o)))
     }
 
     /// How many objects holding a verdict field have their own `cancel` exactly `true`.
     fn oracle_cancels(values: &[(usize, usize, Kind, Value)]) -> usize {
-        values
-            .iter()
-            .filter_map(|v| v.3.as_object())
-            .filter(|o| Key::ALL.iter().any(|k| o.contains_key(k.name())))
-            .filter(|o| o.get("cancel") == Some(&Value::Bool(true)))
+        oracle_keyed(values)
+            .into_iter()
+            .filter(|o| oracle_says_cancel(o))
             .count()
     }
 
