@@ -53,8 +53,9 @@ pub(crate) fn marker_prefix() -> String {
     format!("{}.{:016x}", std::process::id(), nonce())
 }
 
-/// The `<host pid>.<nonce>` of another copy of this code in this host: any nonce but ours.
-#[cfg(test)]
+/// The `<host pid>.<nonce>` of another copy of this code in this host: any nonce but ours
+/// (for the Unix tests of the sweep and the watchdog).
+#[cfg(all(test, unix))]
 pub(crate) fn another_copys_prefix() -> String {
     let other = if nonce() == 1 { 2u64 } else { 1 };
     format!("{}.{other:016x}", std::process::id())
