@@ -9,9 +9,12 @@ const os = require('os')
 const path = require('path')
 
 const addon = require('..')
+const programs = require('./hook-programs')
 
 const isWindows = process.platform === 'win32'
-const UNIX_ONLY_REASON = '(skipped on Windows: exec bits and shebangs are Unix rules)'
+// The default reason; a test tied to another Unix-only rule (signals, /proc, process groups)
+// passes its own, so the skip title says which rule.
+const UNIX_ONLY_REASON = 'exec bits and shebangs are Unix rules'
 
 const SHEBANGS = {
   sh: '#!/bin/sh',
@@ -23,13 +26,15 @@ const SHEBANGS = {
 // ---------------------------------------------------------------------------------------
 // Unix-only tests: on Windows they are skipped with the reason in the title, never silently.
 
-function withReason(title) {
-  return title.includes(UNIX_ONLY_REASON) ? title : `${title} ${UNIX_ONLY_REASON}`
+function withReason(title, reason = UNIX_ONLY_REASON) {
+  const note = `(skipped on Windows: ${reason})`
+  return title.includes(note) ? title : `${title} ${note}`
 }
 
-function testUnix(title, fn, timeout) {
+/** A Unix-only test; `reason` names the Unix rule it is tied to. */
+function testUnix(title, fn, timeout, { reason } = {}) {
   if (isWindows) {
-    test.skip(withReason(title), fn)
+    test.skip(withReason(title, reason), fn)
   } else {
     test(title, fn, timeout)
   }
@@ -39,19 +44,19 @@ function testUnix(title, fn, timeout) {
  * A describe block of Unix-only tests. On Windows every test declared inside it is declared
  * with `test.skip`, the reason appended to its own title.
  */
-function describeUnix(title, fn) {
+function describeUnix(title, fn, { reason } = {}) {
   if (!isWindows) {
     describe(title, fn)
     return
   }
-  describe(withReason(title), () => {
+  describe(withReason(title, reason), () => {
     const realTest = global.test
     const realIt = global.it
-    const skipper = (t, f) => realTest.skip(withReason(t), f || (() => {}))
+    const skipper = (t, f) => realTest.skip(withReason(t, reason), f || (() => {}))
     skipper.skip = skipper
     skipper.only = skipper
     skipper.concurrent = skipper
-    skipper.each = (table) => (t, f) => realTest.skip.each(table)(withReason(t), f || (() => {}))
+    skipper.each = (table) => (t, f) => realTest.skip.each(table)(withReason(t, reason), f || (() => {}))
     global.test = skipper
     global.it = skipper
     try {
@@ -136,7 +141,8 @@ afterEach(async () => {
   while (tempDirs.length) {
     const dir = tempDirs.pop()
     restorePermissions(dir)
-    fs.rmSync(dir, { recursive: true, force: true })
+    // Windows holds a file open a moment after its process ends: retry rather than fail.
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: isWindows ? 10 : 0 })
   }
 })
 
@@ -169,6 +175,14 @@ function shq(s) {
 /** Shell snippet that prints `obj` as one JSON line. */
 function echoJson(obj) {
   return `printf '%s\\n' ${shq(JSON.stringify(obj))}`
+}
+
+/**
+ * Writes hook `event` into `dir` as the JavaScript program `source`, in the form this platform
+ * runs (see hook-programs.js); returns the hook's path.
+ */
+function writeProgram(dir, event, source, options) {
+  return programs.writeProgram(makeTempDir, dir, event, source, options)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -252,6 +266,14 @@ module.exports = {
   writeHook,
   shq,
   echoJson,
+  writeProgram,
+  writeQuickHook: programs.writeQuickHook,
+  quickHooksAvailable: programs.quickHooksAvailable,
+  programHookName: programs.programHookName,
+  printJson: programs.printJson,
+  readInputThen: programs.readInputThen,
+  writePidTo: programs.writePidTo,
+  STAY_ALIVE: programs.STAY_ALIVE,
   waitFor,
   waitForFile,
   waitForPid,

@@ -14,8 +14,9 @@
 # never touched. Wine is not Windows: see issue 4 and the README's Windows section for what this
 # lane proves and what needs a real Windows runner.
 #
-# Environment knobs: CLINE_WIN_SKIP_RUST=1 skips step 2; CLINE_WIN_JEST_ARGS adds Jest
-# arguments (for example a test path pattern).
+# Environment knobs: CLINE_WIN_SKIP_RUST=1 skips step 2; CLINE_WIN_SKIP_BUILD=1 reuses the
+# addon of the last cross-build when there is one (for test-only changes); CLINE_WIN_JEST_ARGS
+# adds Jest arguments (for example a test path pattern).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -105,7 +106,7 @@ fi
 echo "[windows] node.exe $(node -p "require('$CACHE/node/package.json').version")"
 
 # ---------------------------------------------------------------------------------------------
-step "Windows helpers (ProcessPrng stand-in, libnode.dll, echo-argv.exe)"
+step "Windows helpers (ProcessPrng stand-in, libnode.dll, echo-argv.exe, hookbot.exe, census.exe)"
 TOOLS=$CACHE/tools
 mkdir -p "$TOOLS/libnode" "$TOOLS/pwsh-standin"
 build_c() { # out src extra-args...
@@ -118,6 +119,8 @@ build_c() { # out src extra-args...
 }
 build_c "$TOOLS/bcryptprimitives.dll" "$ROOT/scripts/windows/bcryptprimitives-standin.c" -shared -ladvapi32
 build_c "$TOOLS/echo-argv.exe" "$ROOT/scripts/windows/echo-argv.c" -lshell32
+build_c "$TOOLS/hookbot.exe" "$ROOT/scripts/windows/hookbot.c" -municode
+build_c "$TOOLS/census.exe" "$ROOT/scripts/windows/census.c"
 # The stand-in for PowerShell is echo-argv.exe under the name the package looks for on PATH.
 cp -p "$TOOLS/echo-argv.exe" "$TOOLS/pwsh-standin/pwsh.exe"
 # napi-build wants a libnode.dll for the gnu target; with napi's default dyn-symbols feature
@@ -173,14 +176,18 @@ if [[ ${CLINE_WIN_SKIP_RUST:-} != 1 ]]; then
   cargo test --workspace --lib --target "$TARGET" || rust_rc=$?
 fi
 
-step "Cross-build the addon (napi build --release --target $TARGET)"
 BUILD_OUT=$CACHE/build
-mkdir -p "$BUILD_OUT"
-# --output-dir keeps the binary and the generated .d.ts away from the Linux build; --no-js
-# leaves index.js alone.
-npx napi build --platform --release --target "$TARGET" --output-dir "$BUILD_OUT" --no-js \
-  --dts "$BUILD_OUT/index.d.ts"
 ADDON=$BUILD_OUT/cline-hooks.win32-x64-gnu.node
+if [[ ${CLINE_WIN_SKIP_BUILD:-} == 1 && -f $ADDON ]]; then
+  step "Cross-build skipped (CLINE_WIN_SKIP_BUILD=1): reusing $ADDON"
+else
+  step "Cross-build the addon (napi build --release --target $TARGET)"
+  mkdir -p "$BUILD_OUT"
+  # --output-dir keeps the binary and the generated .d.ts away from the Linux build; --no-js
+  # leaves index.js alone.
+  npx napi build --platform --release --target "$TARGET" --output-dir "$BUILD_OUT" --no-js \
+    --dts "$BUILD_OUT/index.d.ts"
+fi
 [[ -f $ADDON ]] || { echo "[windows] napi build produced no $ADDON" >&2; ls -la "$BUILD_OUT" >&2; exit 1; }
 
 step "Jest on the Windows node.exe under Wine"
@@ -198,6 +205,10 @@ export CLINE_HOOKS_TEST_ECHO_EXE
 CLINE_HOOKS_TEST_ECHO_EXE=$(winpath "$TOOLS/echo-argv.exe")
 export CLINE_HOOKS_TEST_PWSH_STANDIN_DIR
 CLINE_HOOKS_TEST_PWSH_STANDIN_DIR=$(winpath "$TOOLS/pwsh-standin")
+export CLINE_HOOKS_TEST_HOOKBOT
+CLINE_HOOKS_TEST_HOOKBOT=$(winpath "$TOOLS/hookbot.exe")
+export CLINE_HOOKS_TEST_CENSUS
+CLINE_HOOKS_TEST_CENSUS=$(winpath "$TOOLS/census.exe")
 
 OUT=$CACHE/jest-output.txt
 # Under Wine, node.exe's stdout must be a file, not a pipe (EBADF otherwise); Jest runs in band

@@ -1,0 +1,156 @@
+/*
+ * hookbot.exe: the Windows test hooks that need the Windows API or a fast start. Not part of the
+ * package; the Windows lane (scripts/windows/test.sh) builds it with mingw, and the workflow on
+ * real Windows with the compiler it has.
+ *
+ *   hookbot.exe                  reads all of stdin, prints the contents of "<own path>.verdict"
+ *                                (or {}), exits 0: the quick hook of a thousand runs.
+ *   hookbot.exe <mode> <dir> [verdict-file]
+ *                                a hostile hook. It writes its pid to <dir>\hook.pid, prints the
+ *                                verdict file's contents (if given) and then, by mode:
+ *     ignore-ctrl   ignores console control events, starts a child that does the same and starts
+ *                   a grandchild; all three keep stdout open and never end (child.pid, grandchild.pid);
+ *     breakaway     starts a child with CREATE_BREAKAWAY_FROM_JOB (escape.txt says whether Windows
+ *                   allowed it; if not, it starts the child plainly), then never ends (child.pid);
+ *     own-job       puts itself in a job object of its own, starts a child inside it, never ends;
+ *     never-read    never reads stdin and never ends;
+ *     wait          never ends (the children above run this).
+ */
+#include <windows.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <io.h>
+
+static wchar_t self_path[MAX_PATH * 4];
+
+static void write_file(const wchar_t *dir, const wchar_t *name, const char *text)
+{
+    wchar_t path[MAX_PATH * 4];
+    _snwprintf(path, sizeof path / sizeof *path, L"%ls\\%ls", dir, name);
+    HANDLE h = CreateFileW(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE) return;
+    DWORD written;
+    WriteFile(h, text, (DWORD)strlen(text), &written, NULL);
+    CloseHandle(h);
+}
+
+static void write_pid(const wchar_t *dir, const wchar_t *name)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lu", GetCurrentProcessId());
+    write_file(dir, name, text);
+}
+
+/* Copies a whole file to stdout; returns whether it could be read. */
+static int print_file(const wchar_t *path)
+{
+    HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
+    char buf[65536];
+    DWORD got, written;
+    while (ReadFile(h, buf, sizeof buf, &got, NULL) && got > 0) WriteFile(out, buf, got, &written, NULL);
+    CloseHandle(h);
+    return 1;
+}
+
+static void drain_stdin(void)
+{
+    HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+    char buf[65536];
+    DWORD got;
+    while (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0) {
+    }
+}
+
+/* Starts "hookbot.exe <mode> <dir>" with inherited handles (so it holds stdout too). */
+static BOOL start_child(const wchar_t *mode, const wchar_t *dir, DWORD flags, PROCESS_INFORMATION *pi)
+{
+    wchar_t cmd[MAX_PATH * 10];
+    _snwprintf(cmd, sizeof cmd / sizeof *cmd, L"\"%ls\" %ls \"%ls\"", self_path, mode, dir);
+    STARTUPINFOW si;
+    ZeroMemory(&si, sizeof si);
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    si.hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
+    si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    return CreateProcessW(NULL, cmd, NULL, NULL, TRUE, flags, NULL, NULL, &si, pi);
+}
+
+static void never_end(void)
+{
+    for (;;) Sleep(INFINITE);
+}
+
+int wmain(int argc, wchar_t **argv)
+{
+    GetModuleFileNameW(NULL, self_path, sizeof self_path / sizeof *self_path);
+    _setmode(_fileno(stdout), _O_BINARY);
+
+    if (argc < 3) {
+        wchar_t verdict[MAX_PATH * 4 + 16];
+        drain_stdin();
+        _snwprintf(verdict, sizeof verdict / sizeof *verdict, L"%ls.verdict", self_path);
+        if (!print_file(verdict)) fputs("{}\n", stdout);
+        return 0;
+    }
+
+    const wchar_t *mode = argv[1], *dir = argv[2];
+    if (wcscmp(mode, L"wait") == 0) {
+        SetConsoleCtrlHandler(NULL, TRUE);
+        never_end();
+    }
+    if (wcscmp(mode, L"child") == 0 || wcscmp(mode, L"grandchild") == 0) {
+        SetConsoleCtrlHandler(NULL, TRUE);
+        wchar_t name[32];
+        _snwprintf(name, 32, L"%ls.pid", mode);
+        PROCESS_INFORMATION pi;
+        if (wcscmp(mode, L"child") == 0 && start_child(L"grandchild", dir, 0, &pi)) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
+        write_pid(dir, name);
+        never_end();
+    }
+
+    write_pid(dir, L"hook.pid");
+    if (argc > 3) print_file(argv[3]);
+    fflush(stdout);
+
+    PROCESS_INFORMATION pi;
+    if (wcscmp(mode, L"ignore-ctrl") == 0) {
+        SetConsoleCtrlHandler(NULL, TRUE);
+        if (start_child(L"child", dir, 0, &pi)) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
+    } else if (wcscmp(mode, L"breakaway") == 0) {
+        if (start_child(L"child", dir, CREATE_BREAKAWAY_FROM_JOB, &pi)) {
+            write_file(dir, L"escape.txt", "allowed");
+        } else {
+            char text[64];
+            snprintf(text, sizeof text, "refused %lu", GetLastError());
+            write_file(dir, L"escape.txt", text);
+            if (!start_child(L"child", dir, 0, &pi)) return 3;
+        }
+        CloseHandle(pi.hThread);
+        CloseHandle(pi.hProcess);
+    } else if (wcscmp(mode, L"own-job") == 0) {
+        HANDLE job = CreateJobObjectW(NULL, NULL);
+        BOOL inside = job && AssignProcessToJobObject(job, GetCurrentProcess());
+        char text[64];
+        snprintf(text, sizeof text, inside ? "nested" : "refused %lu", GetLastError());
+        write_file(dir, L"job.txt", text);
+        if (start_child(L"child", dir, 0, &pi)) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
+    } else if (wcscmp(mode, L"never-read") != 0) {
+        fprintf(stderr, "hookbot: unknown mode\n");
+        return 2;
+    }
+    never_end();
+    return 0;
+}
