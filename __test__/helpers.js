@@ -268,6 +268,8 @@ module.exports = {
   echoJson,
   writeProgram,
   writeQuickHook: programs.writeQuickHook,
+  writeQuickTreeHook: programs.writeQuickTreeHook,
+  writeHookbotHook: programs.writeHookbotHook,
   quickHooksAvailable: programs.quickHooksAvailable,
   programHookName: programs.programHookName,
   printJson: programs.printJson,

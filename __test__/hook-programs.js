@@ -66,7 +66,8 @@ const quickHooksAvailable = !isWindows || Boolean(HOOKBOT)
 
 /**
  * Writes the platform's cheapest hook of `event` into `dir`: it reads all of its input and
- * prints `verdict` as one JSON line. Returns the hook's path.
+ * prints `verdict` as one JSON line, each `@ID@` in it replaced by the input's `id` string
+ * (so each run can be told apart). Returns the hook's path.
  */
 function writeQuickHook(dir, event, verdict) {
   fs.mkdirSync(dir, { recursive: true })
@@ -80,17 +81,68 @@ function writeQuickHook(dir, event, verdict) {
     return hook
   }
   const hook = path.join(dir, event)
-  fs.writeFileSync(hook, `#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '${line.replace(/'/g, `'\\''`)}'\n`)
+  const [before, ...rest] = line.split('@ID@')
+  const printf = rest.length ? `printf '%s' ${[before, ...rest].map(shq).join(' "$id" ')}\necho` : `printf '%s\\n' ${shq(line)}`
+  // Builtins only: read the input, cut the id out of it, print.
+  const body = rest.length
+    ? `IFS= read -r input\nid=\${input#*\\"id\\":\\"}\nid=\${id%%\\"*}\n${printf}\n`
+    : `cat >/dev/null\n${printf}\n`
+  fs.writeFileSync(hook, `#!/bin/sh\n${body}`)
   fs.chmodSync(hook, 0o755)
+  return hook
+}
+
+/** A POSIX-shell single-quoted literal of `s`. */
+function shq(s) {
+  return `'${String(s).replace(/'/g, `'\\''`)}'`
+}
+
+/**
+ * Writes the platform's cheapest hook of `event` into `dir` that starts a child, writes one
+ * file named after each pid of its tree into `pids` and never ends: a shell script with
+ * `sleep &` on Unix (2 processes), hookbot.exe's `tree` mode on Windows (3 processes). Returns
+ * how many processes each run of it leaves in `pids`.
+ */
+function writeQuickTreeHook(dir, event, pids) {
+  if (isWindows) {
+    writeHookbotHook(dir, event, 'tree', pids)
+    return 3
+  }
+  fs.mkdirSync(dir, { recursive: true })
+  const hook = path.join(dir, event)
+  fs.writeFileSync(hook, `#!/bin/sh\n: > ${shq(pids)}/$$\nsleep 60 &\n: > ${shq(pids)}/$!\nwait\n`)
+  fs.chmodSync(hook, 0o755)
+  return 2
+}
+
+/**
+ * Windows only: writes hook `event` into `dir` as a `.cmd` that runs hookbot.exe in `mode`
+ * (see scripts/windows/hookbot.c), writing pid files into `pids` and printing `verdict` first
+ * when given. Returns the hook's path.
+ */
+function writeHookbotHook(dir, event, mode, pids, verdict) {
+  if (!HOOKBOT) throw new Error('writeHookbotHook needs hookbot.exe: run the Windows lane (npm run test:windows)')
+  fs.mkdirSync(dir, { recursive: true })
+  let verdictArg = ''
+  if (verdict !== undefined) {
+    const file = path.join(pids, `verdict-${event}-${++programCount}.json`)
+    fs.writeFileSync(file, `${JSON.stringify(verdict)}\n`)
+    verdictArg = ` ${cmdQuote(file)}`
+  }
+  const hook = path.join(dir, `${event}.cmd`)
+  fs.writeFileSync(hook, `@${cmdQuote(HOOKBOT)} ${mode} ${cmdQuote(pids)}${verdictArg}\r\n`)
   return hook
 }
 
 // ---------------------------------------------------------------------------------------
 // Snippets of hook programs, so a test's hook reads as what it does.
 
-/** Prints `obj` as one JSON line. */
+/**
+ * Prints `obj` as one JSON line, written before the next statement runs (process.stdout is
+ * asynchronous for pipes on Windows, so a hook that exits right after could lose it).
+ */
 function printJson(obj) {
-  return `process.stdout.write(${JSON.stringify(JSON.stringify(obj) + '\n')})\n`
+  return `require('fs').writeSync(1, ${JSON.stringify(JSON.stringify(obj) + '\n')})\n`
 }
 
 /** Reads all of stdin into the string `input` (then the rest of the program runs). */
@@ -118,6 +170,8 @@ module.exports = {
   writeProgram,
   quickHooksAvailable,
   writeQuickHook,
+  writeHookbotHook,
+  writeQuickTreeHook,
   printJson,
   readInputThen,
   writePidTo,

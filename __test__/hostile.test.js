@@ -1,8 +1,11 @@
 'use strict'
 
-// Issue 3: hostile hooks and load. Every case: the run returns within its bound, the result
-// says what happened in one sentence, nothing is left running (except a background process
-// the hook started on purpose), and the other hooks of the same run still count.
+// Issue 3: hostile hooks and load; issue 12: the same cases on Windows. Every case: the run
+// returns within its bound, the result says what happened in one sentence, nothing is left
+// running (except a background process the hook started on purpose), and the other hooks of
+// the same run still count. The hooks are Node programs (hook-programs.js), so each case is
+// written once and runs on both platforms; the cases tied to one platform's rules (exec bits,
+// POSIX signals, uids; job objects, console control events) say so in their titles.
 
 const fs = require('fs')
 const path = require('path')
@@ -10,11 +13,21 @@ const { spawn, spawnSync } = require('child_process')
 
 const {
   addon,
+  isWindows,
   describeUnix,
+  testUnix,
   testIf,
   makeTempDir,
   writeHook,
-  shq,
+  writeProgram,
+  writeQuickHook,
+  writeQuickTreeHook,
+  writeHookbotHook,
+  quickHooksAvailable,
+  programHookName,
+  printJson,
+  writePidTo,
+  STAY_ALIVE,
   echoJson,
   waitFor,
   waitForPid,
@@ -22,6 +35,7 @@ const {
   waitDead,
   opts,
 } = require('./helpers')
+const { HOOKBOT } = require('./hook-programs')
 
 const { runHook, HookFactory, discoverHooks, terminateAll } = addon
 
@@ -29,6 +43,19 @@ const MiB = 1024 * 1024
 const isLinux = process.platform === 'linux'
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
 const ADDON_DIR = path.resolve(__dirname, '..')
+const CENSUS = process.env.CLINE_HOOKS_TEST_CENSUS || null
+const J = JSON.stringify
+
+// A Node program starts in ~50 ms on Linux and in up to a second as node.exe under Wine; the
+// bounds that include a hook's start-up add this much.
+const START_UP = isWindows ? 5000 : 0
+// How a stopped tree is named: Unix signals, or Windows' job object.
+const STOPPED = isWindows ? /its job object was terminated/ : /SIGTERM, then SIGKILL/
+const WINDOWS_LANE = 'Windows job objects and console control events; needs hookbot.exe from the Windows lane (npm run test:windows)'
+const hasHookbot = isWindows && Boolean(HOOKBOT)
+// Under Wine a process start takes 100-300 ms (set by the Windows lane): the load cases start
+// a twentieth of the processes there, and the full count on Linux and on real Windows.
+const underWine = isWindows && process.env.CLINE_HOOKS_TEST_WINE === '1'
 
 /** Whether `nobody` can reach `dir` (every folder on the way lets others in). */
 function othersCanRead(dir) {
@@ -40,29 +67,50 @@ function othersCanRead(dir) {
 const asNobody = isLinux && (!isRoot || othersCanRead(ADDON_DIR))
 const AS_NOBODY_REASON = `needs Linux and, as root, an addon folder that \`nobody\` can read (${ADDON_DIR})`
 
-/** Writes hooks `TaskStart` (one per body) into fresh dirs; returns the dirs in run order. */
-function hookDirs(...bodies) {
+/** Writes hooks `TaskStart` (one Node program per source) into fresh dirs; returns the dirs in run order. */
+function hookDirs(...sources) {
   const tmp = makeTempDir()
-  return bodies.map((body, i) => {
+  return sources.map((source, i) => {
     const dir = path.join(tmp, `hooks-${i}`)
-    writeHook(dir, 'TaskStart', body, { shebang: 'bash' })
+    writeProgram(dir, 'TaskStart', source)
     return dir
   })
 }
 
+/** Program text: starts a Node child running `code` with `stdio`; evaluates to the child. */
+function spawnNode(code, stdio = 'ignore') {
+  return `require('child_process').spawn(process.execPath, ['-e', ${J(code)}], { stdio: ${J(stdio)} })`
+}
+
+/** Program text: ignores every termination request Node can catch on this platform. */
+const IGNORE_STOPS = `for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK']) process.on(s, () => {})\n`
+
 /**
- * A hook that writes its pid and its background child's pid into a fresh `pids` folder under
- * `tmp`, then waits on a 60 s sleep; returns { dir, pids }.
+ * The platform's quickest hook that starts a child and never ends, writing one file named after
+ * each pid of its tree into a fresh `pids` folder under `tmp`; returns { dir, pids, perRun }.
  */
 function longHook(tmp) {
   const pids = path.join(tmp, 'pids')
   fs.mkdirSync(pids)
-  const [dir] = hookDirs(`echo $$ > ${shq(pids)}/$$\nsleep 60 &\necho $! > ${shq(pids)}/$!\nwait\n`)
-  return { dir, pids }
+  const dir = path.join(tmp, 'long-hook')
+  const perRun = writeQuickTreeHook(dir, 'TaskStart', pids)
+  return { dir, pids, perRun }
+}
+
+/** The pids a quick tree hook wrote into `pids` (hookbot.exe names its files <role>-<pid>.pid). */
+function pidsWritten(pids) {
+  return fs.readdirSync(pids).filter((f) => !f.startsWith('verdict')).map((f) => Number(f.replace(/^\D*-?(\d+).*$/, '$1')))
 }
 
 /** A hook that always allows, with a context, so tests can see that the others still count. */
-const GOOD = echoJson({ contextModification: 'the good hook still counts' })
+const GOOD = printJson({ contextModification: 'the good hook still counts' })
+
+/** A dir with the good hook in the platform's quickest form, for runs with a short timeout. */
+function quickGoodDir() {
+  const dir = path.join(makeTempDir(), 'good')
+  writeQuickHook(dir, 'TaskStart', { contextModification: 'the good hook still counts' })
+  return dir
+}
 
 /** Runs the hooks in `dirs` once; returns the result, the executions and the wall time. */
 async function run(dirs, options = {}, input = {}) {
@@ -71,13 +119,30 @@ async function run(dirs, options = {}, input = {}) {
   return { result, hooks: result.hooks, elapsed: Date.now() - started }
 }
 
-/** Open file descriptors of this process (Linux). */
-function openFds() {
-  return fs.readdirSync('/proc/self/fd').length
+/** The pids written one per line into `file`. */
+function pidsIn(file) {
+  return fs.readFileSync(file, 'utf8').trim().split('\n').map(Number)
 }
 
-/** Live (non-zombie) child processes of this process (Linux), the hook watchdog aside: it is
- * started once per process with the first hook and lives as long as the host. */
+/**
+ * What this process holds, as the platform counts it: on Linux its open fds and live children
+ * (/proc), on Windows its handle count and live descendants (census.exe, the Windows API). The
+ * hook watchdog, started once per process with the first hook, is not counted.
+ */
+function resources() {
+  if (isWindows) {
+    const out = spawnSync(CENSUS, [String(process.pid)], { encoding: 'utf8', timeout: 20000 })
+    if (out.status !== 0) throw new Error(`census.exe failed: ${out.stderr || out.error}`)
+    const { handles, descendants } = JSON.parse(out.stdout)
+    // census.exe is itself a child while it counts.
+    return { handles, children: descendants.filter((pid) => pid !== out.pid).length }
+  }
+  return { handles: fs.readdirSync('/proc/self/fd').length, children: liveChildren().length }
+}
+const canCount = isLinux || (isWindows && Boolean(CENSUS))
+const COUNT_REASON = 'needs /proc on Linux, or census.exe from the Windows lane on Windows'
+
+/** Live (non-zombie) child processes of this process (Linux), the hook watchdog aside. */
 function liveChildren() {
   const children = []
   for (const entry of fs.readdirSync('/proc')) {
@@ -113,86 +178,141 @@ async function rssGrowth(fn) {
   }
 }
 
-describeUnix('hostile hooks: hooks that never end', () => {
+describe('hostile hooks: hooks that never end', () => {
   test('1. a busy loop forever is timedOut close to timeoutMs, and its whole tree (by the pids it wrote) is dead', async () => {
     const tmp = makeTempDir()
     const pids = path.join(tmp, 'pids')
     const dirs = hookDirs(
-      `( while :; do :; done ) &
-echo $! >> ${shq(pids)}
-echo $$ >> ${shq(pids)}
-while :; do :; done
+      `const child = ${spawnNode('for (;;) {}')}
+require('fs').appendFileSync(${J(pids)}, child.pid + '\\n' + process.pid + '\\n')
+for (;;) {}
 `,
-      GOOD,
     )
-    const { hooks, result, elapsed } = await run(dirs, { timeoutMs: 1000 })
+    dirs.push(quickGoodDir())
+    const timeoutMs = 1000 + START_UP
+    const { hooks, result, elapsed } = await run(dirs, { timeoutMs })
     expect(hooks.map((h) => h.status)).toEqual(['timedOut', 'completed'])
-    expect(hooks[0].failure).toMatch(/did not finish within 1000 ms/)
+    expect(hooks[0].failure).toMatch(new RegExp(`did not finish within ${timeoutMs} ms`))
+    expect(hooks[0].failure).toMatch(STOPPED)
     expect(result.contextModification).toBe('the good hook still counts')
-    expect(elapsed).toBeGreaterThanOrEqual(950)
-    expect(elapsed).toBeLessThan(5000)
-    const written = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number)
+    expect(elapsed).toBeGreaterThanOrEqual(timeoutMs - 50)
+    expect(elapsed).toBeLessThan(timeoutMs + 4000)
+    const written = pidsIn(pids)
     expect(written).toHaveLength(2)
     for (const pid of written) expect(await waitDead(pid, 2000)).toBe(true)
-  })
+  }, 30000)
 
-  test('2. a hook and a grandchild that both ignore SIGTERM and keep stdout open are timedOut and both dead after the grace', async () => {
+  test('2. a hook and its child that both ignore SIGTERM (console control events on Windows) and keep stdout open are timedOut and both dead after the grace', async () => {
     const tmp = makeTempDir()
     const pids = path.join(tmp, 'pids')
     const dirs = hookDirs(
-      `trap '' TERM
-bash -c 'trap "" TERM; echo $$ >> ${shq(pids)}; while :; do echo still here; sleep 0.05; done' &
-echo $$ >> ${shq(pids)}
-while :; do sleep 0.05; done
+      `${IGNORE_STOPS}const child = ${spawnNode(`${IGNORE_STOPS}setInterval(() => console.log('still here'), 50)`, ['ignore', 'inherit', 'inherit'])}
+require('fs').appendFileSync(${J(pids)}, child.pid + '\\n' + process.pid + '\\n')
+setInterval(() => {}, 50)
 `,
-      GOOD,
     )
-    const { hooks, result, elapsed } = await run(dirs, { timeoutMs: 800 })
+    dirs.push(quickGoodDir())
+    const { hooks, result, elapsed } = await run(dirs, { timeoutMs: 800 + START_UP })
     expect(hooks.map((h) => h.status)).toEqual(['timedOut', 'completed'])
-    expect(hooks[0].failure).toMatch(/SIGTERM, then SIGKILL/)
+    expect(hooks[0].failure).toMatch(STOPPED)
     expect(result.contextModification).toBe('the good hook still counts')
-    expect(elapsed).toBeLessThan(5000)
-    const written = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number)
+    expect(elapsed).toBeLessThan(5000 + START_UP)
+    const written = pidsIn(pids)
     expect(written).toHaveLength(2)
-    // Dead already when the run resolved: SIGKILL follows the grace, and the run waits for it.
+    // Dead already when the run resolved: the kill follows the grace, and the run waits for it.
     for (const pid of written) expect(isAlive(pid)).toBe(false)
-  })
+  }, 30000)
 
-  test('4. a hook that prints its JSON and leaves `sleep 60 &` holding stdout returns within 1 s, JSON honoured, background alive', async () => {
+  testIf(hasHookbot, WINDOWS_LANE, '2w. a compiled hook whose child and grandchild ignore console control events and keep stdout open: timedOut, its cancel kept, all three dead', async () => {
+    const tmp = makeTempDir()
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    const dir = path.join(tmp, 'hooks')
+    writeHookbotHook(dir, 'TaskStart', 'ignore-ctrl', pids, { cancel: true, errorMessage: 'blocked before hanging' })
+    const { hooks, result, elapsed } = await run([dir, quickGoodDir()], { timeoutMs: 2000 + START_UP })
+    expect(hooks.map((h) => h.status)).toEqual(['timedOut', 'completed'])
+    expect(hooks[0].failure).toMatch(STOPPED)
+    expect(result.cancel).toBe(true)
+    expect(result.errorMessage).toBe('blocked before hanging')
+    expect(result.contextModification).toBe('the good hook still counts')
+    expect(elapsed).toBeLessThan(10000 + START_UP)
+    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
+    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
+    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+  }, 30000)
+
+  testIf(hasHookbot, WINDOWS_LANE, '2x. a hook that starts its child with CREATE_BREAKAWAY_FROM_JOB cannot take it out of the tree: timedOut and both dead', async () => {
+    const tmp = makeTempDir()
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    const dir = path.join(tmp, 'hooks')
+    writeHookbotHook(dir, 'TaskStart', 'breakaway', pids, { cancel: true })
+    const { hooks, result } = await run([dir], { timeoutMs: 2000 + START_UP })
+    expect(hooks[0].status).toBe('timedOut')
+    expect(result.cancel).toBe(true)
+    // The job refuses the breakaway (ERROR_ACCESS_DENIED, 5), so the child stays inside it.
+    expect(fs.readFileSync(path.join(pids, 'escape.txt'), 'utf8')).toBe('refused 5')
+    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
+    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
+    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+  }, 30000)
+
+  testIf(hasHookbot, WINDOWS_LANE, '2y. a hook that puts itself in a job object of its own (nested in ours) and starts a child there: timedOut and both dead', async () => {
+    const tmp = makeTempDir()
+    const pids = path.join(tmp, 'pids')
+    fs.mkdirSync(pids)
+    const dir = path.join(tmp, 'hooks')
+    writeHookbotHook(dir, 'TaskStart', 'own-job', pids, { contextModification: 'in a job of its own' })
+    const { hooks, result } = await run([dir], { timeoutMs: 2000 + START_UP })
+    expect(hooks[0].status).toBe('timedOut')
+    // A hook that did not complete adds no context to the run; its own record keeps what it printed.
+    expect(hooks[0].contextModification).toBe('in a job of its own')
+    expect(fs.readFileSync(path.join(pids, 'job.txt'), 'utf8')).toBe('nested')
+    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
+    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
+    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+  }, 30000)
+
+  test('4. a hook that prints its JSON and leaves a background process holding stdout returns at once after its exit, JSON honoured, background alive', async () => {
     const tmp = makeTempDir()
     const bgPid = path.join(tmp, 'bg.pid')
+    const exited = path.join(tmp, 'exited')
     const dirs = hookDirs(
-      `sleep 60 &
-echo $! > ${shq(bgPid)}
-${echoJson({ cancel: true, errorMessage: 'blocked, checking in the background' })}
+      `const fs = require('fs')
+// Detached on Windows, where libuv ends a program's other children when it exits.
+const bg = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: ['ignore', 'inherit', 'inherit'], detached: process.platform === 'win32' })
+bg.unref()
+fs.writeFileSync(${J(bgPid)}, String(bg.pid))
+${printJson({ cancel: true, errorMessage: 'blocked, checking in the background' })}
+fs.writeFileSync(${J(exited)}, String(Date.now()))
 `,
     )
-    const { result, hooks, elapsed } = await run(dirs)
+    const { result, hooks } = await run(dirs)
+    const resolvedAt = Date.now()
     const bg = await waitForPid(bgPid)
     expect(hooks[0].status).toBe('completed')
     expect(result.cancel).toBe(true)
     expect(result.errorMessage).toBe('blocked, checking in the background')
     expect(hooks[0].warnings.join(' ')).toMatch(/still holds its stdout or stderr/)
-    expect(elapsed).toBeLessThan(1000)
     // The contract's grace after the hook's own exit is at most 250 ms (the runtime's is 150).
-    expect(hooks[0].durationMs).toBeLessThan(450)
+    expect(resolvedAt - Number(fs.readFileSync(exited, 'utf8'))).toBeLessThan(1000)
     expect(isAlive(bg)).toBe(true)
-  })
+  }, 30000)
 })
 
-describeUnix('hostile hooks: stdin', () => {
+describe('hostile hooks: stdin', () => {
   const TEN_MIB = 'x'.repeat(10 * MiB)
 
   test('3a. a hook that never reads stdin, given a 10 MiB input, does not deadlock the run', async () => {
-    const dirs = hookDirs(`sleep 0.3\n${echoJson({ contextModification: 'never read it' })}`, GOOD)
-    const { hooks, result, elapsed } = await run(dirs, { timeoutMs: 10000 }, { blob: TEN_MIB })
+    const dirs = hookDirs(`setTimeout(() => { ${printJson({ contextModification: 'never read it' })} }, 300)\n`, GOOD)
+    const { hooks, result, elapsed } = await run(dirs, { timeoutMs: 10000 + START_UP }, { blob: TEN_MIB })
     expect(hooks.map((h) => h.status)).toEqual(['completed', 'completed'])
     expect(result.contextModification).toBe('never read it\n\nthe good hook still counts')
-    expect(elapsed).toBeLessThan(5000)
-  })
+    expect(elapsed).toBeLessThan(5000 + START_UP)
+  }, 30000)
 
   test('3b. a hook that exits at once without reading a 10 MiB input is completed (no broken-pipe failure)', async () => {
-    const dirs = hookDirs(`${echoJson({ cancel: true })}\nexit 0\n`)
+    const dirs = hookDirs(`${printJson({ cancel: true })}process.exit(0)\n`)
     const { hooks, result } = await run(dirs, {}, { blob: TEN_MIB })
     expect(hooks[0].status).toBe('completed')
     expect(hooks[0].failure).toBeUndefined()
@@ -200,28 +320,35 @@ describeUnix('hostile hooks: stdin', () => {
   })
 
   test('3c. a hook that never reads stdin and never ends is timedOut, not deadlocked', async () => {
-    const dirs = hookDirs('exec sleep 60\n', GOOD)
-    const { hooks, elapsed } = await run(dirs, { timeoutMs: 700 }, { blob: TEN_MIB })
+    const dirs = [...hookDirs(STAY_ALIVE), quickGoodDir()]
+    const { hooks, elapsed } = await run(dirs, { timeoutMs: 700 + START_UP }, { blob: TEN_MIB })
     expect(hooks.map((h) => h.status)).toEqual(['timedOut', 'completed'])
-    expect(elapsed).toBeLessThan(5000)
-  })
+    expect(elapsed).toBeLessThan(5000 + START_UP)
+  }, 30000)
 })
 
-describeUnix('hostile hooks: floods and bytes', () => {
-  const STDOUT_BYTES = 1024 * MiB
+/** Program text: writes `bytes` (an expression) of `chunk` (a Buffer expression) to fd `fd`. */
+function writeRepeated(fd, chunk, bytes) {
+  return `{
+  const chunk = ${chunk}
+  for (let left = ${bytes}; left > 0; ) {
+    left -= require('fs').writeSync(${fd}, chunk, 0, Math.min(left, chunk.length))
+  }
+}
+`
+}
 
+describe('hostile hooks: floods and bytes', () => {
   test(`5. 1 GiB on stdout before the final JSON and 200 MiB on stderr: JSON honoured, host RSS grows < 32 MiB, stderr a bounded tail`, async () => {
     const dirs = hookDirs(
-      `yes 'log line that is not JSON {' | head -c ${STDOUT_BYTES} &
-yes 'stderr noise' | head -c ${200 * MiB} >&2
-wait
-echo 'the last stderr line' >&2
-echo
-${echoJson({ cancel: true, contextModification: 'after the flood' })}
-`,
+      `${writeRepeated(1, `Buffer.from('log line that is not JSON {\\n'.repeat(4096))`, 1024 * MiB)}
+${writeRepeated(2, `Buffer.from('stderr noise\\n'.repeat(8192))`, 200 * MiB)}
+require('fs').writeSync(2, 'the last stderr line\\n')
+require('fs').writeSync(1, '\\n')
+${printJson({ cancel: true, contextModification: 'after the flood' })}`,
       GOOD,
     )
-    const [{ hooks, result }, growth] = await rssGrowth(() => run(dirs, { timeoutMs: 50000 }))
+    const [{ hooks, result }, growth] = await rssGrowth(() => run(dirs, { timeoutMs: 80000 }))
     expect(hooks[0].status).toBe('completed')
     expect(result.cancel).toBe(true)
     expect(result.contextModification).toBe('after the flood\n\nthe good hook still counts')
@@ -230,13 +357,13 @@ ${echoJson({ cancel: true, contextModification: 'after the flood' })}
     expect(Buffer.byteLength(hooks[0].stderr)).toBeLessThanOrEqual(64 * 1024)
     expect(hooks[0].stderr).toMatch(/stderr noise\n.*the last stderr line\n$/)
     expect(growth).toBeLessThan(32)
-  }, 90000)
+  }, 120000)
 
   test('5b. one 200 MiB verdict object, its cancel after the big field: it blocks, host RSS grows < 32 MiB, read as fast as it is printed', async () => {
     const dirs = hookDirs(
-      `printf '{"data": "'
-head -c ${200 * MiB} /dev/zero | tr '\\0' d
-printf '", "errorMessage": "blocked by a 200 MiB verdict", "cancel": true}\\n'
+      `require('fs').writeSync(1, '{"data": "')
+${writeRepeated(1, `Buffer.alloc(1 << 20, 'd')`, 200 * MiB)}
+require('fs').writeSync(1, '", "errorMessage": "blocked by a 200 MiB verdict", "cancel": true}\\n')
 `,
       GOOD,
     )
@@ -253,9 +380,10 @@ printf '", "errorMessage": "blocked by a 200 MiB verdict", "cancel": true}\\n'
 
   test('6. bytes that are not UTF-8, NUL bytes and CRLF line ends in stdout and stderr: no crash, the final JSON still parsed', async () => {
     const dirs = hookDirs(
-      `printf 'bad \\377\\376 bytes\\000 and NUL\\r\\n' >&2
-printf 'log \\377\\300\\000 line\\r\\n'
-printf '{"cancel": false,\\r\\n "contextModification": "caf\\303\\251 \\342\\234\\223"}\\r\\n'
+      `const fs = require('fs')
+fs.writeSync(2, Buffer.from('bad \\xff\\xfe bytes\\x00 and NUL\\r\\n', 'latin1'))
+fs.writeSync(1, Buffer.from('log \\xff\\xc0\\x00 line\\r\\n', 'latin1'))
+fs.writeSync(1, Buffer.from('{"cancel": false,\\r\\n "contextModification": "café ✓"}\\r\\n', 'utf8'))
 `,
     )
     const { hooks } = await run(dirs)
@@ -263,21 +391,34 @@ printf '{"cancel": false,\\r\\n "contextModification": "caf\\303\\251 \\342\\234
     expect(hooks[0].contextModification).toBe('café ✓')
     expect(hooks[0].stderr).toContain('bad \uFFFD\uFFFD bytes\u0000 and NUL')
   })
+
+  test('6b. a verdict in UTF-16 with a byte-order mark, CRLF line ends and a log line before it (PowerShell Out-File): its cancel counts', async () => {
+    const dirs = hookDirs(
+      `require('fs').writeSync(1, Buffer.from('\\ufefflog line\\r\\n{"cancel": true, "errorMessage": "café ✓"}\\r\\n', 'utf16le'))\n`,
+      GOOD,
+    )
+    const { hooks, result } = await run(dirs)
+    expect(hooks[0].status).toBe('completed')
+    expect(result.cancel).toBe(true)
+    expect(result.errorMessage).toBe('café ✓')
+    expect(result.contextModification).toBe('the good hook still counts')
+  })
 })
 
-describeUnix('hostile hooks: broken output', () => {
+describe('hostile hooks: broken output', () => {
   const DEEP = 100000
+  const print = (text) => `require('fs').writeSync(1, ${text})\n`
   const CASES = [
-    ['a truncated object', `printf '{"cancel": true, "contextModification": "cut'`, /not valid JSON|does not parse|truncated|incomplete/i],
-    ['trailing garbage after the object', `echo '{"contextModification": "x"} and then garbage'`, /after its final JSON object/],
-    ['an array', `echo '[{"cancel": true}]'`, /array/],
-    ['a number', `echo 42`, /number/],
-    ['{"cancel":"yes"}', `echo '{"cancel":"yes"}'`, /cancel/],
-    [`a ${DEEP}-deep nested array`, `head -c ${DEEP} /dev/zero | tr '\\0' '['; head -c ${DEEP} /dev/zero | tr '\\0' ']'; echo`, /JSON array as its final output/],
+    ['a truncated object', print(J('{"cancel": true, "contextModification": "cut')), /not valid JSON|does not parse|truncated|incomplete/i],
+    ['trailing garbage after the object', print(J('{"contextModification": "x"} and then garbage\n')), /after its final JSON object/],
+    ['an array', print(J('[{"cancel": true}]\n')), /array/],
+    ['a number', print(J('42\n')), /number/],
+    ['{"cancel":"yes"}', print(J('{"cancel":"yes"}\n')), /cancel/],
+    [`a ${DEEP}-deep nested array`, print(`'['.repeat(${DEEP}) + ']'.repeat(${DEEP}) + '\\n'`), /JSON array as its final output/],
   ]
 
-  test.each(CASES)('7. %s is failed with a sentence, and the other hook still counts', async (label, body, sentence) => {
-    const dirs = hookDirs(body, GOOD)
+  test.each(CASES)('7. %s is failed with a sentence, and the other hook still counts', async (label, source, sentence) => {
+    const dirs = hookDirs(source, GOOD)
     const { hooks, result } = await run(dirs)
     expect(hooks.map((h) => h.status)).toEqual(['failed', 'completed'])
     expect(hooks[0].failure).toMatch(sentence)
@@ -286,44 +427,51 @@ describeUnix('hostile hooks: broken output', () => {
   })
 
   test(`7b. a ${DEEP}-deep nested object is read as JSON.parse reads it: completed, with a warning about the depth`, async () => {
-    const body = `for i in $(seq ${DEEP}); do printf '{"a":'; done; printf 1; head -c ${DEEP} /dev/zero | tr '\\0' '}'; echo`
-    const { hooks, result } = await run(hookDirs(body, GOOD))
+    const source = print(`'{"a":'.repeat(${DEEP}) + '1' + '}'.repeat(${DEEP}) + '\\n'`)
+    const { hooks, result } = await run(hookDirs(source, GOOD))
     expect(hooks.map((h) => h.status)).toEqual(['completed', 'completed'])
     expect(hooks[0].warnings).toEqual([expect.stringMatching(/^printed a JSON object nested more than 127 levels deep/)])
     expect(result.cancel).toBe(false)
     expect(result.contextModification).toBe('the good hook still counts')
   })
 
-  test('8. a hook that kills itself with SIGKILL is failed, exitCode null, the signal named; a cancel it printed before still counts', async () => {
-    const dirs = hookDirs(`${echoJson({ cancel: true })}\nkill -9 $$\n`, GOOD)
+  test('8. a hook that kills itself after printing a cancel is failed, with no exit code and the signal named on Unix; the cancel still counts', async () => {
+    // On Windows, process.kill ends the process with TerminateProcess (exit code 1): no signal.
+    const dirs = hookDirs(`${printJson({ cancel: true })}process.kill(process.pid, 'SIGKILL')\n${STAY_ALIVE}`, GOOD)
     const { hooks, result } = await run(dirs)
     expect(hooks[0].status).toBe('failed')
-    expect(hooks[0].exitCode).toBeNull()
-    expect(hooks[0].failure).toMatch(/SIGKILL/)
+    if (isWindows) {
+      expect(hooks[0].exitCode).toBe(1)
+      expect(hooks[0].signal).toBeNull()
+    } else {
+      expect(hooks[0].exitCode).toBeNull()
+      expect(hooks[0].failure).toMatch(/SIGKILL/)
+    }
     expect(result.cancel).toBe(true)
     expect(result.contextModification).toBe('the good hook still counts')
   })
 })
 
-describeUnix('hostile hooks: output built to be slow to read', () => {
-  test('7b. 1 MiB of lines that each open an array never closed, from 4 hooks at once: each is read in linear time and named as arrays, and an unrelated run with a 1 s timeout is not held up', async () => {
+describe('hostile hooks: output built to be slow to read', () => {
+  test('7c. 1 MiB of lines that each open an array never closed, from 4 hooks at once: each is read in linear time and named as arrays, and an unrelated run with a 1 s timeout is not held up', async () => {
     // 256 lines of 4 KiB, each opening an array that never closes: quadratic for a parser
     // that retries every line start (2.4 s of CPU per hook, on the workers every run shares).
-    const line = `[${'"x",'.repeat(1023)}`
-    const dirs = hookDirs(...Array(4).fill(`i=0; while [ $i -lt 256 ]; do echo '${line}'; i=$((i+1)); done`))
-    const [quickDir] = hookDirs(echoJson({ contextModification: 'quick' }))
-    const slow = run(dirs)
+    const line = `[${'"x",'.repeat(1023)}\n`
+    const dirs = hookDirs(...Array(4).fill(`require('fs').writeSync(1, ${J(line)}.repeat(256))\n`))
+    const quickDir = path.join(makeTempDir(), 'quick')
+    writeQuickHook(quickDir, 'TaskStart', { contextModification: 'quick' })
+    const slow = run(dirs, { timeoutMs: 30000 })
     const quick = await run([quickDir], { timeoutMs: 1000 })
     expect(quick.hooks[0].status).toBe('completed')
     expect(quick.elapsed).toBeLessThan(3000)
     const { hooks, elapsed } = await slow
-    expect(elapsed).toBeLessThan(10000)
+    expect(elapsed).toBeLessThan(10000 + START_UP)
     for (const h of hooks) {
       expect(h.status).toBe('failed')
       expect(h.failure).toMatch(/arrays that are never closed/)
       expect(h.failure).not.toMatch(/object that ends too early/)
     }
-  })
+  }, 30000)
 })
 
 describeUnix('hostile hooks: not runnable', () => {
@@ -337,7 +485,7 @@ describeUnix('hostile hooks: not runnable', () => {
     fs.mkdirSync(dir('loop'))
     fs.symlinkSync('TaskStart', path.join(dir('loop'), 'TaskStart'))
     writeHook(dir('nointerp'), 'TaskStart', echoJson({ cancel: true }), { shebang: '#!/nonexistent/interpreter' })
-    writeHook(dir('good'), 'TaskStart', GOOD, { shebang: 'bash' })
+    writeHook(dir('good'), 'TaskStart', GOOD, { shebang: 'node' })
     const dirs = ['noexec', 'directory', 'broken', 'loop', 'nointerp', 'good'].map(dir)
 
     const found = await discoverHooks('TaskStart', opts({ extraHooksDirs: dirs }))
@@ -366,7 +514,7 @@ describeUnix('hostile hooks: not runnable', () => {
     const locked = path.join(tmp, 'locked')
     const open = path.join(tmp, 'open')
     writeHook(locked, 'TaskStart', echoJson({ cancel: true }))
-    writeHook(open, 'TaskStart', GOOD)
+    writeHook(open, 'TaskStart', GOOD, { shebang: 'node' })
     fs.chmodSync(locked, 0o000)
     const script = `
       const { runHook } = require(${JSON.stringify(ADDON_DIR)})
@@ -407,12 +555,14 @@ describeUnix('hostile hooks: not runnable', () => {
   })
 })
 
-describeUnix('hostile hooks: files changing under the run', () => {
+describe('hostile hooks: files changing under the run', () => {
+  const HOOK = programHookName('TaskStart')
+
   test('10a. a hook file deleted between discovery and run is failed with "no longer exists"; the others run', async () => {
-    const dirs = hookDirs(echoJson({ cancel: true }), GOOD)
+    const dirs = hookDirs(printJson({ cancel: true }), GOOD)
     const factory = new HookFactory(opts({ extraHooksDirs: dirs }))
     const runner = await factory.create('TaskStart')
-    fs.rmSync(path.join(dirs[0], 'TaskStart'))
+    fs.rmSync(path.join(dirs[0], HOOK))
     const result = await runner.run({})
     expect(result.hooks.map((h) => h.status)).toEqual(['failed', 'completed'])
     expect(result.hooks[0].failure).toMatch(/no longer exists/)
@@ -421,11 +571,11 @@ describeUnix('hostile hooks: files changing under the run', () => {
   })
 
   test('10b. a hook file replaced between discovery and run: the file found at run time is what runs', async () => {
-    const dirs = hookDirs(echoJson({ contextModification: 'old' }))
+    const dirs = hookDirs(printJson({ contextModification: 'old' }))
     const runner = await new HookFactory(opts({ extraHooksDirs: dirs })).create('TaskStart')
-    const file = path.join(dirs[0], 'TaskStart')
-    const fresh = `${file}.new`
-    fs.writeFileSync(fresh, `#!/bin/sh\n${echoJson({ contextModification: 'new' })}\n`, { mode: 0o755 })
+    const file = path.join(dirs[0], HOOK)
+    const staging = path.join(makeTempDir(), 'staging')
+    const fresh = writeProgram(staging, 'TaskStart', printJson({ contextModification: 'new' }))
     fs.renameSync(fresh, file)
     const result = await runner.run({})
     expect(result.hooks[0].status).toBe('completed')
@@ -435,14 +585,21 @@ describeUnix('hostile hooks: files changing under the run', () => {
   test('10c. hooks that delete and rewrite their own file and their siblings mid-run: no crash, one result each', async () => {
     const tmp = makeTempDir()
     const dirs = [0, 1, 2].map((i) => path.join(tmp, `d${i}`))
-    const files = dirs.map((d) => path.join(d, 'TaskStart'))
-    writeHook(dirs[0], 'TaskStart', `rm -f ${files.map(shq).join(' ')}\n${echoJson({ contextModification: 'deleter' })}`)
-    writeHook(dirs[1], 'TaskStart', `printf 'garbage' > "$0"\nrmdir ${shq(dirs[2])} 2>/dev/null\n${echoJson({ contextModification: 'rewriter' })}`)
-    writeHook(dirs[2], 'TaskStart', `sleep 0.2\n${echoJson({ contextModification: 'sibling' })}`)
+    const files = dirs.map((d) => path.join(d, HOOK))
+    writeProgram(dirs[0], 'TaskStart', `for (const f of ${J(files)}) require('fs').rmSync(f, { force: true })\n${printJson({ contextModification: 'deleter' })}`)
+    writeProgram(
+      dirs[1],
+      'TaskStart',
+      `const fs = require('fs')
+try { fs.writeFileSync(${J(files[1])}, 'garbage') } catch {}
+try { fs.rmdirSync(${J(dirs[2])}) } catch {}
+${printJson({ contextModification: 'rewriter' })}`,
+    )
+    writeProgram(dirs[2], 'TaskStart', `setTimeout(() => { ${printJson({ contextModification: 'sibling' })} }, 200)\n`)
     // One snapshot for all three runs: a run that rescanned after another's hooks deleted the
     // files would rightly find nothing, which is not what this case is about.
     expect(await discoverHooks('TaskStart', opts({ extraHooksDirs: dirs }))).toHaveLength(3)
-    const results = await Promise.all([1, 2, 3].map(() => runHook('TaskStart', {}, opts({ extraHooksDirs: dirs }))))
+    const results = await Promise.all([1, 2, 3].map(() => runHook('TaskStart', {}, opts({ extraHooksDirs: dirs, timeoutMs: 20000 }))))
     for (const result of results) {
       expect(result.hooks).toHaveLength(3)
       for (const h of result.hooks) {
@@ -450,96 +607,137 @@ describeUnix('hostile hooks: files changing under the run', () => {
         if (h.status === 'failed') expect(h.failure).toEqual(expect.any(String))
       }
     }
-  })
+  }, 60000)
 })
 
-describeUnix('hostile hooks: paths', () => {
-  test('11. workspace and hooks-dir paths with spaces, quotes, $(), backticks, ;, newlines and non-ASCII run, and a canary proves nothing was injected', async () => {
+describe('hostile hooks: paths', () => {
+  // Each platform's shell metacharacters, in names the platform allows: on Unix quotes, $(),
+  // backticks, ; and a newline; on Windows (no " or newline in a name) cmd.exe's &, ^, %VAR%,
+  // !VAR! and parentheses. Each injection, if it ran, would create the canary.
+  const unixName = (canary) => `we ird 'q' "dq" $(touch ${canary}) \`touch ${canary}\`; touch ${canary}\nline2 ünï 中文 🚀`
+  const windowsName = () => `we ird 'q' & mkdir CANARY ^& (x) %CLINE_CANARY% !CLINE_CANARY! ünï 中文 🚀`
+
+  test('11. workspace, hooks-dir and global-dir paths full of the platform\'s shell metacharacters and non-ASCII letters run where they are, and a canary proves nothing was injected', async () => {
     const tmp = makeTempDir()
     const canary = path.join(tmp, 'INJECTED')
-    const evil = `we ird 'q' "dq" $(touch ${canary}) \`touch ${canary}\`; touch ${canary}\nline2 ünï 中文 🚀`
+    const evil = isWindows ? windowsName() : unixName(canary)
     const root = path.join(tmp, evil)
     const extra = path.join(tmp, `extra ${evil}`)
-    writeHook(path.join(root, '.clinerules', 'hooks'), 'TaskStart', `printf '{"contextModification": %s}\\n' "$(pwd | jq -Rs .)"`)
-    writeHook(extra, 'TaskStart', `${echoJson({ contextModification: 'extra ran' })}`)
-    const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root], extraHooksDirs: [extra] }))
-    expect(result.hooks.map((h) => h.status)).toEqual(['completed', 'completed'])
-    expect(result.contextModification).toBe(`extra ran\n\n${root}`)
+    const global = path.join(tmp, `home ${evil}`, 'Documents', 'Cline', 'Hooks')
+    writeProgram(path.join(root, '.clinerules', 'hooks'), 'TaskStart', `require('fs').writeSync(1, JSON.stringify({ contextModification: process.cwd() }) + '\\n')\n`)
+    writeProgram(extra, 'TaskStart', printJson({ contextModification: 'extra ran' }))
+    writeProgram(global, 'TaskStart', printJson({ contextModification: 'global ran' }))
+    const result = await runHook(
+      'TaskStart',
+      {},
+      opts({ workspaceRoots: [root], extraHooksDirs: [extra], globalHooksDir: global, env: { CLINE_CANARY: 'EXPANDED' }, timeoutMs: 20000 }),
+    )
+    expect(result.hooks.map((h) => h.status)).toEqual(['completed', 'completed', 'completed'])
+    expect(result.contextModification.split('\n\n').sort()).toEqual(['extra ran', 'global ran', root].sort())
     expect(fs.existsSync(canary)).toBe(false)
-  })
+    // cmd.exe's `mkdir CANARY` would have made it in the hook's working directory.
+    for (const dir of [root, extra, global, tmp]) expect(fs.existsSync(path.join(dir, 'CANARY'))).toBe(false)
+  }, 60000)
+
+  test('11b. a workspace whose hook path is longer than 260 characters runs its hook', async () => {
+    const tmp = makeTempDir()
+    let root = tmp
+    while (root.length < 300) root = path.join(root, `a folder with a long name ${root.length}`)
+    fs.mkdirSync(root, { recursive: true })
+    const hook = writeProgram(path.join(root, '.clinerules', 'hooks'), 'TaskStart', printJson({ contextModification: 'deep ran' }))
+    expect(hook.length).toBeGreaterThan(260)
+    const found = await discoverHooks('TaskStart', opts({ workspaceRoots: [root] }))
+    expect(found.map((h) => [h.path, h.enabled])).toEqual([[hook, true]])
+    const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root], timeoutMs: 20000 }))
+    expect(result.hooks.map((h) => h.failure || h.status)).toEqual(['completed'])
+    expect(result.contextModification).toBe('deep ran')
+  }, 60000)
 })
 
-describeUnix('hostile hooks: load', () => {
-  /** Four hook dirs whose hooks count how many hook processes are running at once. */
+describe('hostile hooks: load', () => {
+  /** Four hook dirs whose (quick) hooks each answer `<input id>:<name>`. */
+  function quickHooks(tmp) {
+    return ['a', 'b', 'c', 'd'].map((name) => {
+      const dir = path.join(tmp, name)
+      writeQuickHook(dir, 'TaskStart', { contextModification: `@ID@:${name}` })
+      return dir
+    })
+  }
+
+  /** Four hook dirs whose hooks record how many hook processes are running at once. */
   function countingHooks(tmp) {
     const live = path.join(tmp, 'live')
     fs.mkdirSync(live)
     return ['a', 'b', 'c', 'd'].map((name) => {
       const dir = path.join(tmp, name)
-      writeHook(
+      writeProgram(
         dir,
         'TaskStart',
-        // Bash builtins only, but for one rm: 4,000 of these must run quickly on 2 cores.
-        `: > ${shq(live)}/$$
-shopt -s nullglob
-running=(${shq(live)}/*)
-IFS= read -r input
-[[ $input =~ \\"id\\":\\"([^\\"]*)\\" ]]
-rm -f ${shq(live)}/$$
-printf '{"contextModification": "%s:%s", "peak": %d}\\n' "\${BASH_REMATCH[1]}" ${name} "\${#running[@]}"
+        `const fs = require('fs'), path = require('path')
+const mine = path.join(${J(live)}, String(process.pid))
+fs.writeFileSync(mine, '')
+const running = fs.readdirSync(${J(live)}).length
+let input = ''
+process.stdin.on('data', (c) => { input += c })
+process.stdin.on('end', () => {
+  // Hold a moment, so overlapping hooks see each other.
+  setTimeout(() => {
+    fs.rmSync(mine)
+    fs.writeSync(1, JSON.stringify({ contextModification: JSON.parse(input).id + ':${name}', peak: running }) + '\\n')
+  }, 50)
+})
 `,
-        { shebang: 'bash' },
       )
       return dir
     })
   }
 
-  testIf(isLinux, 'needs /proc', '12/13. 1,000 overlapping runHook calls with 4 hooks each all resolve correctly, never more processes than the limit, and fds and children return to the baseline', async () => {
+  testIf(canCount && quickHooksAvailable, COUNT_REASON, `12/13. ${underWine ? '50 (under Wine; 1,000 elsewhere)' : '1,000'} overlapping runHook calls with 4 hooks each all resolve correctly, and handles (fds) and child processes return to the baseline`, async () => {
     const tmp = makeTempDir()
-    const dirs = countingHooks(tmp)
-    // Warm the runtime and the discovery cache, so the baseline holds their fds.
+    const dirs = quickHooks(tmp)
+    // Warm the runtime and the discovery cache, so the baseline holds their handles.
     await runHook('TaskStart', { id: 'warm' }, opts({ extraHooksDirs: dirs }))
-    const fdsBefore = openFds()
-    const childrenBefore = liveChildren().length
+    const before = resources()
 
-    const ids = Array.from({ length: 1000 }, (_, i) => `c${i}`)
-    const results = await Promise.all(ids.map((id) => runHook('TaskStart', { id }, opts({ extraHooksDirs: dirs, timeoutMs: 60000 }))))
+    const ids = Array.from({ length: underWine ? 50 : 1000 }, (_, i) => `c${i}`)
+    const results = await Promise.all(ids.map((id) => runHook('TaskStart', { id }, opts({ extraHooksDirs: dirs, timeoutMs: 120000 }))))
     for (const [i, result] of results.entries()) {
       expect(result.hooks.map((h) => h.failure || h.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
       expect(result.contextModification).toBe(['a', 'b', 'c', 'd'].map((n) => `${ids[i]}:${n}`).join('\n\n'))
     }
-    const peak = Math.max(...results.flatMap((r) => r.hooks.map((h) => h.output.peak)))
-    const limit = 8 * require('os').availableParallelism()
-    expect(peak).toBeLessThanOrEqual(limit)
-
-    await waitFor(() => openFds() <= fdsBefore, { timeoutMs: 5000, what: `fds back to ${fdsBefore}` })
-    await waitFor(() => liveChildren().length <= childrenBefore, { timeoutMs: 5000, what: 'children back to the baseline' })
-  }, 120000)
+    await waitFor(() => resources().handles <= before.handles, { timeoutMs: 10000, what: `handles back to ${before.handles}` })
+    await waitFor(() => resources().children <= before.children, { timeoutMs: 10000, what: 'children back to the baseline' })
+  }, 300000)
 
   test('13. maxConcurrentHooks caps the processes of a factory and of a call', async () => {
     const tmp = makeTempDir()
     const dirs = countingHooks(tmp)
+    // Node programs start slowly under Wine: fewer runs there, the same caps.
+    const runs = isWindows ? 4 : 8
     const factory = new HookFactory(opts({ extraHooksDirs: dirs, maxConcurrentHooks: 2 }))
     const runner = await factory.create('TaskStart')
-    const viaFactory = await Promise.all(Array.from({ length: 20 }, (_, i) => runner.run({ id: `f${i}` })))
+    const viaFactory = await Promise.all(Array.from({ length: runs }, (_, i) => runner.run({ id: `f${i}` }, { timeoutMs: 60000 })))
     const viaCall = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => runHook('TaskStart', { id: `r${i}` }, opts({ extraHooksDirs: dirs, maxConcurrentHooks: 3 }))),
+      Array.from({ length: runs }, (_, i) => runHook('TaskStart', { id: `r${i}` }, opts({ extraHooksDirs: dirs, maxConcurrentHooks: 3, timeoutMs: 60000 }))),
     )
     const peakOf = (results) => Math.max(...results.flatMap((r) => r.hooks.map((h) => h.output.peak)))
     expect(peakOf(viaFactory)).toBeLessThanOrEqual(2)
-    expect(viaFactory.every((r) => r.hooks.every((h) => h.status === 'completed'))).toBe(true)
+    for (const [i, r] of viaFactory.entries()) {
+      expect(r.hooks.map((h) => h.failure || h.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
+      expect(r.contextModification).toBe(['a', 'b', 'c', 'd'].map((n) => `f${i}:${n}`).join('\n\n'))
+    }
     // Per call: each call has its own 3 slots, so its 4 hooks never all run at once.
     for (const r of viaCall) expect(r.hooks.every((h) => h.status === 'completed')).toBe(true)
-  })
+  }, 120000)
 
   test('13b. runs queued behind the limit still honour their timeouts and their signals', async () => {
     const tmp = makeTempDir()
     const pidFile = path.join(tmp, 'slow.pid')
-    const [slow] = hookDirs(`echo $$ > ${shq(pidFile)}\nsleep 30\n`)
+    const [slow] = hookDirs(`${writePidTo(pidFile)}setTimeout(() => {}, 30000)\n`)
     const factory = new HookFactory(opts({ extraHooksDirs: [slow], maxConcurrentHooks: 1 }))
     const runner = await factory.create('TaskStart')
-    const holder = runner.run({}, { timeoutMs: 20000 })
-    await waitForPid(pidFile)
+    const holder = runner.run({}, { timeoutMs: 25000 })
+    await waitForPid(pidFile, 10000)
 
     let started = Date.now()
     const queued = await runner.run({}, { timeoutMs: 500 })
@@ -556,20 +754,21 @@ printf '{"contextModification": "%s:%s", "peak": %d}\\n' "\${BASH_REMATCH[1]}" $
 
     expect(await terminateAll()).toBe(1)
     expect((await holder).hooks[0].status).toBe('aborted')
-  })
+  }, 30000)
 
-  testIf(isLinux, 'needs /proc', '14. an AbortSignal aborted in the middle of 100 overlapping runs: all reject with AbortError within 500 ms, no process left', async () => {
-    const { dir, pids } = longHook(makeTempDir())
-    const childrenBefore = liveChildren().length
+  testIf(canCount, COUNT_REASON, '14. an AbortSignal aborted in the middle of 100 overlapping runs: all reject with AbortError within 500 ms, no process left', async () => {
+    const { dir, pids, perRun } = longHook(makeTempDir())
+    const childrenBefore = resources().children
     const controller = new AbortController()
-    const runs = Array.from({ length: 100 }, () =>
+    const count = 100
+    const runs = Array.from({ length: count }, () =>
       runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], signal: controller.signal, maxConcurrentHooks: 100 })).then(
         () => 'resolved',
         (err) => ({ name: err.name, at: Date.now() }),
       ),
     )
-    // Abort once the first 16 hooks (the default limit on 2 cores) have started their children.
-    await waitFor(() => fs.readdirSync(pids).length >= 32, { timeoutMs: 20000, what: '16 hooks running' })
+    // Abort once 16 hooks (the default limit on 2 cores) have started their children.
+    await waitFor(() => pidsWritten(pids).length >= 16 * perRun, { timeoutMs: 60000, what: '16 hooks running' })
     const abortedAt = Date.now()
     controller.abort()
     const outcomes = await Promise.all(runs)
@@ -577,60 +776,62 @@ printf '{"contextModification": "%s:%s", "peak": %d}\\n' "\${BASH_REMATCH[1]}" $
       expect(outcome).toMatchObject({ name: 'AbortError' })
       expect(outcome.at - abortedAt).toBeLessThan(500)
     }
-    const written = fs.readdirSync(pids).map(Number)
-    for (const pid of written) expect(isAlive(pid)).toBe(false)
-    expect(liveChildren().length).toBeLessThanOrEqual(childrenBefore)
-  })
+    for (const pid of pidsWritten(pids)) expect(await waitDead(pid, isWindows ? 5000 : 0)).toBe(true)
+    await waitFor(() => resources().children <= childrenBefore, { timeoutMs: 10000, what: 'children back to the baseline' })
+  }, 120000)
 })
 
-describeUnix('hostile hooks: the host goes away', () => {
-  /** Starts a child Node running `script`; resolves once it exits, with its output. */
+describe('hostile hooks: the host goes away', () => {
+  /**
+   * Starts a child Node running `script`; resolves once it exits, with its output. The output
+   * goes to a file (under Wine node.exe cannot write to a pipe).
+   */
   function node(script) {
+    const out = path.join(makeTempDir(), 'out.txt')
+    const fd = fs.openSync(out, 'w')
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
-      let out = ''
-      child.stdout.on('data', (c) => (out += c))
-      child.stderr.on('data', (c) => (out += c))
-      child.on('close', (code, signal) => resolve({ code, signal, out }))
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', fd, fd] })
+      fs.closeSync(fd)
+      child.on('close', (code, signal) => resolve({ code, signal, out: fs.readFileSync(out, 'utf8') }))
     })
   }
 
   test('15a. process.exit() while hooks run: their process trees are stopped, no orphans', async () => {
     const tmp = makeTempDir()
-    const { dir, pids } = longHook(tmp)
+    const { dir, pids, perRun } = longHook(tmp)
     const script = `
       const fs = require('fs')
-      const { runHook } = require(${JSON.stringify(ADDON_DIR)})
-      runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
-      const t = setInterval(() => { if (fs.readdirSync(${JSON.stringify(pids)}).length >= 2) { clearInterval(t); process.exit(0) } }, 10)`
+      const { runHook } = require(${J(ADDON_DIR)})
+      runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(dir)}] })
+      const t = setInterval(() => { if (fs.readdirSync(${J(pids)}).length >= ${perRun}) { clearInterval(t); process.exit(0) } }, 10)`
     const { code, out } = await node(script)
     expect(out).toBe('')
     expect(code).toBe(0)
-    const written = fs.readdirSync(pids).map(Number)
-    expect(written).toHaveLength(2)
-    for (const pid of written) expect(await waitDead(pid, 2000)).toBe(true)
-  })
+    const written = pidsWritten(pids)
+    expect(written).toHaveLength(perRun)
+    for (const pid of written) expect(await waitDead(pid, 5000)).toBe(true)
+  }, 60000)
 
   test('15b. a worker thread (a Node environment) torn down while its hooks run: its trees are stopped, the main thread\'s are not', async () => {
     const tmp = makeTempDir()
     const worker = longHook(tmp)
     const mainPids = path.join(tmp, 'main-pids')
     fs.mkdirSync(mainPids)
-    const [mainDir] = hookDirs(`echo $$ > ${shq(mainPids)}/$$\nsleep 60\n`)
+    const [mainDir] = hookDirs(`require('fs').writeFileSync(require('path').join(${J(mainPids)}, String(process.pid)), '')\n${STAY_ALIVE}`)
     const script = `
       const fs = require('fs')
       const { Worker } = require('worker_threads')
-      const { runHook, terminateAll } = require(${JSON.stringify(ADDON_DIR)})
-      const main = runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(mainDir)}] })
+      const { runHook, terminateAll } = require(${J(ADDON_DIR)})
+      const main = runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(mainDir)}] })
       const w = new Worker(\`
-        const { runHook } = require(${JSON.stringify(ADDON_DIR)})
-        runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(worker.dir)}] })
+        const { runHook } = require(${J(ADDON_DIR).replace(/\\/g, '\\\\')})
+        runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(worker.dir).replace(/\\/g, '\\\\')}] })
       \`, { eval: true })
       const t = setInterval(async () => {
-        if (fs.readdirSync(${JSON.stringify(worker.pids)}).length < 2 || fs.readdirSync(${JSON.stringify(mainPids)}).length < 1) return
+        if (fs.readdirSync(${J(worker.pids)}).length < ${worker.perRun} || fs.readdirSync(${J(mainPids)}).length < 1) return
         clearInterval(t)
         await w.terminate()
-        const pid = Number(fs.readdirSync(${JSON.stringify(mainPids)})[0])
+        const pid = Number(fs.readdirSync(${J(mainPids)})[0])
         let alive = true
         try { process.kill(pid, 0) } catch { alive = false }
         console.log(JSON.stringify({ mainHookAliveAfterWorkerEnded: alive }))
@@ -638,14 +839,14 @@ describeUnix('hostile hooks: the host goes away', () => {
       }, 10)`
     const { code, out } = await node(script)
     expect(code).toBe(0)
-    expect(out.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(out.trim().split(/\r?\n/).map((l) => JSON.parse(l))).toEqual([
       { mainHookAliveAfterWorkerEnded: true },
       { stopped: 1, status: 'aborted' },
     ])
-    const written = fs.readdirSync(worker.pids).map(Number)
-    expect(written).toHaveLength(2)
-    for (const pid of written) expect(await waitDead(pid, 2000)).toBe(true)
-  })
+    const written = pidsWritten(worker.pids)
+    expect(written).toHaveLength(worker.perRun)
+    for (const pid of written) expect(await waitDead(pid, 5000)).toBe(true)
+  }, 60000)
 })
 
 // Issue 18 (second attack, E): `env` under every per-variable limit but over the system's
@@ -655,7 +856,7 @@ describeUnix('hostile hooks: the host goes away', () => {
 describeUnix('an env larger than the system allows for a start', () => {
   test('the hook fails with a sentence that names the environment and the fix; the run returns', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
-    writeHook(dir, 'TaskStart', echoJson({ contextModification: 'ran' }))
+    writeProgram(dir, 'TaskStart', printJson({ contextModification: 'ran' }))
     const env = {}
     for (let i = 0; i < 64; i++) env[`CLINE_HOOKS_BIG_${i}`] = 'x'.repeat(100 * 1024)
     const result = await runHook('TaskStart', {}, opts({ extraHooksDirs: [dir], env }))

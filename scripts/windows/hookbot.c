@@ -4,14 +4,17 @@
  * real Windows with the compiler it has.
  *
  *   hookbot.exe                  reads all of stdin, prints the contents of "<own path>.verdict"
- *                                (or {}), exits 0: the quick hook of a thousand runs.
+ *                                (or {}) with each @ID@ replaced by the input's "id" string, and
+ *                                exits 0: the quick hook of a thousand runs.
  *   hookbot.exe <mode> <dir> [verdict-file]
- *                                a hostile hook. It writes its pid to <dir>\hook.pid, prints the
- *                                verdict file's contents (if given) and then, by mode:
+ *                                a hostile hook. It writes its pid to <dir>\hook-<pid>.pid, prints
+ *                                the verdict file's contents (if given) and then, by mode:
  *     ignore-ctrl   ignores console control events, starts a child that does the same and starts
- *                   a grandchild; all three keep stdout open and never end (child.pid, grandchild.pid);
+ *                   a grandchild; all three keep stdout open and never end (child-<pid>.pid,
+ *                   grandchild-<pid>.pid);
+ *     tree          starts a child that starts a grandchild; all three never end;
  *     breakaway     starts a child with CREATE_BREAKAWAY_FROM_JOB (escape.txt says whether Windows
- *                   allowed it; if not, it starts the child plainly), then never ends (child.pid);
+ *                   allowed it; if not, it starts the child plainly), then never ends;
  *     own-job       puts itself in a job object of its own, starts a child inside it, never ends;
  *     never-read    never reads stdin and never ends;
  *     wait          never ends (the children above run this).
@@ -35,10 +38,13 @@ static void write_file(const wchar_t *dir, const wchar_t *name, const char *text
     CloseHandle(h);
 }
 
-static void write_pid(const wchar_t *dir, const wchar_t *name)
+/* Writes this process's pid to <dir>\<role>-<pid>.pid, so many hooks can share one folder. */
+static void write_pid(const wchar_t *dir, const wchar_t *role)
 {
     char text[32];
+    wchar_t name[64];
     snprintf(text, sizeof text, "%lu", GetCurrentProcessId());
+    _snwprintf(name, 64, L"%ls-%lu.pid", role, GetCurrentProcessId());
     write_file(dir, name, text);
 }
 
@@ -55,13 +61,51 @@ static int print_file(const wchar_t *path)
     return 1;
 }
 
-static void drain_stdin(void)
+/* Reads all of stdin; keeps the value of the first "id":"..." (JSON.stringify's spacing). */
+static void drain_stdin(char *id, size_t id_size)
 {
+    static const char key[] = "\"id\":\"";
     HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
-    char buf[65536];
+    char buf[65536], head[4096];
+    size_t kept = 0;
     DWORD got;
+    id[0] = 0;
     while (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0) {
+        size_t room = sizeof head - 1 - kept;
+        size_t take = got < room ? got : room;
+        memcpy(head + kept, buf, take);
+        kept += take;
     }
+    head[kept] = 0;
+    char *at = strstr(head, key);
+    if (!at) return;
+    at += sizeof key - 1;
+    size_t n = 0;
+    while (at[n] && at[n] != '"' && n + 1 < id_size) n++;
+    memcpy(id, at, n);
+    id[n] = 0;
+}
+
+/* Prints a whole (small) file with each @ID@ replaced by `id`; returns whether it was read. */
+static int print_verdict(const wchar_t *path, const char *id)
+{
+    HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    char text[65536];
+    DWORD got = 0;
+    ReadFile(h, text, sizeof text - 1, &got, NULL);
+    CloseHandle(h);
+    text[got] = 0;
+    for (char *at = text, *hit; *at; at = hit + 4) {
+        hit = strstr(at, "@ID@");
+        if (!hit) {
+            fputs(at, stdout);
+            break;
+        }
+        fwrite(at, 1, (size_t)(hit - at), stdout);
+        fputs(id, stdout);
+    }
+    return 1;
 }
 
 /* Starts "hookbot.exe <mode> <dir>" with inherited handles (so it holds stdout too). */
@@ -91,9 +135,10 @@ int wmain(int argc, wchar_t **argv)
 
     if (argc < 3) {
         wchar_t verdict[MAX_PATH * 4 + 16];
-        drain_stdin();
+        char id[256];
+        drain_stdin(id, sizeof id);
         _snwprintf(verdict, sizeof verdict / sizeof *verdict, L"%ls.verdict", self_path);
-        if (!print_file(verdict)) fputs("{}\n", stdout);
+        if (!print_verdict(verdict, id)) fputs("{}\n", stdout);
         return 0;
     }
 
@@ -104,24 +149,22 @@ int wmain(int argc, wchar_t **argv)
     }
     if (wcscmp(mode, L"child") == 0 || wcscmp(mode, L"grandchild") == 0) {
         SetConsoleCtrlHandler(NULL, TRUE);
-        wchar_t name[32];
-        _snwprintf(name, 32, L"%ls.pid", mode);
         PROCESS_INFORMATION pi;
         if (wcscmp(mode, L"child") == 0 && start_child(L"grandchild", dir, 0, &pi)) {
             CloseHandle(pi.hThread);
             CloseHandle(pi.hProcess);
         }
-        write_pid(dir, name);
+        write_pid(dir, mode);
         never_end();
     }
 
-    write_pid(dir, L"hook.pid");
+    write_pid(dir, L"hook");
     if (argc > 3) print_file(argv[3]);
     fflush(stdout);
 
     PROCESS_INFORMATION pi;
-    if (wcscmp(mode, L"ignore-ctrl") == 0) {
-        SetConsoleCtrlHandler(NULL, TRUE);
+    if (wcscmp(mode, L"ignore-ctrl") == 0 || wcscmp(mode, L"tree") == 0) {
+        if (wcscmp(mode, L"ignore-ctrl") == 0) SetConsoleCtrlHandler(NULL, TRUE);
         if (start_child(L"child", dir, 0, &pi)) {
             CloseHandle(pi.hThread);
             CloseHandle(pi.hProcess);

@@ -205,6 +205,9 @@ export CLINE_HOOKS_TEST_ECHO_EXE
 CLINE_HOOKS_TEST_ECHO_EXE=$(winpath "$TOOLS/echo-argv.exe")
 export CLINE_HOOKS_TEST_PWSH_STANDIN_DIR
 CLINE_HOOKS_TEST_PWSH_STANDIN_DIR=$(winpath "$TOOLS/pwsh-standin")
+# The tests that scale with process starts run fewer under Wine, whose CreateProcess takes
+# 100-300 ms (a real Windows runner runs them in full).
+export CLINE_HOOKS_TEST_WINE=1
 export CLINE_HOOKS_TEST_HOOKBOT
 CLINE_HOOKS_TEST_HOOKBOT=$(winpath "$TOOLS/hookbot.exe")
 export CLINE_HOOKS_TEST_CENSUS

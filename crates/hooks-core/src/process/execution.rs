@@ -254,8 +254,14 @@ fn conclude(
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);
             exec.failure = exit_failure(&status, &exec.stderr);
-            // Where start errors surface as exit 127 (an emulator, a wrapper), say why.
-            if status.code() == Some(127) {
+            // Where start errors surface as an exit code, say why: 127 (an emulator, a
+            // wrapper), or any failure of an interpreter that was to read the hook's file
+            // (cmd.exe says 9009 for a `.cmd` deleted after discovery, PowerShell another).
+            let through_interpreter = hook
+                .command
+                .first()
+                .is_some_and(|p| Path::new(p) != hook.path);
+            if status.code() == Some(127) || (through_interpreter && !status.success()) {
                 if let Some(why) = start_obstacle(hook, cwd) {
                     exec.failure = Some(why);
                 }

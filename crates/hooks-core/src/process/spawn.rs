@@ -57,6 +57,7 @@ pub(super) fn spawn(
     stdin: Stdio,
     output: fn() -> Stdio,
 ) -> io::Result<(Child, ProcessTree)> {
+    let cwd = &working_directory(cwd)?;
     // The retry without a #! line needs stdin again: a file is shared, a pipe made anew.
     let mut stdin = Some(stdin);
     let mut spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
@@ -101,6 +102,48 @@ pub(super) fn spawn(
     Ok((child, tree))
 }
 
+/// Windows gives a process a current directory of at most 258 characters (MAX_PATH less the
+/// final `\` and NUL); cmd.exe knows no longer one. A deeper workspace runs from its short
+/// (8.3) form when that fits, and fails with a sentence when it has none that does.
+#[cfg(windows)]
+fn working_directory(cwd: &Path) -> io::Result<std::borrow::Cow<'_, Path>> {
+    use std::borrow::Cow;
+    use std::os::windows::ffi::{OsStrExt, OsStringExt};
+    use windows_sys::Win32::Storage::FileSystem::GetShortPathNameW;
+
+    let wide: Vec<u16> = cwd.as_os_str().encode_wide().chain(Some(0)).collect();
+    if !too_long_for_a_current_directory(wide.len() - 1) {
+        return Ok(Cow::Borrowed(cwd));
+    }
+    let mut short = vec![0u16; wide.len()];
+    // SAFETY: both buffers are valid for their lengths; `wide` is NUL-terminated.
+    let written =
+        unsafe { GetShortPathNameW(wide.as_ptr(), short.as_mut_ptr(), short.len() as u32) }
+            as usize;
+    if written == 0 || written >= short.len() || too_long_for_a_current_directory(written) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "its working directory {} is longer than the 258 characters Windows allows a process's current directory, and has no short (8.3) name that fits; move the workspace to a shorter path",
+                cwd.display()
+            ),
+        ));
+    }
+    short.truncate(written);
+    Ok(Cow::Owned(std::ffi::OsString::from_wide(&short).into()))
+}
+
+#[cfg(not(windows))]
+fn working_directory(cwd: &Path) -> io::Result<std::borrow::Cow<'_, Path>> {
+    Ok(std::borrow::Cow::Borrowed(cwd))
+}
+
+/// Whether a path of `len` UTF-16 units is past what Windows takes as a current directory.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn too_long_for_a_current_directory(len: usize) -> bool {
+    len > 258
+}
+
 #[cfg(windows)]
 fn add_args(command: &mut Command, hook: &DiscoveredHook, args: &[OsString]) {
     use crate::launch::LaunchKind;
@@ -129,4 +172,15 @@ fn is_exec_format_error(err: &io::Error) -> bool {
 #[cfg(not(unix))]
 fn is_exec_format_error(_err: &io::Error) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_current_directory_may_hold_258_characters_and_no_more() {
+        assert!(!too_long_for_a_current_directory(258));
+        assert!(too_long_for_a_current_directory(259));
+    }
 }
