@@ -53,6 +53,9 @@ pub async fn start_detached(
         Stdio::null,
     ) {
         Ok((child, tree)) => {
+            // On Windows the job kills its tree when its last handle closes, as the host's
+            // exit does; a detached hook is to outlive the host, so that is cleared now.
+            tree.release();
             registration.attach(tree, None);
             exec.status = Status::Started;
             tokio::spawn(follow_detached(child, registration, permit));
