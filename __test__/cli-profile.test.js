@@ -813,14 +813,14 @@ process.stdin.on('end', () => {
     if (fs.existsSync(pidFile)) trackPid(Number(fs.readFileSync(pidFile, 'utf8')) || 0)
   })
 
-  testUnix('a detached hook keeps running after its host exited, and finishes', async () => {
+  test('a detached hook keeps running after its host exited, and finishes', async () => {
     const { exit, done, release, pidFile } = await hostExitsBeforeItsHook()
     expect(exit).toMatchObject({ code: 0, out: 'started\n' })
     expect(fs.existsSync(done)).toBe(false)
     await waitForPid(pidFile, 30000)
     fs.writeFileSync(release, '')
     expect(await waitForFile(done, 30000)).toBe('finished') // it was not killed with its host
-  }, undefined, { reason: 'product bug: there the host\'s exit kills a detached hook still running (its job object keeps KILL_ON_JOB_CLOSE until the hook ends)' })
+  }, 90000)
 })
 
 describe('cline-hooks --profile cli on examples/cli-workspace', () => {
@@ -830,15 +830,15 @@ describe('cline-hooks --profile cli on examples/cli-workspace', () => {
     spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 45000, input })
 
   // On Windows only PostToolUse.js of the example workspace can run (no bash, python3 or zsh
-  // there), and `list` shows a disabled hook's argv, which is empty, never its file.
-  testUnix('list shows the .cline/hooks files with their interpreters and leaves PreToolUse.md out', () => {
+  // there): the others are listed disabled, by their files.
+  test('list shows the .cline/hooks files with their interpreters and leaves PreToolUse.md out', () => {
     const r = run(['list', '--profile', 'cli', '--workspace', WS, '--no-global'])
     expect(r.status).toBe(0)
     for (const file of ['PreToolUse.sh', 'PreToolUse.py', 'PreToolUse.bash', 'PreToolUse.zsh', 'PostToolUse.js', 'TaskStart.sh']) {
       expect(r.stdout).toContain(file)
     }
     expect(r.stdout).not.toContain('PreToolUse.md')
-  }, undefined, { reason: 'product bug: `cline-hooks list` does not name the file of a disabled hook, and there every example hook but PostToolUse.js is disabled for want of bash, python3 or zsh' })
+  }, 60000)
 
   testUnix('run tool_call blocks the force push with the example hooks (exit 1) and allows a read (exit 0)', () => {
     const blocked = run(['run', 'tool_call', '--profile', 'cli', '--workspace', WS, '--no-global', '--input', path.join(ROOT, 'examples', 'cli-inputs', 'tool_call-force-push.json')])

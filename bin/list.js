@@ -1,7 +1,7 @@
 'use strict'
 
 // `cline-hooks list [HookName]`: every hook found, enabled or why not, its source and its argv,
-// as a table. Names, paths, argv and reasons come from the repository and are escaped.
+// as a table (a disabled hook's file where it has no argv). Names, paths, argv and reasons come from the repository and are escaped.
 
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal } = require('./terminal-text')
@@ -16,7 +16,8 @@ function renderList({ found, none, named, searched }, st) {
       st.bold(escapeTerminal(h.hookName)),
       h.enabled ? st.green('enabled') : st.yellow('disabled'),
       escapeTerminal(h.source),
-      h.command.map(shellQuote).join(' '),
+      // A disabled hook has no argv: its file is shown instead, so the row says which one.
+      h.command.length > 0 ? h.command.map(shellQuote).join(' ') : shellQuote(h.path),
     ])
     const header = ['HOOK', 'STATE', 'SOURCE', 'ARGV'].map((s) => st.dim(s))
     const widths = [0, 1, 2].map((c) => Math.max(...[header, ...rows].map((r) => visibleLength(r[c]))))
