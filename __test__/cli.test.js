@@ -689,5 +689,5 @@ ${STAY_ALIVE}`,
 
     // Killed processes may linger for a moment as zombies until reaped; that counts as gone.
     for (const pid of pids) expect(await waitDead(pid, 5000)).toBe(true)
-  })
+  }, 120000)
 })
