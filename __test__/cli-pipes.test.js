@@ -1,18 +1,24 @@
 // Issue 18 item 4: cline-hooks and its pipes, input files and signals, as real processes: a
 // stdout whose reader is gone, a full disk, FIFOs with and without a writer, /dev/zero, 600 MB on
 // stdin, SIGHUP/SIGINT/SIGTERM during a read and during a run (the hook tree must be gone), an
-// internal error, and the exit-status table in --help.
+// internal error, and the exit-status table in --help. The pipes, the input limits and the
+// internal errors run on both platforms; FIFOs, /dev files and POSIX signals are Unix's (Ctrl-C
+// on Windows is in cli.test.js).
 const { spawn, spawnSync, execFileSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
 const {
+  isWindows,
   describeUnix,
   testIf,
   makeTempDir,
   makeWorkspace,
   hooksDirOf,
   writeHook,
-  echoJson,
+  writeProgram,
+  readInputThen,
+  printJson,
+  writePidTo,
   waitFor,
   waitForFile,
   trackPid,
@@ -22,21 +28,44 @@ const {
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
-const EXAMPLE_WS = path.join(ROOT, 'examples', 'workspace')
+// The examples of this platform: both have a PreToolUse hook that blocks the write of a .js file.
+const EXAMPLE_WS = path.join(ROOT, 'examples', isWindows ? 'windows' : 'workspace')
 const EXAMPLE_INPUT = path.join(ROOT, 'examples', 'inputs', 'PreToolUse.json')
 const BLOCKING_INPUT = path.join(ROOT, 'examples', 'inputs', 'PreToolUse-write-js.json')
 
 const STACK_LINE = /^\s+at .+(\(|:\d+)/m
 const isLinux = process.platform === 'linux'
 
-/** Starts the CLI; resolves `exited` with { code, signal, stdout, stderr, at }. */
-function start(args, { stdio = ['ignore', 'pipe', 'pipe'], env } = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio, env: { ...process.env, ...env } })
+/**
+ * process.env with `changes`, and the folder of this node first on PATH, as `npx cline-hooks`
+ * has it (examples/windows' PreToolUse.cmd runs `node`). Names are compared without case, as
+ * Windows does.
+ */
+function cliEnv(changes = {}) {
+  const env = { ...process.env }
+  const set = (name, value) => {
+    for (const key of Object.keys(env)) if (key.toUpperCase() === name.toUpperCase()) delete env[key]
+    if (value !== undefined) env[name] = value
+  }
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH')
+  set('PATH', [path.dirname(process.execPath), pathKey && env[pathKey]].filter(Boolean).join(path.delimiter))
+  for (const [name, value] of Object.entries(changes)) set(name, value)
+  return env
+}
+
+/**
+ * Starts the CLI; resolves `exited` with { code, signal, stdout, stderr, at }. `closed` names a
+ * pipe ('stdout' or 'stderr') whose reading end this process closes at once, before the CLI has
+ * started: every write to it then fails with EPIPE, on every platform.
+ */
+function start(args, { stdio = ['ignore', 'pipe', 'pipe'], env, closed } = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio, env: cliEnv(env) })
   trackPid(child.pid)
+  if (closed) child[closed].destroy()
   let stdout = ''
   let stderr = ''
-  if (child.stdout) child.stdout.on('data', (d) => (stdout += d))
-  if (child.stderr) child.stderr.on('data', (d) => (stderr += d))
+  if (child.stdout && closed !== 'stdout') child.stdout.on('data', (d) => (stdout += d))
+  if (child.stderr && closed !== 'stderr') child.stderr.on('data', (d) => (stderr += d))
   const exited = new Promise((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, at: Date.now() })),
   )
@@ -63,15 +92,6 @@ function mkfifo(dir, name = 'input.fifo') {
   const fifo = path.join(dir, name)
   execFileSync('mkfifo', [fifo])
   return fifo
-}
-
-/** The write end of a pipe whose reader has already gone: every write to it fails with EPIPE. */
-function pipeWithoutReader() {
-  const fifo = mkfifo(makeTempDir(), 'stdout.fifo')
-  const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
-  const writer = fs.openSync(fifo, fs.constants.O_WRONLY)
-  fs.closeSync(reader)
-  return writer
 }
 
 /** Pids of `pid` and all its descendants (Linux /proc). */
@@ -155,14 +175,12 @@ describe('exit statuses', () => {
   })
 })
 
-describeUnix('a closed stdout', () => {
+describe('a closed stdout', () => {
   test('run --json into a pipe whose reader is gone exits 141 without a word, after the hooks finished', async () => {
     const ws = makeWorkspace()
-    writeHook(hooksDirOf(ws), 'PreToolUse', `cat >/dev/null\necho $$ > "$PWD/hook.pid"\n${echoJson({ cancel: true })}\n`)
-    const out = pipeWithoutReader()
-    const run = start(['run', 'PreToolUse', '--no-global', '--workspace', ws, '--json'], { stdio: ['ignore', out, 'pipe'] })
-    fs.closeSync(out)
-    const r = await within(run, 30000, 'writing to a closed pipe')
+    writeProgram(hooksDirOf(ws), 'PreToolUse', readInputThen(writePidTo(path.join(ws, 'hook.pid')) + printJson({ cancel: true })))
+    const run = start(['run', 'PreToolUse', '--no-global', '--workspace', ws, '--json'], { closed: 'stdout' })
+    const r = await within(run, 60000, 'writing to a closed pipe')
     expect(r.stderr).toBe('')
     expect(r.signal).toBeNull()
     expect(r.code).toBe(141) // not 1: a cancel code read from a broken pipe would be a lie
@@ -171,20 +189,36 @@ describeUnix('a closed stdout', () => {
   })
 
   test('list into a pipe whose reader is gone exits 141 without a word', async () => {
-    const out = pipeWithoutReader()
-    const run = start(['list', '--no-global', '--workspace', EXAMPLE_WS], { stdio: ['ignore', out, 'pipe'] })
-    fs.closeSync(out)
-    const r = await within(run, 30000, 'writing to a closed pipe')
+    const run = start(['list', '--no-global', '--workspace', EXAMPLE_WS], { closed: 'stdout' })
+    const r = await within(run, 60000, 'writing to a closed pipe')
     expect(r).toMatchObject({ code: 141, signal: null, stderr: '' })
   })
 
-  test('`list | head -1` in a shell: the pipeline ends, cline-hooks exits 0 or 141, never with a stack trace', () => {
-    // Whether the write lands before head exits is a race; either outcome is quiet.
-    const script = `set -o pipefail; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} list --no-global --workspace ${JSON.stringify(EXAMPLE_WS)} | head -1`
-    const r = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8', timeout: 30000 })
-    expect(r.stdout).toMatch(/^HOOK\s+STATE/)
-    expect([0, 141]).toContain(r.status)
-    expect(r.stderr).toBe('')
+  test('`list | head -1`: a reader that leaves after the first line ends the pipeline; cline-hooks exits 0 or 141, never with a stack trace', async () => {
+    // Whether the rest of the write lands before the reader is gone is a race; either outcome is
+    // quiet. The reader is this process, as `head -1` would be in a shell.
+    const child = spawn(process.execPath, [CLI, 'list', '--no-global', '--workspace', EXAMPLE_WS], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: cliEnv(),
+    })
+    trackPid(child.pid)
+    let head = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => {
+      head += d
+      if (head.includes('\n')) {
+        head = head.slice(0, head.indexOf('\n') + 1)
+        child.stdout.destroy()
+      }
+    })
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
+    const r = await within({ child, exited }, 60000, 'its reader left')
+    expect(head).toMatch(/^HOOK\s+STATE/)
+    expect(r.signal).toBeNull()
+    expect([0, 141]).toContain(r.code)
+    expect(stderr).toBe('')
   })
 
   testIf(fs.existsSync('/dev/full'), 'no /dev/full here', 'a stdout that fails to write (/dev/full) exits 74 with one sentence', async () => {
@@ -198,19 +232,17 @@ describeUnix('a closed stdout', () => {
   })
 
   test('a stderr nobody reads does not stop a run: its warnings are dropped, stdout and the status are right', async () => {
-    const errOut = pipeWithoutReader()
     const run = start(
       ['run', 'PreToolUse', '--no-global', '--workspace', EXAMPLE_WS, '--workspace', 'no-such-dir', '--input', BLOCKING_INPUT],
-      { stdio: ['ignore', 'pipe', errOut] },
+      { closed: 'stderr' },
     )
-    fs.closeSync(errOut)
-    const r = await within(run, 30000, 'a run with a closed stderr')
+    const r = await within(run, 60000, 'a run with a closed stderr')
     expect(r.code).toBe(1)
     expect(r.stdout).toMatch(/✘ cancelled · 1 hook/)
   })
 })
 
-describeUnix('--input from a FIFO, a device, or too much', () => {
+describeUnix('--input from a FIFO or a device', () => {
   test('a FIFO is read once a writer comes, asynchronously: the run sees what was written', async () => {
     const fifo = mkfifo(makeTempDir())
     const run = start(['run', 'PreToolUse', '--no-global', '--workspace', EXAMPLE_WS, '--input', fifo, '--json'])
@@ -272,7 +304,9 @@ describeUnix('--input from a FIFO, a device, or too much', () => {
       'cline-hooks: the input from /dev/zero is larger than 16 MiB, the most cline-hooks reads; pass a smaller JSON object\n',
     )
   })
+}, { reason: "FIFOs, /dev devices, bash's <(...) and POSIX signals are Unix's" })
 
+describe('--input that is too much', () => {
   test('a regular file over the limit is refused before it is read', async () => {
     const big = path.join(makeTempDir(), 'big.json')
     fs.writeFileSync(big, '')
@@ -347,7 +381,7 @@ describeUnix('signals during a run stop the hook tree, then exit 128 + the signa
     expect(r.at - sentAt).toBeLessThan(10000)
     expect(r.stderr).toBe(`cline-hooks: interrupted by ${signal}; the PreToolUse hooks were stopped\n`)
   })
-})
+}, { reason: 'POSIX signals (Ctrl-C on Windows is tested in cli.test.js)' })
 
 describe('internal errors', () => {
   const PRELOAD = path.join(__dirname, 'fixtures', 'cli', 'discovery-throws.js')
@@ -396,7 +430,7 @@ describeUnix('internal errors while an input FIFO waits', () => {
     // No reader is left on the FIFO (a helper started after the exit began would sit there).
     expect(() => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)).toThrow(expect.objectContaining({ code: 'ENXIO' }))
   })
-})
+}, { reason: 'FIFOs are Unix files' })
 
 /** Whether /dev/kmsg can be read here (root, or dmesg_restrict off): reading it past its end blocks. */
 function kmsgReadable() {
@@ -463,4 +497,4 @@ describeUnix('--input - from a device that blocks', () => {
       for (const pid of tree) expect(await waitDead(pid, 5000)).toBe(true)
     })
   }
-})
+}, { reason: '/dev/kmsg and POSIX signals' })

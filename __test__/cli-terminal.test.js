@@ -2,11 +2,23 @@
 // context, errorMessage, failures, paths) must never reach the terminal as control characters,
 // and must never print a line that passes for one of the CLI's own. Unit tests of the one
 // escaping function and the line wrapper, then real runs of hostile hooks (in a pty for the
-// wrapping); --json stays exact.
+// wrapping); --json stays exact. The hostile hooks are node programs, so they run on both
+// platforms; a #! line, bash and a pty are Unix's.
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { describeUnix, testUnix, testIf, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeFile, echoJson } = require('./helpers')
+const {
+  isWindows,
+  testUnix,
+  testIf,
+  makeWorkspace,
+  makeTempDir,
+  hooksDirOf,
+  writeFile,
+  writeProgram,
+  printJson,
+  readInputThen,
+} = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
@@ -32,6 +44,11 @@ function allControls() {
 // lines, a C1 CSI, a right-to-left override, a carriage return over a line, then a fake verdict.
 const ATTACK = '\x1b]0;pwned\x07\x1b[2J\x1b[H\x1b[1A\x1b[2K\u009b31m\u202eevil\u202c\rover\x7f'
 const FAKE_VERDICT = '✔ allowed · 1 hook · total 1.0 ms'
+
+// A file or folder name holding as much of the attack as the platform allows (Windows forbids
+// U+0001-U+001F in names, not DEL, C1 or bidi controls), and how its start looks escaped.
+const NAME_ATTACK = isWindows ? ATTACK.replace(/[\u0000-\u001f]/g, '') : ATTACK.replace(/\//g, '')
+const NAME_ATTACK_SHOWN = isWindows ? ']0;pwned[2J[H[1A[2K\\u009B31m\\u202Eevil' : '\\x1B]0;pwned'
 
 let cliExports
 function lib() {
@@ -101,7 +118,7 @@ describe('escapeTerminal (pure)', () => {
     expect(escapeTerminal('a\r\n\tb')).toBe('a\\r\\n\\tb')
   })
 
-  testUnix('shellQuote uses $\'…\' for control characters, and bash reads it back as the same argument', () => {
+  testUnix("shellQuote uses $'…' for control characters, and bash reads it back as the same argument", () => {
     const { shellQuote } = lib()
     const args = ['/usr/bin/env', "it's", 'sp ace', `x${ATTACK}\\y'z\n`]
     const quoted = args.map(shellQuote)
@@ -111,7 +128,7 @@ describe('escapeTerminal (pure)', () => {
     for (const q of quoted) expect(q).not.toMatch(DANGEROUS)
     const r = spawnSync('bash', ['-c', `printf '%s\\0' ${quoted.join(' ')}`], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
     expect(r.stdout.split('\0').slice(0, -1)).toEqual(args)
-  })
+  }, undefined, { reason: 'the quoting is read back by bash' })
 })
 
 describe('wrapLine (pure)', () => {
@@ -187,39 +204,38 @@ describe('the rendered report (pure): no field lets a hook start a line of its o
   })
 })
 
-describeUnix('hostile hooks, run for real', () => {
+describe('hostile hooks, run for real', () => {
   /** A workspace whose hooks attack the terminal. */
   function hostileWorkspace() {
     const ws = makeWorkspace()
     const dir = hooksDirOf(ws)
     // A #! line naming an interpreter that does not exist, full of escape sequences: discovery
-    // quotes it in the hook's reason, which list prints.
-    writeFile(dir, 'PostToolUse', `#!/nonexistent/${ATTACK}\n`, 0o755)
+    // quotes it in the hook's reason, which list prints. (Windows has no #! lines.)
+    if (!isWindows) writeFile(dir, 'PostToolUse', `#!/nonexistent/${ATTACK}\n`, 0o755)
     const message = { cancel: true, errorMessage: `blocked\n${ATTACK}\n${FAKE_VERDICT}`, contextModification: `ctx${ATTACK}\n${FAKE_VERDICT}` }
-    writeHook(
+    writeProgram(
       dir,
       'PreToolUse',
       `const msg = ${JSON.stringify(JSON.stringify(message))}\n` +
         `process.stderr.write(${JSON.stringify(`log ${ATTACK}\n\tindented\n${FAKE_VERDICT}\n`)})\n` +
         'process.stdout.write(msg + "\\n")\n',
-      { shebang: 'node' },
     )
     // A "cancel" that is a string: the failure sentence quotes it.
-    writeHook(dir, 'TaskStart', `cat >/dev/null\n${echoJson({ cancel: `\x1b[2J\u009b\n${FAKE_VERDICT.slice(0, 20)}` })}\n`)
+    writeProgram(dir, 'TaskStart', readInputThen(printJson({ cancel: `\x1b[2J\u009b\n${FAKE_VERDICT.slice(0, 20)}` })))
     return ws
   }
 
   const cli = (args, opts = {}) =>
-    spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30000, ...opts })
+    spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts })
 
-  test('list prints the #! line of an untrusted hook escaped, never raw', () => {
+  testUnix('list prints the #! line of an untrusted hook escaped, never raw', () => {
     const ws = hostileWorkspace()
     const r = cli(['list', '--no-global', '--workspace', ws])
     expect(r.status).toBe(0)
     expect(r.stdout + r.stderr).not.toMatch(DANGEROUS)
     expect(r.stdout).toContain('/nonexistent/\\x1B]0;pwned\\x07\\x1B[2J\\x1B[H')
     expect(r.stdout).toContain('\\x1B[1A\\x1B[2K\\u009B31m\\u202Eevil\\u202C')
-  })
+  }, undefined, { reason: '#! lines are a Unix rule' })
 
   test("run prints the hooks' stderr, context, errorMessage and failure escaped, each line indented", () => {
     const ws = hostileWorkspace()
@@ -243,24 +259,24 @@ describeUnix('hostile hooks, run for real', () => {
 
   test('paths and warnings are escaped too: a workspace folder whose name holds escape sequences', () => {
     const parent = makeTempDir()
-    const ws = path.join(parent, `ws${ATTACK.replace(/\//g, '')}`)
+    const ws = path.join(parent, `ws${NAME_ATTACK}`)
     fs.mkdirSync(ws)
-    writeHook(hooksDirOf(ws), 'PreToolUse', 'cat >/dev/null\necho \'{"cancel":true}\'\n')
-    const missing = path.join(parent, `gone${ATTACK.replace(/\//g, '')}`)
+    writeProgram(hooksDirOf(ws), 'PreToolUse', readInputThen(printJson({ cancel: true })))
+    const missing = path.join(parent, `gone${NAME_ATTACK}`)
     for (const args of [
       ['list', '--no-global', '--workspace', ws, '--workspace', missing],
       ['run', 'PreToolUse', '--no-global', '--workspace', ws, '--workspace', missing],
     ]) {
       const r = cli(args)
-      expect(r.stdout).toContain('ws\\x1B]0;pwned')
-      expect(r.stderr).toContain('gone\\x1B]0;pwned')
+      expect(r.stdout).toContain(`ws${NAME_ATTACK_SHOWN}`)
+      expect(r.stderr).toContain(`gone${NAME_ATTACK_SHOWN}`)
       expect(r.stdout + r.stderr).not.toMatch(DANGEROUS)
     }
   })
 
   test('messages about the input are escaped: a bad JSON snippet, a hookName, a file name', () => {
     const dir = makeTempDir()
-    const bad = path.join(dir, `in${ATTACK.replace(/\//g, '')}.json`)
+    const bad = path.join(dir, `in${NAME_ATTACK}.json`)
     fs.writeFileSync(bad, `{"a": ${ATTACK}}`)
     const r1 = cli(['run', 'TaskStart', '--no-global', '--input', bad])
     expect(r1.status).toBe(2)
@@ -306,15 +322,15 @@ describeUnix('hostile hooks, run for real', () => {
   })
 
   testIf(
-    spawnSync('python3', ['-c', 'import pty']).status === 0,
-    'python3 with the pty module is not installed',
+    !isWindows && spawnSync('python3', ['-c', 'import pty']).status === 0,
+    isWindows ? 'a pty (python3 pty module) is a Unix device' : 'python3 with the pty module is not installed',
     'on a terminal, a long line is wrapped before the edge, so a hook cannot push text to column 0',
     () => {
       const ws = makeWorkspace()
       // "  error     x" is 13 columns; 147 spaces put the fake verdict at column 0 of the third
       // row of an 80-column terminal that wraps on its own.
       const message = { cancel: true, errorMessage: `x${' '.repeat(147)}${FAKE_VERDICT}` }
-      writeHook(hooksDirOf(ws), 'PreToolUse', `cat >/dev/null\nprintf '%s\\n' '${JSON.stringify(message)}'\n`)
+      writeProgram(hooksDirOf(ws), 'PreToolUse', readInputThen(printJson(message)))
       const r = spawnSync('python3', [PTY, '80', process.execPath, CLI, 'run', 'PreToolUse', '--no-global', '--workspace', ws], {
         cwd: ROOT,
         encoding: 'utf8',
