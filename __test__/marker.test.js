@@ -19,14 +19,20 @@ const START_MS = 30000
 /** Copy A's timeout: long enough for its hook to have started and recorded itself first. */
 const A_TIMEOUT_MS = isWindows ? 10000 : 2000
 
-/** The addon file this process loaded (from the repo or an installed platform package). */
+/**
+ * The addon file this process loaded (from the repo or an installed platform package), looked
+ * up once: a diagnostic report takes seconds under Wine.
+ */
+let addonFile = null
 function builtAddon() {
   if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH) return process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (addonFile) return addonFile
   const loaded = process.report
     .getReport()
     .sharedObjects.filter((file) => /(^|[\\/])cline-hooks\.[^\\/]*\.node$/.test(file))
   if (loaded.length !== 1) throw new Error(`expected one loaded cline-hooks .node file, found ${JSON.stringify(loaded)}`)
-  return loaded[0]
+  addonFile = loaded[0]
+  return addonFile
 }
 
 // Where the copies are kept: not in a test's temp dir, since Windows cannot delete a DLL a
@@ -133,7 +139,7 @@ describe('two copies of the addon in one host', () => {
       await A.terminateAll()
       await B.terminateAll()
     }
-  })
+  }, 120000)
 
   test("copy A's terminateAll() does not stop copy B's running hook: B's cancel, printed after it, counts", async () => {
     const copies = setUp()
@@ -152,5 +158,5 @@ describe('two copies of the addon in one host', () => {
       await A.terminateAll()
       await B.terminateAll()
     }
-  })
+  }, 120000)
 })
