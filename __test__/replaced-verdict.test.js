@@ -1,16 +1,17 @@
 'use strict'
 
 // A `{"cancel": true}` replaced by a later verdict object: the contract reads only the final
-// JSON object holding a verdict field, so the later one counts, but never silently. Real sh
-// hooks, run through the built addon: a later verdict object replaces the cancel with a
-// warning; a later JSON log line does not replace it; a later cancel replaces an earlier
-// `{"cancel": false}` without a word. In the CLI profile the last `HOOK_CONTROL<TAB>{...}` line
-// is the verdict: a `"cancel": true` it set aside (an earlier control line, or a verdict object
-// before or after it) is named the same way.
+// JSON object holding a verdict field, so the later one counts, but never silently. Real hooks
+// (Node programs that print the given lines, so every case runs on Windows too), run through
+// the built addon: a later verdict object replaces the cancel with a warning; a later JSON log
+// line does not replace it; a later cancel replaces an earlier `{"cancel": false}` without a
+// word. In the CLI profile the last `HOOK_CONTROL<TAB>{...}` line is the verdict: a
+// `"cancel": true` it set aside (an earlier control line, or a verdict object before or after
+// it) is named the same way.
 
 const path = require('path')
 
-const { addon, describeUnix, makeTempDir, writeHook, echoJson, shq, opts } = require('./helpers')
+const { addon, makeTempDir, writeFile, writeProgram, opts } = require('./helpers')
 
 const { runHook } = addon
 
@@ -19,14 +20,19 @@ const REPLACED = /^printed \{"cancel": true\} earlier, but a later JSON object w
 const SET_ASIDE_LINE = /^printed \{"cancel": true\} on a HOOK_CONTROL line, but a later HOOK_CONTROL line with a verdict field \((contextModification|cancel)\) replaced it, so the operation was not blocked: .*print one HOOK_CONTROL line, last/
 const SET_ASIDE_OBJECT = /^printed \{"cancel": true\} in a JSON object, but in the CLI profile a HOOK_CONTROL line decides the verdict and the last one, with a verdict field \(contextModification\), does not block, so that object was not used and the operation was not blocked: put the cancel on the last HOOK_CONTROL line/
 
+/** A Node program that prints `lines`, each ending in a newline, and exits 0. */
+const printing = (lines) => `process.stdout.write(${JSON.stringify(lines.map((line) => `${line}\n`).join(''))})\n`
+
 /**
- * Runs `body` as a PreToolUse sh hook (in the CLI profile, named `PreToolUse.sh` as that profile
- * finds it); the run's result and the hook's record.
+ * Runs a PreToolUse hook that prints `lines` (in the CLI profile a `PreToolUse.js` file, which
+ * that profile runs with the host's own Node on every platform); the run's result and the
+ * hook's record.
  */
-async function runOne(body, profile) {
+async function runOne(lines, profile) {
   const tmp = makeTempDir()
   const dir = path.join(tmp, 'hooks')
-  writeHook(dir, profile === 'cli' ? 'PreToolUse.sh' : 'PreToolUse', body)
+  if (profile === 'cli') writeFile(dir, 'PreToolUse.js', printing(lines))
+  else writeProgram(dir, 'PreToolUse', printing(lines))
   const cli = profile === 'cli' ? { profile, clineDir: path.join(tmp, 'no-cline-dir') } : {}
   const result = await runHook('PreToolUse', { preToolUse: { toolName: 'write_to_file' } }, opts({ extraHooksDirs: [dir], ...cli }))
   expect(result.hooks).toHaveLength(1)
@@ -35,9 +41,9 @@ async function runOne(body, profile) {
 
 const replacedWarnings = (hook) => hook.warnings.filter((w) => w.includes('but a later JSON object'))
 
-describeUnix('a cancel replaced by a later verdict object', () => {
+describe('a cancel replaced by a later verdict object', () => {
   test('{"cancel": true} then {"contextModification": "x"}: the later one counts, and the warning says the cancel was replaced', async () => {
-    const { result, hook } = await runOne(`${echoJson({ cancel: true, errorMessage: 'blocked' })}\necho 'cleaning up'\n${echoJson({ contextModification: 'x' })}`)
+    const { result, hook } = await runOne([json({ cancel: true, errorMessage: 'blocked' }), 'cleaning up', json({ contextModification: 'x' })])
     expect(hook.status).toBe('completed')
     expect(hook.cancel).toBe(false)
     expect(result.cancel).toBe(false)
@@ -47,7 +53,7 @@ describeUnix('a cancel replaced by a later verdict object', () => {
   })
 
   test('{"cancel": true} then a JSON log line {"status": "logged"}: still blocks, no replacement warning', async () => {
-    const { result, hook } = await runOne(`${echoJson({ cancel: true, errorMessage: 'blocked' })}\n${echoJson({ status: 'logged' })}`)
+    const { result, hook } = await runOne([json({ cancel: true, errorMessage: 'blocked' }), json({ status: 'logged' })])
     expect(hook.status).toBe('completed')
     expect(hook.cancel).toBe(true)
     expect(result.cancel).toBe(true)
@@ -58,7 +64,7 @@ describeUnix('a cancel replaced by a later verdict object', () => {
   })
 
   test('{"cancel": false} then {"cancel": true}: blocks, no warning', async () => {
-    const { result, hook } = await runOne(`${echoJson({ cancel: false })}\n${echoJson({ cancel: true })}`)
+    const { result, hook } = await runOne([json({ cancel: false }), json({ cancel: true })])
     expect(hook.status).toBe('completed')
     expect(hook.cancel).toBe(true)
     expect(result.cancel).toBe(true)
@@ -66,17 +72,20 @@ describeUnix('a cancel replaced by a later verdict object', () => {
   })
 })
 
-/** A shell line printing `HOOK_CONTROL`, a tab and `obj` as JSON. */
-const control = (obj) => `printf 'HOOK_CONTROL\\t%s\\n' ${shq(JSON.stringify(obj))}`
+/** A line of stdout: `obj` as JSON. */
+const json = (obj) => JSON.stringify(obj)
 
-describeUnix('CLI profile: a cancel a HOOK_CONTROL line set aside', () => {
+/** A line of stdout: `HOOK_CONTROL`, a tab and `obj` as JSON. */
+const control = (obj) => `HOOK_CONTROL\t${JSON.stringify(obj)}`
+
+describe('CLI profile: a cancel a HOOK_CONTROL line set aside', () => {
   test.each([
-    ['{"cancel": true}, then a HOOK_CONTROL line {"contextModification": "x"}', `${echoJson({ cancel: true })}\n${control({ contextModification: 'x' })}`, SET_ASIDE_OBJECT, 'x'],
-    ['a HOOK_CONTROL line {"contextModification": "x"}, then {"cancel": true} as the final object', `${control({ contextModification: 'x' })}\n${echoJson({ cancel: true })}`, SET_ASIDE_OBJECT, 'x'],
-    ['a HOOK_CONTROL line {"cancel": true}, then one {"contextModification": "x"}', `${control({ cancel: true })}\n${control({ contextModification: 'x' })}`, SET_ASIDE_LINE, 'x'],
-    ['a HOOK_CONTROL line {"cancel": true}, then one {"cancel": false}', `${control({ cancel: true })}\n${control({ cancel: false })}`, SET_ASIDE_LINE, undefined],
-  ])('%s: the last line counts, and the warning says the cancel was set aside', async (_, body, warning, context) => {
-    const { result, hook } = await runOne(body, 'cli')
+    ['{"cancel": true}, then a HOOK_CONTROL line {"contextModification": "x"}', [json({ cancel: true }), control({ contextModification: 'x' })], SET_ASIDE_OBJECT, 'x'],
+    ['a HOOK_CONTROL line {"contextModification": "x"}, then {"cancel": true} as the final object', [control({ contextModification: 'x' }), json({ cancel: true })], SET_ASIDE_OBJECT, 'x'],
+    ['a HOOK_CONTROL line {"cancel": true}, then one {"contextModification": "x"}', [control({ cancel: true }), control({ contextModification: 'x' })], SET_ASIDE_LINE, 'x'],
+    ['a HOOK_CONTROL line {"cancel": true}, then one {"cancel": false}', [control({ cancel: true }), control({ cancel: false })], SET_ASIDE_LINE, undefined],
+  ])('%s: the last line counts, and the warning says the cancel was set aside', async (_, lines, warning, context) => {
+    const { result, hook } = await runOne(lines, 'cli')
     expect(hook.status).toBe('completed')
     expect(hook.cancel).toBe(false)
     expect(result.cancel).toBe(false)
@@ -87,15 +96,15 @@ describeUnix('CLI profile: a cancel a HOOK_CONTROL line set aside', () => {
 
   test('cancels in strings, nested values and log text, or a last line that blocks: no such warning', async () => {
     const quiet = [
-      `echo 'cancel: true'\n${echoJson({ log: { cancel: true }, msg: '{"cancel": true}' })}\n${control({ cancel: false, context: 'ok' })}`,
-      `${control({ d: [{ cancel: true }], s: '"cancel": true' })}\n${control({ cancel: false })}`,
+      ['cancel: true', json({ log: { cancel: true }, msg: '{"cancel": true}' }), control({ cancel: false, context: 'ok' })],
+      [control({ d: [{ cancel: true }], s: '"cancel": true' }), control({ cancel: false })],
     ]
-    for (const body of quiet) {
-      const { hook } = await runOne(body, 'cli')
+    for (const lines of quiet) {
+      const { hook } = await runOne(lines, 'cli')
       expect(hook.cancel).toBe(false)
       expect(hook.warnings).toEqual([])
     }
-    const { hook } = await runOne(`${control({ cancel: false })}\n${control({ cancel: true, errorMessage: 'no' })}\n${echoJson({ cancel: false })}`, 'cli')
+    const { hook } = await runOne([control({ cancel: false }), control({ cancel: true, errorMessage: 'no' }), json({ cancel: false })], 'cli')
     expect(hook.cancel).toBe(true)
     expect(hook.warnings).toEqual([])
   })

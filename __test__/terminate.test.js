@@ -2,22 +2,42 @@
 
 // terminateAll(): what a stopped hook printed still counts, hooks waiting for a slot never
 // start, only trees it stopped are counted, and a process even SIGKILL cannot stop (frozen in
-// the kernel) does not leave a run or terminateAll() unsettled.
+// the kernel) does not leave a run or terminateAll() unsettled. The hooks are Node programs,
+// so the first three cases run on Windows too (there terminateAll() terminates job objects);
+// the frozen process needs Linux's cgroup freezer.
 
 const fs = require('fs')
 const path = require('path')
 
-const { addon, describeUnix, testIf, makeTempDir, writeHook, shq, echoJson, waitFor, waitForFile, isAlive } = require('./helpers')
+const {
+  addon,
+  testIf,
+  makeTempDir,
+  writeHook,
+  writeProgram,
+  shq,
+  printJson,
+  STAY_ALIVE,
+  waitFor,
+  waitForFile,
+  isAlive,
+} = require('./helpers')
 
 const { HookFactory, runHook, terminateAll } = addon
 
-describeUnix('terminateAll()', () => {
+/** How long a hook may take to start and say so: a Node program under Wine takes up to ~1 s. */
+const START_MS = 30000
+
+/** A program line that writes the (empty) file `file` once stdout has taken what came before. */
+const thenTouch = (file) => `process.stdout.write('', () => require('fs').writeFileSync(${JSON.stringify(file)}, ''))\n`
+
+describe('terminateAll()', () => {
   test('a hook that printed {"cancel":true} and is then stopped by terminateAll() still blocks', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     const ready = path.join(dir, '..', 'ready')
-    writeHook(dir, 'PreToolUse', `${echoJson({ cancel: true, errorMessage: 'blocked before it was stopped' })}\ntouch ${shq(ready)}\nsleep 30`)
+    writeProgram(dir, 'PreToolUse', `${printJson({ cancel: true, errorMessage: 'blocked before it was stopped' })}${thenTouch(ready)}${STAY_ALIVE}`)
     const running = runHook('PreToolUse', {}, { globalHooksDir: null, extraHooksDirs: [dir] })
-    await waitFor(() => fs.existsSync(ready), { what: 'the verdict printed' })
+    await waitFor(() => fs.existsSync(ready), { timeoutMs: START_MS, what: 'the verdict printed' })
     expect(await terminateAll()).toBe(1)
     const result = await running
     expect(result.hooks[0].status).toBe('aborted')
@@ -31,10 +51,11 @@ describeUnix('terminateAll()', () => {
     const started = path.join(tmp, 'started')
     fs.mkdirSync(started)
     const dirs = [0, 1, 2, 3].map((i) => path.join(tmp, `d${i}`))
-    for (const dir of dirs) writeHook(dir, 'TaskStart', `touch ${shq(started)}/$$\nsleep 30`)
+    const marksItsStart = `require('fs').writeFileSync(require('path').join(${JSON.stringify(started)}, String(process.pid)), '')\n`
+    for (const dir of dirs) writeProgram(dir, 'TaskStart', `${marksItsStart}${STAY_ALIVE}`)
     const runner = await new HookFactory({ globalHooksDir: null, extraHooksDirs: dirs, maxConcurrentHooks: 1 }).create('TaskStart')
     const running = runner.run({}, { timeoutMs: 20000 })
-    await waitFor(() => fs.readdirSync(started).length === 1, { what: 'the first hook' })
+    await waitFor(() => fs.readdirSync(started).length === 1, { timeoutMs: START_MS, what: 'the first hook' })
     expect(await terminateAll()).toBe(1)
     const result = await running
     expect(result.hooks.map((h) => h.status)).toEqual(['aborted', 'aborted', 'aborted', 'aborted'])
@@ -53,9 +74,10 @@ describeUnix('terminateAll()', () => {
   test('terminateAll() counts only the trees it stopped: a second call while they stop, and trees already ending, are not counted again', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     const ready = path.join(dir, '..', 'ready')
-    writeHook(dir, 'TaskStart', `touch ${shq(ready)}\ntrap '' TERM\nwhile :; do sleep 1; done`)
+    // Deaf to SIGTERM (Unix), so its tree is still stopping when the second call comes.
+    writeProgram(dir, 'TaskStart', `process.on('SIGTERM', () => {})\n${thenTouch(ready)}${STAY_ALIVE}`)
     const running = runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [dir] })
-    await waitFor(() => fs.existsSync(ready), { what: 'the hook' })
+    await waitFor(() => fs.existsSync(ready), { timeoutMs: START_MS, what: 'the hook' })
     const [first, second] = await Promise.all([terminateAll(), terminateAll()])
     expect([first, second].sort()).toEqual([0, 1])
     expect((await running).hooks[0].status).toBe('aborted')
@@ -78,7 +100,10 @@ function canFreeze() {
   }
 }
 
-testIf(canFreeze(), 'needs a writable cgroup v1 freezer (root on Linux)', 'a hook stuck in the kernel (frozen: SIGKILL cannot end it) settles its run after the timeout plus the kill grace, and terminateAll() settles too', async () => {
+const NO_FREEZER =
+  process.platform === 'linux' ? 'needs a writable cgroup v1 freezer (root on Linux)' : 'the cgroup v1 freezer is a Linux rule'
+
+testIf(canFreeze(), NO_FREEZER, 'a hook stuck in the kernel (frozen: SIGKILL cannot end it) settles its run after the timeout plus the kill grace, and terminateAll() settles too', async () => {
   const tmp = makeTempDir()
   const group = path.join(FREEZER, `cline-hooks-test-${process.pid}`)
   fs.mkdirSync(group)
