@@ -4,8 +4,7 @@
 // when the host exits at once, finished hooks are reaped (no zombies, even once the host's
 // libuv owns SIGCHLD), they count against the process limit, and terminateAll() stops and
 // counts them. Only the host's exit leaves them running (see host-death.test.js). The hooks
-// are Node programs, so every case runs on Windows too but the zombie one (a Unix rule) and the
-// host that exits at once (a product bug on Windows, below).
+// are Node programs, so every case runs on Windows too but the zombie one (a Unix rule).
 
 const fs = require('fs')
 const path = require('path')
@@ -31,12 +30,6 @@ const {
 const { HookFactory, runHook, terminateAll } = addon
 const ADDON_DIR = path.resolve(__dirname, '..')
 
-// A product bug, not a Windows rule: on Windows a detached hook's job object keeps
-// JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE until the hook's own process ends, so when the host exits
-// (closing its handle to the job) the hook is killed with it. The case stays, skipped there.
-const DETACHED_DIES_WITH_HOST =
-  "product bug on Windows: a detached hook's job object keeps kill-on-close, so the hook dies when its host exits"
-
 /** How long hooks may take to start and say so: a Node program under Wine takes up to ~1 s. */
 const START_MS = 30000
 
@@ -57,7 +50,7 @@ function runHost(tmp, script) {
 }
 
 describe('detached runs', () => {
-  testIf(!isWindows, DETACHED_DIES_WITH_HOST, 'an input of 1 MiB reaches the hook whole when the host exits as soon as the run resolves', async () => {
+  test('an input of 1 MiB reaches the hook whole when the host exits as soon as the run resolves', async () => {
     const tmp = makeTempDir()
     const dir = path.join(tmp, 'hooks')
     const got = path.join(tmp, 'got')

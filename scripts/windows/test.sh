@@ -106,7 +106,7 @@ fi
 echo "[windows] node.exe $(node -p "require('$CACHE/node/package.json').version")"
 
 # ---------------------------------------------------------------------------------------------
-step "Windows helpers (ProcessPrng stand-in, libnode.dll, echo-argv.exe, hookbot.exe, census.exe)"
+step "Windows helpers (ProcessPrng stand-in, libnode.dll, echo-argv.exe, hookbot.exe, census.exe, ctrl-c.exe)"
 TOOLS=$CACHE/tools
 mkdir -p "$TOOLS/libnode" "$TOOLS/pwsh-standin"
 build_c() { # out src extra-args...
@@ -121,6 +121,7 @@ build_c "$TOOLS/bcryptprimitives.dll" "$ROOT/scripts/windows/bcryptprimitives-st
 build_c "$TOOLS/echo-argv.exe" "$ROOT/scripts/windows/echo-argv.c" -lshell32
 build_c "$TOOLS/hookbot.exe" "$ROOT/scripts/windows/hookbot.c" -municode
 build_c "$TOOLS/census.exe" "$ROOT/scripts/windows/census.c"
+build_c "$TOOLS/ctrl-c.exe" "$ROOT/scripts/windows/ctrl-c.c"
 # The stand-in for PowerShell is echo-argv.exe under the name the package looks for on PATH.
 cp -p "$TOOLS/echo-argv.exe" "$TOOLS/pwsh-standin/pwsh.exe"
 # napi-build wants a libnode.dll for the gnu target; with napi's default dyn-symbols feature
@@ -212,6 +213,8 @@ export CLINE_HOOKS_TEST_HOOKBOT
 CLINE_HOOKS_TEST_HOOKBOT=$(winpath "$TOOLS/hookbot.exe")
 export CLINE_HOOKS_TEST_CENSUS
 CLINE_HOOKS_TEST_CENSUS=$(winpath "$TOOLS/census.exe")
+export CLINE_HOOKS_TEST_CTRL_C
+CLINE_HOOKS_TEST_CTRL_C=$(winpath "$TOOLS/ctrl-c.exe")
 
 OUT=$CACHE/jest-output.txt
 # Under Wine, node.exe's stdout must be a file, not a pipe (EBADF otherwise); Jest runs in band
