@@ -3,18 +3,22 @@
 // Issue 10, B3: the addon boundary, fuzzed. The loop runs in a child process (a crash of the
 // host must fail this test, not kill Jest), for BOUNDARY_FUZZ_MS (default 15 s) with a printed
 // seed (BOUNDARY_FUZZ_SEED replays one). See fixtures/boundary/fuzz.js for what it calls.
+//
+// It runs on both platforms. The fixture's one hook is a shell script, which Windows does not
+// run: there every call is fuzzed the same, but runs find no hook, so whether a good `env`
+// reaches a hook is checked on Unix only.
 
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { describeUnix } = require('./helpers')
+const { isWindows } = require('./helpers')
 
 const FUZZ = path.join(__dirname, 'fixtures', 'boundary', 'fuzz.js')
 const DURATION_MS = Number(process.env.BOUNDARY_FUZZ_MS || 15000)
 
-describeUnix('B3: the addon boundary under generated hostile calls', () => {
+describe('B3: the addon boundary under generated hostile calls', () => {
   test(
-    'the host never dies and every failure is a rejection with a documented code',
+    `the host never dies and every failure is a rejection with a documented code${isWindows ? " (on Windows no hook runs: the fixture's hook is a shell script)" : ''}`,
     () => {
       const child = spawnSync(process.execPath, [FUZZ, path.join(__dirname, '..')], {
         encoding: 'utf8',

@@ -6,9 +6,11 @@
 // Errors too: a throwing setter for `code`, `name`, `cause` or `once` does not turn a rejection into
 // a synchronous throw or an uncaught exception.
 //
-// Every test runs on both platforms: the hooks print fixed verdicts, so they are the platform's
-// quickest hooks (`writeQuickHook`: sh on Unix, hookbot.exe on Windows); the slow and the
-// long-running ones are node programs (`writeProgram`).
+// Every test runs on both platforms: the hooks are node programs (`writeProgram`: `#!` on Unix,
+// a `.cmd` on Windows), and the fast hook of `slowest` is the platform's quickest hook
+// (`writeQuickHook`: sh on Unix, hookbot.exe on Windows). The hosts compare whole results,
+// warnings included, so their hooks are not .exe files: under Wine a directly started .exe
+// hook's stdout sometimes closes more than 150 ms after it exits, which adds a warning.
 
 const fs = require('fs')
 const os = require('os')
@@ -33,38 +35,39 @@ const SETTERS_HOST = path.join(__dirname, 'fixtures', 'handover', 'setters-host.
 const ADDON_DIR = path.join(__dirname, '..')
 
 /**
- * The platform's quickest hook that reads its input and prints `verdict` (writeQuickHook), or,
- * where hookbot.exe is not built (Windows outside the lane), a node program printing it whose
- * program file is kept in a folder made by `makeDir`.
+ * The platform's quickest hook that reads its input and prints `verdict` (writeQuickHook), or a
+ * node program printing it where hookbot.exe is not built (Windows outside the lane).
  */
-function quickHook(dir, event, verdict, makeDir = makeTempDir) {
+function quickHook(dir, event, verdict) {
   if (quickHooksAvailable) return writeQuickHook(dir, event, verdict)
-  return programs.writeProgram(makeDir, dir, event, readInputThen(printJson(verdict)))
+  return writeProgram(dir, event, readInputThen(printJson(verdict)))
 }
 
 /** Hooks whose output carries what a changed JSON.parse would change (kept for the whole file). */
 function hooks() {
   const base = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'cline-hooks-handover-'))
   const dir = path.join(base, 'hooks')
-  // Kept with the hooks for the whole file, not removed after the first test.
+  // On Windows the programs behind the .cmd hooks are kept beside the hooks for the whole file
+  // (the helpers' temp folders are removed after each test).
   const makeDir = (prefix) => fs.mkdtempSync(path.join(base, prefix))
-  quickHook(
+  const printing = (verdict) => readInputThen(printJson(verdict))
+  programs.writeProgram(
+    makeDir,
     dir,
     'PreToolUse',
-    {
+    printing({
       cancel: true,
       contextModification: '2024-01-01T00:00:00Z is when',
       errorMessage: 'ünïcødé ✓',
-    },
-    makeDir,
+    }),
   )
   // JSON text with a "__proto__" key, which an object literal cannot print (JSON.parse makes it
   // an own key, which JSON.stringify prints).
-  quickHook(
+  programs.writeProgram(
+    makeDir,
     path.join(dir, 'b'),
     'PreToolUse',
-    JSON.parse('{"cancel":false,"__proto__":{"x":1},"when":"2024-02-02","deep":[1,{"a":null,"b":[true,1.5e300]}]}'),
-    makeDir,
+    printing(JSON.parse('{"cancel":false,"__proto__":{"x":1},"when":"2024-02-02","deep":[1,{"a":null,"b":[true,1.5e300]}]}')),
   )
   return { base, dirs: [dir, path.join(dir, 'b')] }
 }
