@@ -159,7 +159,11 @@ fn scan_dir_with(
         Ok(listed) => listed,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return (Contents::Missing, None),
         // A file where the folder would be (`.clinerules` is also a rules file) means no hooks.
-        Err(err) if DirError::of(&err) == DirError::NotADirectory => {
+        // Wine reports it as an invalid name where Windows says ERROR_DIRECTORY: look.
+        Err(err)
+            if DirError::of(&err) == DirError::NotADirectory
+                || (DirError::of(&err) == DirError::InvalidName && dir.is_file()) =>
+        {
             return (Contents::Missing, None)
         }
         Err(err) => {
