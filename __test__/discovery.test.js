@@ -8,7 +8,7 @@
 
 const fs = require('fs')
 const path = require('path')
-const { execFileSync, spawnSync } = require('child_process')
+const { execFileSync } = require('child_process')
 
 const {
   addon,
