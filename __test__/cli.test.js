@@ -22,6 +22,7 @@ const {
   trackPid,
   isAlive,
   waitDead,
+  powerShellRunsScripts,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -107,15 +108,6 @@ function cli(args, { input, env } = {}) {
 /** A fresh temp dir, removed after the test. */
 const tmpDir = () => makeTempDir('cline-hooks-cli-')
 
-/** Whether powershell.exe runs a script here (Wine's powershell.exe is a stub that runs none). */
-function powershellRunsScripts() {
-  const r = spawnSync('powershell.exe', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', 'Write-Output 42'], {
-    encoding: 'utf8',
-    timeout: 60000,
-    windowsHide: true,
-  })
-  return r.status === 0 && r.stdout.trim() === '42'
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
@@ -470,7 +462,7 @@ describe('run on the examples', () => {
     ? `context\\s+Project root: ${re(path.join(ROOT, EXAMPLE_WS))}$`
     : 'context\\s+PROJECT: TypeScript project; strict mode is on'
   testIf(
-    !isWindows || powershellRunsScripts(),
+    !isWindows || powerShellRunsScripts(),
     "powershell.exe runs no script here (Wine's powershell.exe is a stub); TaskStart.ps1 needs PowerShell",
     'TaskStart adds project context and allows',
     () => {

@@ -247,6 +247,20 @@ async function waitDead(pid, timeoutMs = 3000) {
   }
 }
 
+let powerShellAnswer = null
+/** Whether powershell.exe runs a script here (Wine's is a stub that runs none); asked once. */
+function powerShellRunsScripts() {
+  if (powerShellAnswer === null) {
+    const r = require('child_process').spawnSync('powershell.exe', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', 'Write-Output 42'], {
+      encoding: 'utf8',
+      timeout: 60000,
+      windowsHide: true,
+    })
+    powerShellAnswer = r.status === 0 && String(r.stdout).trim() === '42'
+  }
+  return powerShellAnswer
+}
+
 /** Options that never let the real user's Documents folder leak in. */
 function opts(extra = {}) {
   return { globalHooksDir: null, ...extra }
@@ -282,5 +296,6 @@ module.exports = {
   trackPid,
   isAlive,
   waitDead,
+  powerShellRunsScripts,
   opts,
 }

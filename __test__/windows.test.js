@@ -20,6 +20,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const hooks = require('..')
+const { powerShellRunsScripts } = require('./helpers')
 
 const isWindows = process.platform === 'win32'
 const NOT_WINDOWS = `skipped: Windows-only case, this is ${process.platform}; it runs on node.exe via npm run test:windows`
@@ -486,82 +487,47 @@ describe('Windows: .ps1 hooks', () => {
     expect(exec.output.argv).toEqual(hook.command)
     expect(exec.output.echo).toMatchObject({ ...input, hookName: 'PreToolUse' })
   }, 120000)
-})
 
-// ---------------------------------------------------------------------------------------------
-// Issue 18 item 9. Windows' own lookup passes over folders; a folder named like a hook must not
-// switch a gate off, and every sentence must fit Windows.
-describe('Windows: folders named like hooks, PATHEXT as written, Windows sentences', () => {
-  const GATE = '@echo off\nset /p LINE=\necho {"cancel":true,"errorMessage":"blocked by the gate"}\nexit /b 0\n'
+  // Real PowerShell, with the README's UTF-8 preamble: non-ASCII text both ways and a cancel,
+  // through pwsh (7) and through Windows PowerShell 5.1 (pwsh taken off PATH). Wine's
+  // powershell.exe is a stub that runs no script, so under Wine these are skipped, saying so;
+  // the workflow sets CLINE_HOOKS_TEST_REAL_POWERSHELL=1 on its Windows runners, where they
+  // must run.
+  const PREAMBLE = [
+    '$utf8 = New-Object System.Text.UTF8Encoding $false',
+    '[Console]::InputEncoding = $utf8',
+    '[Console]::OutputEncoding = $utf8',
+    '$OutputEncoding = $utf8',
+  ].join('\n')
+  const GATE = `${PREAMBLE}
+$event = [Console]::In.ReadToEnd() | ConvertFrom-Json
+$major = $PSVersionTable.PSVersion.Major
+# The script itself stays ASCII: PowerShell 5.1 reads a .ps1 without a byte-order mark as ANSI.
+$check = [string][char]0x2713
+[Console]::Out.Write((@{ cancel = $true; contextModification = "$($event.prompt) $check"; errorMessage = "PowerShell $major" } | ConvertTo-Json -Compress))
+`
+  const realPowerShell = isWindows && (process.env.CLINE_HOOKS_TEST_REAL_POWERSHELL === '1' || powerShellRunsScripts())
+  const NO_POWERSHELL = isWindows
+    ? "needs PowerShell that runs scripts (Wine's powershell.exe is a stub); the workflow's Windows runners run it"
+    : NOT_WINDOWS
+  const pathList = () => (process.env.PATH || process.env.Path || '').split(';').filter(Boolean)
 
-  testWindows.each([['PreToolUse.exe'], ['PreToolUse.ps1']])(
-    'a folder %s beside a working PreToolUse.cmd: the gate runs and blocks, the folder is listed disabled beside it',
-    async (folder) => {
-      const dir = freshDir()
-      fs.mkdirSync(path.join(dir, folder))
-      writeFiles(dir, { 'PreToolUse.cmd': GATE })
-      const options = { extraHooksDirs: [dir], globalHooksDir: null }
-      const found = await hooks.discoverHooks('PreToolUse', options)
-      expect(found.map((h) => [path.basename(h.path), h.enabled])).toEqual([
-        [folder, false],
-        ['PreToolUse.cmd', true],
-      ])
-      expect(found[0].reason).toBe('it is a directory, not a file; Windows passes over it, so PreToolUse.cmd runs instead')
-
-      const result = await hooks.runHook('PreToolUse', {}, { ...options, timeoutMs: 30000 })
-      expect(result.hooks.map((h) => [path.basename(h.path), h.status])).toEqual([['PreToolUse.cmd', 'completed']])
+  for (const [label, major, env] of [
+    ['pwsh (PowerShell 7) from PATH', 7, () => envWith({ PATH: pathList().join(';') })],
+    ['Windows PowerShell 5.1 when pwsh is not on PATH', 5, () => envWith({ PATH: pathList().filter((d) => !fs.existsSync(path.join(d, 'pwsh.exe'))).join(';') })],
+  ]) {
+    ;(realPowerShell ? test : test.skip)(`${label} runs a .ps1 gate with the UTF-8 preamble: its cancel and non-ASCII text both ways${realPowerShell ? '' : ` [skipped: ${NO_POWERSHELL}]`}`, () => {
+      const dir = freshDir('ps gate & (ü) 100%')
+      writeFiles(dir, { 'PreToolUse.ps1': GATE })
+      const input = { tool: 'write_to_file', prompt: '你好 café 🌍' }
+      const options = { extraHooksDirs: [dir], globalHooksDir: null, timeoutMs: 60000 }
+      const result = inChild(env(), { run: true, hookName: 'PreToolUse', input, options })
+      const [exec] = result.hooks
+      expect(exec.failure).toBeUndefined()
+      expect(exec.warnings).toEqual([])
       expect(result.cancel).toBe(true)
-      expect(result.errorMessage).toBe('blocked by the gate')
-      expect(result.warnings).toEqual([`skipped ${path.join(dir, folder)}: ${found[0].reason}`])
-    },
-    60000,
-  )
-
-  testWindows('PATHEXT entries written without their dot (CMD;BAT) are not searched, and a hook they would name says so', () => {
-    const dir = freshDir()
-    writeFiles(dir, { 'TaskStart.cmd': '@echo {}\n' })
-    const found = inChild(envWith({ PATHEXT: 'CMD;BAT' }), {
-      hookName: 'TaskStart',
-      options: { extraHooksDirs: [dir], globalHooksDir: null },
-    })
-    expect(found).toHaveLength(1)
-    expect(found[0]).toMatchObject({ path: path.join(dir, 'TaskStart.cmd'), enabled: false })
-    expect(found[0].reason).toBe('PATHEXT lists CMD without its leading dot, so Windows does not count .cmd files as programs; write .CMD in PATHEXT to enable it')
-  }, 120000)
-
-  testWindows('a PATHEXT of 1,000 entries is read once and cut at 64: discovery stays fast, and a hook past the cut says so', () => {
-    const dir = freshDir()
-    writeFiles(dir, { 'TaskStart.ps1': '"{}"\n', 'TaskStart.cmd': '@echo {}\n' })
-    const pathext = [...Array.from({ length: 999 }, (_, i) => `.X${i}`), '.CMD'].join(';')
-    const found = inChild(envWith({ PATHEXT: pathext }), {
-      hookName: 'TaskStart',
-      options: { extraHooksDirs: [dir], globalHooksDir: null },
-    })
-    expect(found.map((h) => [path.basename(h.path), h.enabled])).toEqual([
-      ['TaskStart.ps1', true],
-      ['TaskStart.cmd', false],
-    ])
-    expect(found[1].reason).toMatch(/^PATHEXT lists \.CMD after its first 64 extensions, the most that are searched/)
-    // Before, every PATHEXT entry cost PATH lookups of each interpreter (issue 18 measured 6.4 s
-    // for 1,000 entries under Wine); and the .cmd file was not listed at all.
-    expect(lastChildMs).toBeLessThan(3000)
-  }, 120000)
-
-  testWindows('an .exe hook that is not a program fails in words, with no raw %1', async () => {
-    const dir = freshDir()
-    writeFiles(dir, { 'TaskStart.exe': 'this is text, not a program\n' })
-    const result = await hooks.runHook('TaskStart', {}, { extraHooksDirs: [dir], globalHooksDir: null, timeoutMs: 30000 })
-    const [exec] = result.hooks
-    expect(exec.status).toBe('failed')
-    expect(exec.failure).toContain(`${path.join(dir, 'TaskStart.exe')} is not a valid Windows program`)
-    expect(exec.failure).not.toContain('%1')
-  }, 60000)
-
-  testWindows('a hooks folder path with a character Windows does not allow is told so, not to fix permissions', async () => {
-    const dir = path.join(freshDir(), 'a*b')
-    const [hook] = await hooks.discoverHooks('TaskStart', { extraHooksDirs: [dir], globalHooksDir: null })
-    expect(hook.enabled).toBe(false)
-    expect(hook.reason).toContain('is not a valid path on this system')
-    expect(hook.reason).not.toMatch(/permission/i)
-  })
+      expect(result.contextModification).toBe('你好 café 🌍 ✓')
+      expect(result.errorMessage).toBe(`PowerShell ${major}`)
+    }, 120000)
+  }
 })
