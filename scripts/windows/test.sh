@@ -221,10 +221,12 @@ OUT=$CACHE/jest-output.txt
 # (its worker processes talk over pipes).
 set +e
 (cd "$PKG" && "$WINE" "$NODE_EXE" ../node_modules/jest/bin/jest.js \
-  --runInBand --ci --no-watchman ${CLINE_WIN_JEST_ARGS:-} </dev/null >"$OUT" 2>&1)
+  --runInBand --ci --no-watchman --verbose --json --outputFile=jest-results.json ${CLINE_WIN_JEST_ARGS:-} </dev/null >"$OUT" 2>&1)
 rc=$?
 set -e
 cat "$OUT"
+# The per-file counts for the README's table (scripts/test-table.js).
+if [[ -f $PKG/jest-results.json ]]; then cp "$PKG/jest-results.json" "$CACHE/jest-results.json"; fi
 step "finished"
 echo "[windows] Rust tests under Wine: exit code $rust_rc; Jest on node.exe: exit code $rc; lane took $((SECONDS - LANE_START)) s"
 if ((rust_rc != 0)); then exit "$rust_rc"; fi
