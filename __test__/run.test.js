@@ -189,9 +189,12 @@ describe('stdin', () => {
   test('stdin is written while stdout is read: a hook echoing a 10 MiB input back does not deadlock', async () => {
     const blob = 'y'.repeat(10 * 1024 * 1024)
     const { exec } = await runOne(
+      // The verdict goes through process.stdout too, so it comes after the echo (a direct
+      // write to fd 1 could overtake data the pipe still holds).
       `process.stdin.pipe(process.stdout, { end: false })
 process.stdin.on('end', () => {
-${printJson({ contextModification: 'echoed it all' })}})
+  process.stdout.write('\\n' + JSON.stringify({ contextModification: 'echoed it all' }) + '\\n')
+})
 `,
       { input: { blob }, options: { timeoutMs: 30000 } },
     )
