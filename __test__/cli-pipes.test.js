@@ -24,6 +24,7 @@ const {
   trackPid,
   isAlive,
   waitDead,
+  cliEnv,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -35,23 +36,6 @@ const BLOCKING_INPUT = path.join(ROOT, 'examples', 'inputs', 'PreToolUse-write-j
 
 const STACK_LINE = /^\s+at .+(\(|:\d+)/m
 const isLinux = process.platform === 'linux'
-
-/**
- * process.env with `changes`, and the folder of this node first on PATH, as `npx cline-hooks`
- * has it (examples/windows' PreToolUse.cmd runs `node`). Names are compared without case, as
- * Windows does.
- */
-function cliEnv(changes = {}) {
-  const env = { ...process.env }
-  const set = (name, value) => {
-    for (const key of Object.keys(env)) if (key.toUpperCase() === name.toUpperCase()) delete env[key]
-    if (value !== undefined) env[name] = value
-  }
-  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH')
-  set('PATH', [path.dirname(process.execPath), pathKey && env[pathKey]].filter(Boolean).join(path.delimiter))
-  for (const [name, value] of Object.entries(changes)) set(name, value)
-  return env
-}
 
 /**
  * Starts the CLI; resolves `exited` with { code, signal, stdout, stderr, at }. `closed` names a

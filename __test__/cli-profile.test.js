@@ -32,6 +32,7 @@ const {
   waitForPid,
   trackPid,
   opts,
+  envWith,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory } = addon
@@ -82,21 +83,6 @@ function pythonArgv() {
   return onPath('python') ? [onPath('python')] : null
 }
 const NO_PYTHON = isWindows ? 'Python 3 is not on PATH (py -3 or python)' : 'python3 is not on PATH'
-
-/**
- * A copy of this process's environment with `changes` applied; on Windows, where names are
- * case-insensitive, an existing `Path` is replaced by `PATH` rather than kept beside it.
- */
-function envWith(changes) {
-  const env = { ...process.env }
-  for (const [key, value] of Object.entries(changes)) {
-    for (const existing of Object.keys(env)) {
-      if (existing.toUpperCase() === key.toUpperCase()) delete env[existing]
-    }
-    if (value !== undefined) env[key] = value
-  }
-  return env
-}
 
 /** This process's PATH with `dir` put first. */
 function pathWith(dir) {

@@ -23,6 +23,7 @@ const {
   isAlive,
   waitDead,
   powerShellRunsScripts,
+  cliEnv,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -74,23 +75,6 @@ function exampleHook(name) {
 /** `s` as a regular expression that matches it literally. */
 function re(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/**
- * process.env with `changes` applied (names compared without case, as Windows does), and the
- * folder of this node first on PATH, as `npx cline-hooks` has it: examples/windows'
- * PreToolUse.cmd runs `node`.
- */
-function cliEnv(changes = {}) {
-  const env = { ...process.env }
-  const set = (name, value) => {
-    for (const key of Object.keys(env)) if (key.toUpperCase() === name.toUpperCase()) delete env[key]
-    if (value !== undefined) env[name] = value
-  }
-  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH')
-  set('PATH', [path.dirname(process.execPath), pathKey && env[pathKey]].filter(Boolean).join(path.delimiter))
-  for (const [name, value] of Object.entries(changes)) set(name, value)
-  return env
 }
 
 function cli(args, { input, env } = {}) {

@@ -261,6 +261,32 @@ function powerShellRunsScripts() {
   return powerShellAnswer
 }
 
+/**
+ * A copy of this process's environment with `changes` applied (an undefined value removes the
+ * variable); names are compared without case, as Windows does, so `Path` is replaced by `PATH`
+ * rather than kept beside it.
+ */
+function envWith(changes) {
+  const env = { ...process.env }
+  for (const [key, value] of Object.entries(changes)) {
+    for (const existing of Object.keys(env)) {
+      if (existing.toUpperCase() === key.toUpperCase()) delete env[existing]
+    }
+    if (value !== undefined) env[key] = value
+  }
+  return env
+}
+
+/**
+ * envWith(`changes`), with the folder of this node first on PATH, as `npx cline-hooks` has it
+ * (examples/windows' PreToolUse.cmd runs `node`).
+ */
+function cliEnv(changes = {}) {
+  const pathKey = Object.keys(process.env).find((key) => key.toUpperCase() === 'PATH')
+  const PATH = [path.dirname(process.execPath), pathKey && process.env[pathKey]].filter(Boolean).join(path.delimiter)
+  return envWith({ PATH, ...changes })
+}
+
 /** Options that never let the real user's Documents folder leak in. */
 function opts(extra = {}) {
   return { globalHooksDir: null, ...extra }
@@ -297,5 +323,7 @@ module.exports = {
   isAlive,
   waitDead,
   powerShellRunsScripts,
+  envWith,
+  cliEnv,
   opts,
 }

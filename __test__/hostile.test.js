@@ -223,12 +223,25 @@ setInterval(() => {}, 50)
     for (const pid of written) expect(isAlive(pid)).toBe(false)
   }, 30000)
 
-  testIf(hasHookbot, WINDOWS_LANE, '2w. a compiled hook whose child and grandchild ignore console control events and keep stdout open: timedOut, its cancel kept, all three dead', async () => {
+  /** hookbot.exe in `mode` as the hook TaskStart, printing `verdict` first: { dir, pids }. */
+  function hookbotTree(mode, verdict) {
     const tmp = makeTempDir()
     const pids = path.join(tmp, 'pids')
     fs.mkdirSync(pids)
     const dir = path.join(tmp, 'hooks')
-    writeHookbotHook(dir, 'TaskStart', 'ignore-ctrl', pids, { cancel: true, errorMessage: 'blocked before hanging' })
+    writeHookbotHook(dir, 'TaskStart', mode, pids, verdict)
+    return { dir, pids }
+  }
+
+  /** The hook, its child and its grandchild wrote their pids into `pids`, and are all dead. */
+  async function expectTreeDead(pids) {
+    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
+    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
+    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+  }
+
+  testIf(hasHookbot, WINDOWS_LANE, '2w. a compiled hook whose child and grandchild ignore console control events and keep stdout open: timedOut, its cancel kept, all three dead', async () => {
+    const { dir, pids } = hookbotTree('ignore-ctrl', { cancel: true, errorMessage: 'blocked before hanging' })
     const { hooks, result, elapsed } = await run([dir, quickGoodDir()], { timeoutMs: 2000 + START_UP })
     expect(hooks.map((h) => h.status)).toEqual(['timedOut', 'completed'])
     expect(hooks[0].failure).toMatch(STOPPED)
@@ -236,41 +249,27 @@ setInterval(() => {}, 50)
     expect(result.errorMessage).toBe('blocked before hanging')
     expect(result.contextModification).toBe('the good hook still counts')
     expect(elapsed).toBeLessThan(10000 + START_UP)
-    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
-    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
-    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+    await expectTreeDead(pids)
   }, 30000)
 
   testIf(hasHookbot, WINDOWS_LANE, '2x. a hook that starts its child with CREATE_BREAKAWAY_FROM_JOB cannot take it out of the tree: timedOut and both dead', async () => {
-    const tmp = makeTempDir()
-    const pids = path.join(tmp, 'pids')
-    fs.mkdirSync(pids)
-    const dir = path.join(tmp, 'hooks')
-    writeHookbotHook(dir, 'TaskStart', 'breakaway', pids, { cancel: true })
+    const { dir, pids } = hookbotTree('breakaway', { cancel: true })
     const { hooks, result } = await run([dir], { timeoutMs: 2000 + START_UP })
     expect(hooks[0].status).toBe('timedOut')
     expect(result.cancel).toBe(true)
     // The job refuses the breakaway (ERROR_ACCESS_DENIED, 5), so the child stays inside it.
     expect(fs.readFileSync(path.join(pids, 'escape.txt'), 'utf8')).toBe('refused 5')
-    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
-    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
-    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+    await expectTreeDead(pids)
   }, 30000)
 
   testIf(hasHookbot, WINDOWS_LANE, '2y. a hook that puts itself in a job object of its own (nested in ours) and starts a child there: timedOut and both dead', async () => {
-    const tmp = makeTempDir()
-    const pids = path.join(tmp, 'pids')
-    fs.mkdirSync(pids)
-    const dir = path.join(tmp, 'hooks')
-    writeHookbotHook(dir, 'TaskStart', 'own-job', pids, { contextModification: 'in a job of its own' })
+    const { dir, pids } = hookbotTree('own-job', { contextModification: 'in a job of its own' })
     const { hooks, result } = await run([dir], { timeoutMs: 2000 + START_UP })
     expect(hooks[0].status).toBe('timedOut')
     // A hook that did not complete adds no context to the run; its own record keeps what it printed.
     expect(hooks[0].contextModification).toBe('in a job of its own')
     expect(fs.readFileSync(path.join(pids, 'job.txt'), 'utf8')).toBe('nested')
-    const written = fs.readdirSync(pids).filter((f) => f.endsWith('.pid'))
-    expect(written.map((f) => f.split('-')[0]).sort()).toEqual(['child', 'grandchild', 'hook'])
-    for (const f of written) expect(await waitDead(Number(fs.readFileSync(path.join(pids, f), 'utf8')), 2000)).toBe(true)
+    await expectTreeDead(pids)
   }, 30000)
 
   test('4. a hook that prints its JSON and leaves a background process holding stdout returns at once after its exit, JSON honoured, background alive', async () => {

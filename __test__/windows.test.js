@@ -20,7 +20,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const hooks = require('..')
-const { powerShellRunsScripts } = require('./helpers')
+const { powerShellRunsScripts, envWith } = require('./helpers')
 
 const isWindows = process.platform === 'win32'
 const NOT_WINDOWS = `skipped: Windows-only case, this is ${process.platform}; it runs on node.exe via npm run test:windows`
@@ -101,18 +101,6 @@ function findNamed(dir, prefix) {
     if (entry.isDirectory()) found.push(...findNamed(full, prefix))
   }
   return found
-}
-
-/** process.env with `changes` applied; Windows variable names are case-insensitive. */
-function envWith(changes) {
-  const env = { ...process.env }
-  for (const [key, value] of Object.entries(changes)) {
-    for (const existing of Object.keys(env)) {
-      if (existing.toUpperCase() === key.toUpperCase()) delete env[existing]
-    }
-    if (value !== undefined) env[key] = value
-  }
-  return env
 }
 
 const CHILD = `
