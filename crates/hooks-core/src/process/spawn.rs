@@ -62,7 +62,7 @@ pub(super) fn spawn(
     let mut stdin = Some(stdin);
     let mut spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let stdin = stdin.take().unwrap_or_else(Stdio::piped);
-        let mut command = Command::new(&argv[0]);
+        let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
         let (key, value) = marker.env();
         command
@@ -108,34 +108,68 @@ pub(super) fn spawn(
 #[cfg(windows)]
 fn working_directory(cwd: &Path) -> io::Result<std::borrow::Cow<'_, Path>> {
     use std::borrow::Cow;
-    use std::os::windows::ffi::{OsStrExt, OsStringExt};
-    use windows_sys::Win32::Storage::FileSystem::GetShortPathNameW;
-
-    let wide: Vec<u16> = cwd.as_os_str().encode_wide().chain(Some(0)).collect();
-    if !too_long_for_a_current_directory(wide.len() - 1) {
+    if !too_long_for_a_current_directory(utf16_len(cwd.as_os_str())) {
         return Ok(Cow::Borrowed(cwd));
     }
-    let mut short = vec![0u16; wide.len()];
-    // SAFETY: both buffers are valid for their lengths; `wide` is NUL-terminated.
-    let written =
-        unsafe { GetShortPathNameW(wide.as_ptr(), short.as_mut_ptr(), short.len() as u32) }
-            as usize;
-    if written == 0 || written >= short.len() || too_long_for_a_current_directory(written) {
-        return Err(io::Error::new(
+    match short_name(cwd) {
+        Some(short) if !too_long_for_a_current_directory(utf16_len(short.as_os_str())) => {
+            Ok(Cow::Owned(short))
+        }
+        _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "its working directory {} is longer than the 258 characters Windows allows a process's current directory, and has no short (8.3) name that fits; move the workspace to a shorter path",
                 cwd.display()
             ),
-        ));
+        )),
     }
-    short.truncate(written);
-    Ok(Cow::Owned(std::ffi::OsString::from_wide(&short).into()))
 }
 
 #[cfg(not(windows))]
 fn working_directory(cwd: &Path) -> io::Result<std::borrow::Cow<'_, Path>> {
     Ok(std::borrow::Cow::Borrowed(cwd))
+}
+
+/// The program to start: a path past MAX_PATH (a deep `.exe` hook) is given by its short (8.3)
+/// form when it has one, as not every Windows (nor Wine) starts a longer one.
+#[cfg(windows)]
+fn program_path(program: &OsString) -> OsString {
+    let long = utf16_len(program) >= 260;
+    match long.then(|| short_name(Path::new(program))).flatten() {
+        Some(short) => short.into_os_string(),
+        None => program.clone(),
+    }
+}
+
+#[cfg(not(windows))]
+fn program_path(program: &OsString) -> OsString {
+    program.clone()
+}
+
+/// How long a path is for Windows: in UTF-16 units.
+#[cfg(windows)]
+fn utf16_len(path: &std::ffi::OsStr) -> usize {
+    use std::os::windows::ffi::OsStrExt;
+    path.encode_wide().count()
+}
+
+/// The short (8.3) form of an existing path, if the volume keeps short names.
+#[cfg(windows)]
+fn short_name(path: &Path) -> Option<std::path::PathBuf> {
+    use std::os::windows::ffi::{OsStrExt, OsStringExt};
+    use windows_sys::Win32::Storage::FileSystem::GetShortPathNameW;
+
+    let wide: Vec<u16> = path.as_os_str().encode_wide().chain(Some(0)).collect();
+    let mut short = vec![0u16; wide.len()];
+    // SAFETY: both buffers are valid for their lengths; `wide` is NUL-terminated.
+    let written =
+        unsafe { GetShortPathNameW(wide.as_ptr(), short.as_mut_ptr(), short.len() as u32) }
+            as usize;
+    if written == 0 || written >= short.len() {
+        return None;
+    }
+    short.truncate(written);
+    Some(std::ffi::OsString::from_wide(&short).into())
 }
 
 /// Whether a path of `len` UTF-16 units is past what Windows takes as a current directory.

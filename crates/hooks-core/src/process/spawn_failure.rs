@@ -189,6 +189,7 @@ fn start_failure(
         ),
         // Its own text ("Argument list too long") names neither the environment nor a fix.
         StartError::TooBig => "could not start: its arguments and environment are larger than the system allows (E2BIG); pass fewer or smaller `env` variables".to_owned(),
+        StartError::Busy if cfg!(windows) => "could not start: another program had its file open without sharing it (a sharing violation: an editor saving it, a virus scanner, a backup); try again, and write hook files under another name and rename them into place".to_owned(),
         StartError::Busy => "could not start: its file was still open for writing when it was started (text file busy); write hook files under another name and rename them into place".to_owned(),
         StartError::NotAProgram { code } => format!(
             "could not start: {program} is not a valid Windows program (Windows error {code}); replace it with a program built for Windows, or write the hook as a .cmd or .ps1 file"
