@@ -31,6 +31,7 @@ const {
   echoJson,
   waitFor,
   waitForPid,
+  trackPid,
   isAlive,
   waitDead,
   opts,
@@ -270,6 +271,22 @@ setInterval(() => {}, 50)
     expect(hooks[0].contextModification).toBe('in a job of its own')
     expect(fs.readFileSync(path.join(pids, 'job.txt'), 'utf8')).toBe('nested')
     await expectTreeDead(pids)
+  }, 30000)
+
+  // A known gap, found by issue 12's attack and told in the README (Security): a process
+  // created with another as its parent is put in that parent's job, so a hook that opens the
+  // host and names it as its child's parent takes that child out of its own job. This asserts
+  // the gap as it is, so that closing it shows here.
+  testIf(hasHookbot, WINDOWS_LANE, '2z. known gap: a child started with the host as its parent (PROC_THREAD_ATTRIBUTE_PARENT_PROCESS) leaves the hook\'s job and outlives its timeout; the run still times out and keeps its cancel', async () => {
+    const { dir, pids } = hookbotTree('spoof-parent', { cancel: true })
+    const { hooks, result } = await run([dir], { timeoutMs: 2000 + START_UP })
+    expect(hooks[0].status).toBe('timedOut')
+    expect(result.cancel).toBe(true)
+    expect(fs.readFileSync(path.join(pids, 'escape.txt'), 'utf8')).toBe('started')
+    const escaped = () => fs.readdirSync(pids).filter((f) => /^(child|grandchild)-\d+\.pid$/.test(f))
+    await waitFor(() => escaped().length === 2, { timeoutMs: 10000, what: 'the escaped child and grandchild' })
+    const alive = escaped().map((f) => trackPid(Number(fs.readFileSync(path.join(pids, f), 'utf8')))).filter(isAlive)
+    expect(alive).toHaveLength(2)
   }, 30000)
 
   test('4. a hook that prints its JSON and leaves a background process holding stdout returns at once after its exit, JSON honoured, background alive', async () => {
@@ -638,18 +655,25 @@ describe('hostile hooks: paths', () => {
     for (const dir of [root, extra, global, tmp]) expect(fs.existsSync(path.join(dir, 'CANARY'))).toBe(false)
   }, 60000)
 
-  test('11b. a workspace whose hook path is longer than 260 characters runs its hook', async () => {
+  test('11b. a workspace whose hook paths are longer than 260 characters runs its hooks, a .cmd and a program started directly', async () => {
     const tmp = makeTempDir()
     let root = tmp
     while (root.length < 300) root = path.join(root, `a folder with a long name ${root.length}`)
     fs.mkdirSync(root, { recursive: true })
     const hook = writeProgram(path.join(root, '.clinerules', 'hooks'), 'TaskStart', printJson({ contextModification: 'deep ran' }))
+    const program = writeQuickHook(path.join(root, '.clinerules', 'hooks'), 'PreToolUse', { contextModification: 'deep program ran' })
     expect(hook.length).toBeGreaterThan(260)
     const found = await discoverHooks('TaskStart', opts({ workspaceRoots: [root] }))
     expect(found.map((h) => [h.path, h.enabled])).toEqual([[hook, true]])
     const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root], timeoutMs: 20000 }))
     expect(result.hooks.map((h) => h.failure || h.status)).toEqual(['completed'])
     expect(result.contextModification).toBe('deep ran')
+
+    // A program started directly (an .exe on Windows) from that deep folder runs too.
+    expect(program.length).toBeGreaterThan(260)
+    const direct = await runHook('PreToolUse', {}, opts({ workspaceRoots: [root], timeoutMs: 20000 }))
+    expect(direct.hooks.map((h) => h.failure || h.status)).toEqual(['completed'])
+    expect(direct.contextModification).toBe('deep program ran')
   }, 60000)
 })
 
@@ -697,6 +721,8 @@ process.stdin.on('end', () => {
     // Warm the runtime and the discovery cache, so the baseline holds their handles.
     await runHook('TaskStart', { id: 'warm' }, opts({ extraHooksDirs: dirs }))
     const before = resources()
+    // Wine answers GetProcessHandleCount with 0: there only processes are compared.
+    if (!underWine) expect(before.handles).toBeGreaterThan(0)
 
     const ids = Array.from({ length: underWine ? 50 : 1000 }, (_, i) => `c${i}`)
     const results = await Promise.all(ids.map((id) => runHook('TaskStart', { id }, opts({ extraHooksDirs: dirs, timeoutMs: 120000 }))))

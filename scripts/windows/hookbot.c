@@ -15,6 +15,9 @@
  *     tree          starts a child that starts a grandchild; all three never end;
  *     breakaway     starts a child with CREATE_BREAKAWAY_FROM_JOB (escape.txt says whether Windows
  *                   allowed it; if not, it starts the child plainly), then never ends;
+ *     spoof-parent  starts its child with the host (the pid in CLINE_HOOKS_START) as its parent
+ *                   (PROC_THREAD_ATTRIBUTE_PARENT_PROCESS), so the child is in the host's job,
+ *                   not the hook's (escape.txt says whether that worked), then never ends;
  *     own-job       puts itself in a job object of its own, starts a child inside it, never ends;
  *     never-read    never reads stdin and never ends;
  *     wait          never ends (the children above run this).
@@ -24,6 +27,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <io.h>
+#include <stdlib.h>
 
 static wchar_t self_path[MAX_PATH * 4];
 
@@ -123,6 +127,36 @@ static BOOL start_child(const wchar_t *mode, const wchar_t *dir, DWORD flags, PR
     return CreateProcessW(NULL, cmd, NULL, NULL, TRUE, flags, NULL, NULL, &si, pi);
 }
 
+/* Starts "hookbot.exe child <dir>" as a child of process `parent_pid`; returns whether it did. */
+static BOOL start_child_of(DWORD parent_pid, const wchar_t *dir)
+{
+    HANDLE parent = OpenProcess(PROCESS_CREATE_PROCESS, FALSE, parent_pid);
+    if (!parent) return FALSE;
+    SIZE_T size = 0;
+    InitializeProcThreadAttributeList(NULL, 1, 0, &size);
+    LPPROC_THREAD_ATTRIBUTE_LIST list = (LPPROC_THREAD_ATTRIBUTE_LIST)HeapAlloc(GetProcessHeap(), 0, size);
+    BOOL ok = list && InitializeProcThreadAttributeList(list, 1, 0, &size) &&
+              UpdateProcThreadAttribute(list, 0, PROC_THREAD_ATTRIBUTE_PARENT_PROCESS, &parent, sizeof parent, NULL, NULL);
+    if (ok) {
+        wchar_t cmd[MAX_PATH * 10];
+        _snwprintf(cmd, sizeof cmd / sizeof *cmd, L"\"%ls\" child \"%ls\"", self_path, dir);
+        STARTUPINFOEXW si;
+        ZeroMemory(&si, sizeof si);
+        si.StartupInfo.cb = sizeof si;
+        si.lpAttributeList = list;
+        PROCESS_INFORMATION pi;
+        ok = CreateProcessW(NULL, cmd, NULL, NULL, FALSE, EXTENDED_STARTUPINFO_PRESENT | CREATE_NO_WINDOW, NULL, NULL, &si.StartupInfo, &pi);
+        if (ok) {
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
+        }
+        DeleteProcThreadAttributeList(list);
+    }
+    if (list) HeapFree(GetProcessHeap(), 0, list);
+    CloseHandle(parent);
+    return ok;
+}
+
 static void never_end(void)
 {
     for (;;) Sleep(INFINITE);
@@ -180,6 +214,12 @@ int wmain(int argc, wchar_t **argv)
         }
         CloseHandle(pi.hThread);
         CloseHandle(pi.hProcess);
+    } else if (wcscmp(mode, L"spoof-parent") == 0) {
+        /* CLINE_HOOKS_START=<host pid>.<nonce>.<n> */
+        char marker[128];
+        DWORD got = GetEnvironmentVariableA("CLINE_HOOKS_START", marker, sizeof marker);
+        DWORD host = got > 0 && got < sizeof marker ? (DWORD)strtoul(marker, NULL, 10) : 0;
+        write_file(dir, L"escape.txt", host && start_child_of(host, dir) ? "started" : "refused");
     } else if (wcscmp(mode, L"own-job") == 0) {
         HANDLE job = CreateJobObjectW(NULL, NULL);
         BOOL inside = job && AssignProcessToJobObject(job, GetCurrentProcess());
