@@ -172,7 +172,15 @@ int wmain(int argc, wchar_t **argv)
         char id[256];
         drain_stdin(id, sizeof id);
         _snwprintf(verdict, sizeof verdict / sizeof *verdict, L"%ls.verdict", self_path);
-        if (!print_verdict(verdict, id)) fputs("{}\n", stdout);
+        /* Started by its short (8.3) name (a deep folder), it finds the file by its long one. */
+        wchar_t long_path[MAX_PATH * 4];
+        DWORD long_len = GetLongPathNameW(self_path, long_path, sizeof long_path / sizeof *long_path);
+        int printed = print_verdict(verdict, id);
+        if (!printed && long_len > 0 && long_len < sizeof long_path / sizeof *long_path) {
+            _snwprintf(verdict, sizeof verdict / sizeof *verdict, L"%ls.verdict", long_path);
+            printed = print_verdict(verdict, id);
+        }
+        if (!printed) fputs("{}\n", stdout);
         return 0;
     }
 
