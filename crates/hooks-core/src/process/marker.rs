@@ -105,9 +105,11 @@ impl StartMarker {
 /// A tree to sweep: the exact environment entry its processes carry, and its process group
 /// (whose members the group's own signal has reached already).
 #[derive(Debug, Clone)]
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
 pub(crate) struct Marked {
     entry: Box<[u8]>,
+    // Windows has no groups: its job object stands for one.
+    #[cfg_attr(windows, allow(dead_code))]
     group: i32,
 }
 
@@ -120,21 +122,22 @@ pub(crate) enum Stop {
     Kill,
 }
 
-/// Signals the processes of `trees` outside their groups, on a blocking thread (the scan reads
-/// every process's environment). Linux only; elsewhere nothing is done.
+/// Signals the processes of `trees` outside their groups (on Windows: their jobs), on a
+/// blocking thread (the scan reads every process's environment). Linux and Windows; elsewhere
+/// nothing is done.
 pub(crate) async fn sweep(trees: Vec<Marked>, stop: Stop) {
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", windows))]
     if !trees.is_empty() {
-        let _ = tokio::task::spawn_blocking(move || linux::sweep(&trees, stop)).await;
+        let _ = tokio::task::spawn_blocking(move || platform::sweep(&trees, stop)).await;
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(any(target_os = "linux", windows)))]
     let _ = (trees, stop);
 }
 
 /// [`sweep`] for callers outside the async runtime (teardown, a dropped run): waits for it at
 /// most [`SWEEP_LIMIT`].
 pub(crate) fn sweep_now(trees: Vec<Marked>, stop: Stop) {
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", windows))]
     if !trees.is_empty() {
         let (done, finished) = std::sync::mpsc::channel();
         let shared = std::sync::Arc::new(trees);
@@ -142,7 +145,7 @@ pub(crate) fn sweep_now(trees: Vec<Marked>, stop: Stop) {
         let spawned = std::thread::Builder::new()
             .name("cline-hooks-sweep".into())
             .spawn(move || {
-                linux::sweep(&ours, stop);
+                platform::sweep(&ours, stop);
                 let _ = done.send(());
             });
         match spawned {
@@ -151,13 +154,20 @@ pub(crate) fn sweep_now(trees: Vec<Marked>, stop: Stop) {
             }
             // No thread to spare: sweep here rather than not at all.
             Err(_) => {
-                linux::sweep(&shared, stop);
+                platform::sweep(&shared, stop);
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(any(target_os = "linux", windows)))]
     let _ = (trees, stop, SWEEP_LIMIT);
 }
+
+#[cfg(target_os = "linux")]
+use linux as platform;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as platform;
 
 #[cfg(target_os = "linux")]
 mod linux {
