@@ -6,6 +6,7 @@
 //! still carries the marker it inherited from the hook, and is found by it.
 
 use std::ffi::c_void;
+use std::sync::{Mutex, MutexGuard};
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
 use windows_sys::Win32::System::Diagnostics::Debug::ReadProcessMemory;
@@ -57,16 +58,59 @@ const PAGE: usize = 4096;
 const PARAMETERS_ENVIRONMENT: usize = 0x80;
 
 /// Terminates every other process whose environment holds a tree's marker; both stops are
-/// the same here, as for the job object. Returns how many were terminated.
-pub(super) fn sweep(trees: &[Marked], _stop: Stop) -> usize {
-    let entries: Vec<Vec<u16>> = trees
-        .iter()
-        .map(|tree| {
-            String::from_utf8_lossy(&tree.entry)
-                .encode_utf16()
-                .collect()
-        })
-        .collect();
+/// the same here, as for the job object. Stops that come together share one pass over the
+/// processes (an abort of a hundred runs makes one or two sweeps, not a hundred): a caller
+/// returns once a sweep that began after it asked, and so looked for its markers, has ended.
+pub(super) fn sweep(trees: &[Marked], _stop: Stop) {
+    let entries = trees.iter().map(|tree| {
+        String::from_utf8_lossy(&tree.entry)
+            .encode_utf16()
+            .collect()
+    });
+    let mine = {
+        let mut rounds = lock(&ROUNDS);
+        rounds.pending.extend(entries);
+        rounds.started + 1
+    };
+    let _turn = lock(&SWEEPING);
+    let (round, wanted) = {
+        let mut rounds = lock(&ROUNDS);
+        if rounds.finished >= mine {
+            return;
+        }
+        rounds.started += 1;
+        (rounds.started, std::mem::take(&mut rounds.pending))
+    };
+    terminate_marked(&wanted);
+    lock(&ROUNDS).finished = round;
+}
+
+/// The sweeps asked for and made: markers waiting for the next sweep, and the numbers of the
+/// last sweep begun and ended.
+struct Rounds {
+    pending: Vec<Vec<u16>>,
+    started: u64,
+    finished: u64,
+}
+
+static ROUNDS: Mutex<Rounds> = Mutex::new(Rounds {
+    pending: Vec::new(),
+    started: 0,
+    finished: 0,
+});
+/// Held while a sweep runs: one at a time.
+static SWEEPING: Mutex<()> = Mutex::new(());
+
+/// A lock, even one a panicking sweep left poisoned (its data stays consistent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Terminates every other process whose environment block holds one of `entries`; returns
+/// how many.
+fn terminate_marked(entries: &[Vec<u16>]) -> usize {
     // Safety: GetCurrentProcessId has no preconditions.
     let me = unsafe { GetCurrentProcessId() };
     let mut terminated: Vec<u32> = Vec::new();
@@ -89,7 +133,7 @@ pub(super) fn sweep(trees: &[Marked], _stop: Stop) -> usize {
             }
             // The handle pins the process: the pid cannot be reused while it is open, so the
             // block read is the block of the process terminated.
-            if carries_a_marker(process, &entries) {
+            if carries_a_marker(process, entries) {
                 found = true;
                 // Safety: a handle opened with PROCESS_TERMINATE.
                 if unsafe { TerminateProcess(process, 1) } != 0 {
