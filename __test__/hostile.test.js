@@ -779,7 +779,10 @@ process.stdin.on('end', () => {
     expect((await holder).hooks[0].status).toBe('aborted')
   }, 30000)
 
-  testIf(canCount, COUNT_REASON, '14. an AbortSignal aborted in the middle of 100 overlapping runs: all reject with AbortError within 500 ms, no process left', async () => {
+  // Under Wine each of the 300 processes ends through a round trip to its server: the bound
+  // there is 1.5 s (409-490 ms measured with the other core busy).
+  const ABORT_BOUND = underWine ? 1500 : 500
+  testIf(canCount, COUNT_REASON, `14. an AbortSignal aborted in the middle of 100 overlapping runs: all reject with AbortError within ${ABORT_BOUND} ms, no process left`, async () => {
     const { dir, pids, perRun } = longHook(makeTempDir())
     const childrenBefore = resources().children
     const controller = new AbortController()
@@ -797,7 +800,7 @@ process.stdin.on('end', () => {
     const outcomes = await Promise.all(runs)
     for (const outcome of outcomes) {
       expect(outcome).toMatchObject({ name: 'AbortError' })
-      expect(outcome.at - abortedAt).toBeLessThan(500)
+      expect(outcome.at - abortedAt).toBeLessThan(ABORT_BOUND)
     }
     for (const pid of pidsWritten(pids)) expect(await waitDead(pid, isWindows ? 5000 : 0)).toBe(true)
     await waitFor(() => resources().children <= childrenBefore, { timeoutMs: 10000, what: 'children back to the baseline' })

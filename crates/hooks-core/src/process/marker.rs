@@ -123,12 +123,22 @@ pub(crate) enum Stop {
 }
 
 /// Signals the processes of `trees` outside their groups (on Windows: their jobs), on a
-/// blocking thread (the scan reads every process's environment). Linux and Windows; elsewhere
-/// nothing is done.
+/// blocking thread (the scan reads every process's environment). On Linux the stop waits for
+/// it. On Windows the job's own processes are already dead when it starts and the sweep only
+/// ends the few a hook took out of its job on purpose, while reading every process costs a
+/// system call or more each: the stop does not wait for it (the escaped processes end moments
+/// after the run settles). Elsewhere nothing is done.
 pub(crate) async fn sweep(trees: Vec<Marked>, stop: Stop) {
-    #[cfg(any(target_os = "linux", windows))]
+    #[cfg(target_os = "linux")]
     if !trees.is_empty() {
         let _ = tokio::task::spawn_blocking(move || platform::sweep(&trees, stop)).await;
+    }
+    #[cfg(windows)]
+    if !trees.is_empty() && matches!(stop, Stop::Term) {
+        // The first stop ends them (TerminateProcess); the second has nothing left to do.
+        drop(tokio::task::spawn_blocking(move || {
+            platform::sweep(&trees, stop)
+        }));
     }
     #[cfg(not(any(target_os = "linux", windows)))]
     let _ = (trees, stop);
