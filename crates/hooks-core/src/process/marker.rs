@@ -6,8 +6,10 @@
 //! anything: GNU `timeout`, a shell with job control (`set -m`). A signal to the hook's group
 //! misses them; their environment still carries the marker. On Linux, stopping a tree also
 //! signals every process whose `/proc/<pid>/environ` holds that exact entry. Other Unix systems
-//! stop the group only (their processes' environments are not read), and Windows needs none of
-//! this: the job object holds every descendant. A process that clears or rewrites its own
+//! stop the group only (their processes' environments are not read). On Windows the job object
+//! holds every descendant but one created with another process as its parent, which joins that
+//! parent's job; the sweep there reads each process's environment block ([`windows`]). A
+//! process that clears or rewrites its own
 //! environment (`env -i`, perl setting `$0`) is no longer found, nor is one whose environment
 //! this user cannot read (another user's; a non-dumpable one, for a host that is not root).
 //!
