@@ -28,7 +28,7 @@ function byFile(report) {
 
 // Why a test is skipped on Windows, read from the reason its title gives.
 /** Skipped under Wine alone: Wine's stubs and missing tools the workflow's runners have. */
-const WINE_ONLY = /Wine|Python 3 is not on PATH/
+const WINE_ONLY = /Wine's|Python 3 is not on PATH/
 /** Tied to a rule of one platform: Unix's (exec bits, #!, signals, /proc ...) or Windows' own. */
 const PLATFORM_RULE =
   /exec bit|shebang|#!|symlink|symbolic link|POSIX|process group|signal|\/proc|FIFO|\/dev\/|bash|zombie|SIGCHLD|pidfd|cgroup|Linux|XDG|PATH_MAX|pty|permission|chmod|follows HOME|strace|extensionless|Unix|Windows (does not|always)/i
