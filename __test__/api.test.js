@@ -324,7 +324,8 @@ describe("env follows Node's child_process where that gives a meaningful string"
     Object.defineProperty(env, 'HIDDEN', { value: 'x', enumerable: false })
     env[Symbol('S')] = 'y'
     const runner = await new HookFactory(opts({ extraHooksDirs: [dir] })).create('TaskStart')
-    await runner.run({}, { env, timeoutMs: 15000 })
+    const result = await runner.run({}, { env, timeoutMs: 15000 })
+    expect(result.hooks.map((h) => h.failure || h.status)).toEqual(['completed'])
     const seen = read()
     expect([seen.A, seen.HIDDEN]).toEqual(['1', undefined])
   })

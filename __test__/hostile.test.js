@@ -703,7 +703,7 @@ process.stdin.on('data', (c) => { input += c })
 process.stdin.on('end', () => {
   // Hold a moment, so overlapping hooks see each other.
   setTimeout(() => {
-    fs.rmSync(mine)
+    fs.rmSync(mine, { force: true, maxRetries: 10 })
     fs.writeSync(1, JSON.stringify({ contextModification: JSON.parse(input).id + ':${name}', peak: running }) + '\\n')
   }, 50)
 })
@@ -750,7 +750,7 @@ process.stdin.on('end', () => {
       expect(r.contextModification).toBe(['a', 'b', 'c', 'd'].map((n) => `f${i}:${n}`).join('\n\n'))
     }
     // Per call: each call has its own 3 slots, so its 4 hooks never all run at once.
-    for (const r of viaCall) expect(r.hooks.every((h) => h.status === 'completed')).toBe(true)
+    for (const r of viaCall) expect(r.hooks.map((h) => h.failure || h.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
   }, 120000)
 
   test('13b. runs queued behind the limit still honour their timeouts and their signals', async () => {
