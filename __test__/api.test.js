@@ -348,7 +348,9 @@ describe('concurrency', () => {
     })
     // The timeout also covers waiting for a process slot: generous, as the point is not timing.
     const results = await Promise.all(ids.map((id, i) => runHook('TaskStart', { id }, opts({ extraHooksDirs: [dirs[i]], timeoutMs: 90000 }))))
-    expect(results.map((r) => r.hooks.map((h) => h.status))).toEqual(ids.map(() => ['completed']))
+    // Each hook's reason, exit code and stderr show when it did not complete.
+    const outcome = (h) => (h.status === 'completed' ? 'completed' : `${h.status}: ${h.failure} (exit ${h.exitCode}, stderr ${JSON.stringify(h.stderr)})`)
+    expect(results.map((r) => r.hooks.map(outcome))).toEqual(ids.map(() => ['completed']))
     expect(results.map((r) => r.contextModification)).toEqual(ids)
   }, 120000)
 

@@ -16,6 +16,7 @@ const {
   describeUnix,
   testIf,
   makeTempDir,
+  writeFile,
   writeHook,
   writeProgram,
   shq,
@@ -145,3 +146,19 @@ describeUnix(
   },
   { reason: 'zombies, SIGCHLD and /proc are Unix rules' },
 )
+
+describeUnix('detached runs: a hook without a #! line', () => {
+  test('is run with /bin/sh and still reads its whole input from the file it was given', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const got = path.join(tmp, 'got')
+    // No #! line: the first start fails with ENOEXEC and the hook is started again with /bin/sh,
+    // which needs its own handle to the input file.
+    writeFile(dir, 'TaskComplete', `cat > ${shq(got)}.part && mv ${shq(got)}.part ${shq(got)}\n`, 0o755)
+    const result = await runHook('TaskComplete', { marker: 'whole' }, { globalHooksDir: null, extraHooksDirs: [dir], detached: true })
+    expect(result.hooks[0].status).toBe('started')
+    expect(result.hooks[0].warnings.join('\n')).toContain('has no #! line')
+    const input = JSON.parse(await waitForFile(got, START_MS))
+    expect([input.marker, input.hookName]).toEqual(['whole', 'TaskComplete'])
+  })
+})

@@ -897,3 +897,68 @@ describe('an env larger than Unix allows for a start', () => {
     ])
   }, 60000)
 })
+
+// The system refuses to start processes: a cgroup's pids.max is reached, as a fork bomb
+// elsewhere in the session leaves it. (Under Wine a process that dies while being set up makes
+// CreateProcess fail with ERROR_INTERNAL_ERROR, as it did once in 40 overlapping starts.)
+const PIDS_CGROUP = '/sys/fs/cgroup/pids'
+const canLimitPids = process.platform === 'linux' && (() => {
+  try {
+    fs.accessSync(path.join(PIDS_CGROUP, 'cgroup.procs'), fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+})()
+const PIDS_REASON = process.platform === 'linux' ? 'needs a writable cgroup v1 pids controller (root on Linux)' : "a cgroup's pids.max is a Linux rule"
+
+describe('the system refuses to start processes', () => {
+  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; the host lives on, and its next run completes once there is room", async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    writeHook(dir, 'TaskStart', `cat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
+    const group = fs.mkdtempSync(path.join(PIDS_CGROUP, 'cline-hooks-test-'))
+    // The host runs a hook for each line it reads and prints each result as a JSON line.
+    const host = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { runHook } = require(${J(ADDON_DIR)})
+const run = async () => {
+  const began = Date.now()
+  const r = await runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(dir)}], timeoutMs: 20000 })
+  const h = r.hooks[0]
+  console.log(JSON.stringify({ status: h.status, failure: h.failure, context: r.contextModification, ms: Date.now() - began }))
+}
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => (line === 'exit' ? process.exit(0) : run()))`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    )
+    const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
+    const ask = async () => {
+      host.stdin.write('run\n')
+      const { value } = await lines.next()
+      return JSON.parse(value)
+    }
+    const pidsMax = (value) => fs.writeFileSync(path.join(group, 'pids.max'), String(value))
+    try {
+      fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
+      // A first run starts the host's runtime threads and watchdog, so they are counted.
+      expect(await ask()).toMatchObject({ status: 'completed', context: 'ran' })
+      pidsMax(fs.readFileSync(path.join(group, 'pids.current'), 'utf8').trim())
+      const refused = await ask()
+      expect(refused.status).toBe('failed')
+      expect(refused.failure).toMatch(/^could not start: the system refused to create its process \(.*os error 11\)\) at each of 3 tries; .* the hook is not at fault, try again$/)
+      expect(refused.ms).toBeLessThan(1000)
+      pidsMax('max')
+      expect(await ask()).toMatchObject({ status: 'completed', context: 'ran' })
+      host.stdin.write('exit\n')
+      expect(await new Promise((resolve) => host.on('exit', (code, signal) => resolve([code, signal])))).toEqual([0, null])
+    } finally {
+      if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
+      pidsMax('max')
+      await waitFor(() => fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').trim() === '', { timeoutMs: 5000, what: 'the test cgroup to empty' })
+      fs.rmdirSync(group)
+    }
+  }, 60000)
+})

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use super::admission::{admit, not_started};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
 use super::execution::{Execution, RunContext, Status};
-use super::spawn::spawn;
+use super::spawn::{spawn, HookStdin};
 use super::spawn_failure::explain_start_error;
 use crate::discovery::DiscoveredHook;
 use crate::process::{Registration, StartMarker};
@@ -49,9 +49,11 @@ pub async fn start_detached(
         &ctx.env,
         StartMarker::next(),
         &mut exec.warnings,
-        Stdio::from(input),
+        HookStdin::File(input),
         Stdio::null,
-    ) {
+    )
+    .await
+    {
         Ok((child, tree)) => {
             // On Windows the job kills its tree when its last handle closes, as the host's
             // exit does; a detached hook is to outlive the host, so that is cleared now.

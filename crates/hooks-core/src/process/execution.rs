@@ -164,7 +164,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     if registration.stop.is_cancelled() {
         return not_started(hook, terminated_before_start(), started);
     }
-    let spawned = spawn_watched(hook, &cwd, &ctx.env, &mut registration, &mut exec.warnings);
+    let spawned = spawn_watched(hook, &cwd, &ctx.env, &mut registration, &mut exec.warnings).await;
     let mut child = match spawned {
         Ok(child) => child,
         Err(err) => {

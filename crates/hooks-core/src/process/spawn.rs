@@ -6,17 +6,43 @@ use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 use std::process::Stdio;
+use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
 use crate::discovery::DiscoveredHook;
+use crate::process::spawn_failure::is_passing_refusal;
 use crate::process::{announce, ProcessTree, Registration, StartMarker};
+
+/// How many times a start is tried when the system refuses it for a reason that passes (see
+/// [`is_passing_refusal`]), and the pauses between the tries. A refused start ran nothing, so
+/// trying again cannot run a hook twice.
+pub(super) const START_ATTEMPTS: usize = 3;
+const START_PAUSES: [Duration; START_ATTEMPTS - 1] =
+    [Duration::from_millis(25), Duration::from_millis(100)];
+
+/// What a hook reads on stdin: a pipe the run writes its input into, or (a detached run) a
+/// file holding it. Each try of a start takes its own handle to it.
+pub(super) enum HookStdin {
+    Piped,
+    File(std::fs::File),
+}
+
+impl HookStdin {
+    fn stdio(&self) -> io::Result<Stdio> {
+        match self {
+            HookStdin::Piped => Ok(Stdio::piped()),
+            // A start that failed read nothing of it: the shared position is still at 0.
+            HookStdin::File(file) => Ok(Stdio::from(file.try_clone()?)),
+        }
+    }
+}
 
 /// Starts a hook whose end is awaited, with piped stdin, stdout and stderr. It is announced to
 /// the watchdog before the start, so a host that dies during it still leaves nothing, and its
 /// tree is attached to `registration` once it runs. A hook the watchdog cannot watch still
 /// runs, with a warning saying so.
-pub(super) fn spawn_watched(
+pub(super) async fn spawn_watched(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
@@ -37,9 +63,10 @@ pub(super) fn spawn_watched(
         env,
         marker,
         warnings,
-        Stdio::piped(),
+        HookStdin::Piped,
         Stdio::piped,
-    )?;
+    )
+    .await?;
     let watched = announced.map(|announced| announced.started(tree.group()));
     registration.attach(tree, watched);
     Ok(child)
@@ -48,20 +75,19 @@ pub(super) fn spawn_watched(
 /// Starts the hook's process as the head of its own tree, with `stdin` and `output()` for
 /// stdout and stderr. Its environment is `env` and `marker`'s variable (every start carries
 /// one: it is how the processes that leave the tree's group are found when it is stopped).
-pub(super) fn spawn(
+/// A start the system refuses for a reason that passes is tried again, up to
+/// [`START_ATTEMPTS`] times, with a warning when a later try succeeds.
+pub(super) async fn spawn(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
     marker: StartMarker,
     warnings: &mut Vec<String>,
-    stdin: Stdio,
+    stdin: HookStdin,
     output: fn() -> Stdio,
 ) -> io::Result<(Child, ProcessTree)> {
     let cwd = &working_directory(cwd)?;
-    // The retry without a #! line needs stdin again: a file is shared, a pipe made anew.
-    let mut stdin = Some(stdin);
-    let mut spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
-        let stdin = stdin.take().unwrap_or_else(Stdio::piped);
+    let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
         let (key, value) = marker.env();
@@ -70,7 +96,7 @@ pub(super) fn spawn(
             .envs(env.iter().map(|(k, v)| (k, v)))
             // Last, so a caller's variable of the same name cannot take its place.
             .env(key, value)
-            .stdin(stdin)
+            .stdin(stdin.stdio()?)
             .stdout(output())
             .stderr(output())
             .kill_on_drop(false);
@@ -80,7 +106,8 @@ pub(super) fn spawn(
     if hook.command.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
     }
-    let child = match spawn_argv(&hook.command) {
+    let started = retry_refused(|| spawn_argv(&hook.command), warnings).await;
+    let child = match started {
         Err(err) if is_exec_format_error(&err) => {
             // What execvp does for a script without a #! line: hand it to /bin/sh.
             let mut argv = vec![OsString::from("/bin/sh")];
@@ -100,6 +127,33 @@ pub(super) fn spawn(
         }
     };
     Ok((child, tree))
+}
+
+/// Calls `start` until it succeeds, fails for a reason that will not pass, or has been tried
+/// [`START_ATTEMPTS`] times, pausing between tries; a start that succeeded after a refusal
+/// says so in `warnings`.
+async fn retry_refused<T>(
+    mut start: impl FnMut() -> io::Result<T>,
+    warnings: &mut Vec<String>,
+) -> io::Result<T> {
+    let (mut attempt, mut first_refusal) = (1, None);
+    loop {
+        match start() {
+            Err(err) if is_passing_refusal(&err) && attempt < START_ATTEMPTS => {
+                first_refusal.get_or_insert_with(|| err.to_string());
+                tokio::time::sleep(START_PAUSES[attempt - 1]).await;
+                attempt += 1;
+            }
+            result => {
+                if let (Ok(_), Some(refusal)) = (&result, first_refusal) {
+                    warnings.push(format!(
+                        "the system refused to start it at first ({refusal}); it started at try {attempt} of {START_ATTEMPTS}"
+                    ));
+                }
+                return result;
+            }
+        }
+    }
 }
 
 /// Windows gives a process a current directory of at most 258 characters (MAX_PATH less the
@@ -211,6 +265,79 @@ fn is_exec_format_error(_err: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error code of a refusal that passes, on this system.
+    fn passing_code() -> i32 {
+        #[cfg(unix)]
+        return libc::EAGAIN;
+        #[cfg(windows)]
+        return 1359;
+    }
+
+    /// A start refused twice for a reason that passes is tried a third time, pausing between
+    /// tries, and the success says it came after a refusal.
+    #[tokio::test]
+    async fn a_refused_start_is_tried_again_and_says_so() {
+        let mut tries = 0;
+        let mut warnings = Vec::new();
+        let began = std::time::Instant::now();
+        let started = retry_refused(
+            || {
+                tries += 1;
+                if tries < START_ATTEMPTS {
+                    Err(io::Error::from_raw_os_error(passing_code()))
+                } else {
+                    Ok(tries)
+                }
+            },
+            &mut warnings,
+        )
+        .await;
+        assert_eq!(started.ok(), Some(START_ATTEMPTS));
+        assert!(began.elapsed() >= START_PAUSES.iter().sum());
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with("the system refused to start it at first (")
+                && warnings[0].ends_with(&format!("it started at try 3 of {START_ATTEMPTS}")),
+            "{warnings:?}"
+        );
+    }
+
+    /// Refused at every try: the last refusal is returned, after [`START_ATTEMPTS`] tries.
+    /// A refusal that will not pass (a missing file) is not tried again, and a first-try
+    /// success warns of nothing.
+    #[tokio::test]
+    async fn only_a_passing_refusal_is_tried_again_and_only_so_often() {
+        let (mut tries, mut warnings) = (0, Vec::new());
+        let refused = retry_refused(
+            || -> io::Result<()> {
+                tries += 1;
+                Err(io::Error::from_raw_os_error(passing_code()))
+            },
+            &mut warnings,
+        )
+        .await;
+        assert_eq!(
+            refused.map_err(|e| e.raw_os_error()),
+            Err(Some(passing_code()))
+        );
+        assert_eq!(tries, START_ATTEMPTS);
+
+        let mut tries = 0;
+        let missing = retry_refused(
+            || -> io::Result<()> {
+                tries += 1;
+                Err(io::Error::from(io::ErrorKind::NotFound))
+            },
+            &mut warnings,
+        )
+        .await;
+        assert!(missing.is_err());
+        assert_eq!(tries, 1);
+
+        assert_eq!(retry_refused(|| Ok(7), &mut warnings).await.ok(), Some(7));
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
 
     #[test]
     fn a_current_directory_may_hold_258_characters_and_no_more() {

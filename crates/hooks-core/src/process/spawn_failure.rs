@@ -4,6 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::spawn::START_ATTEMPTS;
 use crate::discovery::DiscoveredHook;
 use crate::launch;
 
@@ -55,6 +56,36 @@ pub(super) fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &
     start_failure(&StartError::of(err), &hook.path, &program, cwd, &facts)
 }
 
+/// Whether the system refused a start for a reason that passes: memory, quotas or system
+/// resources running short, or (Windows) an internal error of process creation, which Wine
+/// reports for a new process that died while it was being set up. Pure: by the error code.
+pub(super) fn is_passing_refusal(err: &io::Error) -> bool {
+    passing_refusal_code(err.raw_os_error())
+}
+
+#[cfg(windows)]
+fn passing_refusal_code(code: Option<i32>) -> bool {
+    // ERROR_NOT_ENOUGH_MEMORY, ERROR_OUTOFMEMORY, ERROR_INTERNAL_ERROR,
+    // ERROR_NO_SYSTEM_RESOURCES, ERROR_NONPAGED_SYSTEM_RESOURCES, ERROR_PAGED_SYSTEM_RESOURCES,
+    // ERROR_WORKING_SET_QUOTA, ERROR_PAGEFILE_QUOTA, ERROR_COMMITMENT_LIMIT,
+    // ERROR_NOT_ENOUGH_QUOTA.
+    matches!(
+        code,
+        Some(8 | 14 | 1359 | 1450 | 1451 | 1452 | 1453 | 1454 | 1455 | 1816)
+    )
+}
+
+#[cfg(unix)]
+fn passing_refusal_code(code: Option<i32>) -> bool {
+    // fork's "no process to spare" (RLIMIT_NPROC, the pid space) and "no memory".
+    matches!(code, Some(libc::EAGAIN | libc::ENOMEM))
+}
+
+#[cfg(not(any(unix, windows)))]
+fn passing_refusal_code(_code: Option<i32>) -> bool {
+    false
+}
+
 /// How starting a process failed, as far as the explanation differs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum StartError {
@@ -75,6 +106,8 @@ enum StartError {
     /// Windows: a program for another processor (error 216).
     #[cfg_attr(not(windows), allow(dead_code))]
     OtherMachine,
+    /// Refused for a reason that passes ([`is_passing_refusal`]), at every try.
+    Refused(String),
     Other(String),
 }
 
@@ -97,6 +130,9 @@ impl StartError {
             Some(libc::ETXTBSY) => return StartError::Busy,
             Some(libc::E2BIG) => return StartError::TooBig,
             _ => {}
+        }
+        if is_passing_refusal(err) {
+            return StartError::Refused(err.to_string());
         }
         match err.kind() {
             io::ErrorKind::NotFound => StartError::NotFound(err.to_string()),
@@ -196,6 +232,9 @@ fn start_failure(
         ),
         StartError::OtherMachine => format!(
             "could not start: {program} is built for another processor type (Windows error 216); use a build for this machine"
+        ),
+        StartError::Refused(text) => format!(
+            "could not start: the system refused to create its process ({text}) at each of {START_ATTEMPTS} tries; memory, processes or system resources are running short (or process creation failed inside the system): the hook is not at fault, try again"
         ),
         // Windows' texts may hold `%1`, the name of the file it was given.
         StartError::Other(text) => {
@@ -392,6 +431,58 @@ mod tests {
         assert_eq!(
             StartError::of(&io::Error::from_raw_os_error(216)),
             StartError::OtherMachine
+        );
+    }
+
+    /// A start refused for want of resources (or, on Windows, by an internal error of process
+    /// creation) is tried again; a refusal that will not pass (a missing file, no permission,
+    /// a busy file, not a program) is not.
+    #[test]
+    fn only_refusals_that_pass_are_tried_again() {
+        #[cfg(unix)]
+        let (passing, lasting) = (
+            [libc::EAGAIN, libc::ENOMEM],
+            [
+                libc::ENOENT,
+                libc::EACCES,
+                libc::ETXTBSY,
+                libc::E2BIG,
+                libc::ENOEXEC,
+            ],
+        );
+        #[cfg(windows)]
+        let (passing, lasting) = ([8, 14, 1359, 1450, 1455, 1816], [2, 3, 5, 32, 193, 216]);
+        for code in passing {
+            assert!(
+                is_passing_refusal(&io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+        }
+        for code in lasting {
+            assert!(
+                !is_passing_refusal(&io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+        }
+        assert!(!is_passing_refusal(&io::Error::other("no code")));
+    }
+
+    /// A start refused at every try says so, that the hook is not at fault, and what to do.
+    #[test]
+    fn a_start_refused_at_every_try_says_the_system_is_short() {
+        #[cfg(unix)]
+        let code = libc::EAGAIN;
+        #[cfg(windows)]
+        let code = 1359;
+        let error = StartError::of(&io::Error::from_raw_os_error(code));
+        assert!(matches!(error, StartError::Refused(_)), "{error:?}");
+        let path = Path::new("/w/.clinerules/hooks/TaskStart");
+        let said = start_failure(&error, path, path, Path::new("/w"), &StartFacts::default());
+        assert!(
+            said.starts_with("could not start: the system refused to create its process (")
+                && said.contains(&format!("at each of {START_ATTEMPTS} tries"))
+                && said.contains("the hook is not at fault, try again"),
+            "{said}"
         );
     }
 }
