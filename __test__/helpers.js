@@ -287,12 +287,30 @@ function cliEnv(changes = {}) {
   return envWith({ PATH, ...changes })
 }
 
+/** The live watchdog processes whose parent is `hostPid` (Linux). */
+function watchdogsOf(hostPid) {
+  const found = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(ppid) !== hostPid || state === 'Z') continue
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('cline-hooks-watchdog')) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
 /** Options that never let the real user's Documents folder leak in. */
 function opts(extra = {}) {
   return { globalHooksDir: null, ...extra }
 }
 
 module.exports = {
+  watchdogsOf,
   addon,
   isWindows,
   UNIX_ONLY_REASON,

@@ -16,7 +16,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawn, spawnSync } = require('child_process')
 
-const { isWindows, describeUnix, testIf, makeTempDir, writeProgram, STAY_ALIVE, waitFor, isAlive, waitDead, trackPid } = require('./helpers')
+const { isWindows, describeUnix, testIf, makeTempDir, writeProgram, STAY_ALIVE, waitFor, isAlive, waitDead, trackPid, watchdogsOf } = require('./helpers')
 
 const ADDON_DIR = path.resolve(__dirname, '..')
 const q = JSON.stringify
@@ -109,23 +109,6 @@ async function hostDiesWhileHooksRun(kill, end) {
   } finally {
     if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
   }
-}
-
-/** The live watchdog processes whose parent is `hostPid` (Linux). */
-function watchdogsOf(hostPid) {
-  const found = []
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(ppid) !== hostPid || state === 'Z') continue
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('cline-hooks-watchdog')) found.push(Number(entry))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found
 }
 
 /** census.exe (Windows lane): how many processes Windows (this Wine prefix) has now. */

@@ -29,12 +29,14 @@ const {
   writePidTo,
   STAY_ALIVE,
   echoJson,
+  shq,
   waitFor,
   waitForPid,
   trackPid,
   isAlive,
   waitDead,
   opts,
+  watchdogsOf,
 } = require('./helpers')
 const { HOOKBOT } = require('./hook-programs')
 
@@ -913,45 +915,71 @@ const canLimitPids = process.platform === 'linux' && (() => {
 const PIDS_REASON = process.platform === 'linux' ? 'needs a writable cgroup v1 pids controller (root on Linux)' : "a cgroup's pids.max is a Linux rule"
 
 describe('the system refuses to start processes', () => {
-  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; the host lives on, and its next run completes once there is room", async () => {
+  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; a run aborted while its start waits for another try rejects with AbortError; a run whose killed watchdog cannot be replaced settles too; the host lives on, and its next run completes once there is room", async () => {
     const tmp = makeTempDir()
     const dir = path.join(tmp, 'hooks')
-    writeHook(dir, 'TaskStart', `cat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
+    const ran = path.join(tmp, 'ran')
+    writeHook(dir, 'TaskStart', `echo "$RUN" >> ${shq(ran)}\ncat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
     const group = fs.mkdtempSync(path.join(PIDS_CGROUP, 'cline-hooks-test-'))
-    // The host runs a hook for each line it reads and prints each result as a JSON line.
+    // The host runs a hook for each line it reads ("run N", or "abort N": aborted 5 ms in,
+    // saying "aborted" then) and prints each result as a JSON line.
     const host = spawn(
       process.execPath,
       [
         '-e',
         `const { runHook } = require(${J(ADDON_DIR)})
-const run = async () => {
+const run = async (line) => {
+  const [what, id] = line.split(' ')
+  const ac = new AbortController()
+  if (what === 'abort') setTimeout(() => { ac.abort(); console.log('"aborted"') }, 5)
   const began = Date.now()
-  const r = await runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(dir)}], timeoutMs: 20000 })
-  const h = r.hooks[0]
-  console.log(JSON.stringify({ status: h.status, failure: h.failure, context: r.contextModification, ms: Date.now() - began }))
+  try {
+    const r = await runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${J(dir)}], timeoutMs: 20000, env: { RUN: id }, signal: ac.signal })
+    const h = r.hooks[0]
+    console.log(JSON.stringify({ status: h.status, failure: h.failure, context: r.contextModification, ms: Date.now() - began }))
+  } catch (err) {
+    console.log(JSON.stringify({ rejected: err.name }))
+  }
 }
-require('readline').createInterface({ input: process.stdin }).on('line', (line) => (line === 'exit' ? process.exit(0) : run()))`,
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => (line === 'exit' ? process.exit(0) : run(line)))`,
       ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     )
     const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
-    const ask = async () => {
-      host.stdin.write('run\n')
-      const { value } = await lines.next()
-      return JSON.parse(value)
+    const next = async () => JSON.parse((await lines.next()).value)
+    const ask = async (command) => {
+      host.stdin.write(`${command}\n`)
+      return next()
     }
     const pidsMax = (value) => fs.writeFileSync(path.join(group, 'pids.max'), String(value))
+    const limit = () => pidsMax(fs.readFileSync(path.join(group, 'pids.current'), 'utf8').trim())
     try {
       fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
       // A first run starts the host's runtime threads and watchdog, so they are counted.
-      expect(await ask()).toMatchObject({ status: 'completed', context: 'ran' })
-      pidsMax(fs.readFileSync(path.join(group, 'pids.current'), 'utf8').trim())
-      const refused = await ask()
+      expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
+      limit()
+      const refused = await ask('run refused')
       expect(refused.status).toBe('failed')
       expect(refused.failure).toMatch(/^could not start: the system refused to create its process \(.*os error 11\)\) at each of 3 tries; .* the hook is not at fault, try again$/)
       expect(refused.ms).toBeLessThan(1000)
+      // Aborted 5 ms in, during the 25 ms before its second try (that it then never tries is
+      // the unit test a_stop_during_the_wait_ends_the_tries in spawn.rs).
+      expect(await ask('abort aborted')).toBe('aborted')
+      expect(await next()).toEqual({ rejected: 'AbortError' })
+      // The watchdog killed with no room to start another: the run used to deadlock its thread
+      // (and with it every later run and terminateAll()). The limit goes below the count first,
+      // so the killed watchdog's slot cannot be taken by its replacement.
+      const current = Number(fs.readFileSync(path.join(group, 'pids.current'), 'utf8'))
+      pidsMax(current - 1)
+      const [watchdog] = watchdogsOf(host.pid)
+      process.kill(watchdog, 'SIGKILL')
+      await waitFor(() => !watchdogsOf(host.pid).includes(watchdog), { timeoutMs: 5000, what: 'the watchdog to be gone' })
+      const unwatched = await ask('run unwatched')
+      expect([unwatched.status, unwatched.failure]).toEqual(['failed', refused.failure])
       pidsMax('max')
-      expect(await ask()).toMatchObject({ status: 'completed', context: 'ran' })
+      expect(await ask('run after')).toMatchObject({ status: 'completed', context: 'ran' })
+      // Each run that started its hook wrote its name: the refused and aborted ones did not.
+      expect(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean)).toEqual(['warm', 'after'])
       host.stdin.write('exit\n')
       expect(await new Promise((resolve) => host.on('exit', (code, signal) => resolve([code, signal])))).toEqual([0, null])
     } finally {

@@ -219,6 +219,7 @@ CLINE_HOOKS_TEST_CTRL_C=$(winpath "$TOOLS/ctrl-c.exe")
 OUT=$CACHE/jest-output.txt
 # Under Wine, node.exe's stdout must be a file, not a pipe (EBADF otherwise); Jest runs in band
 # (its worker processes talk over pipes).
+rm -f "$CACHE/jest-results.json"
 set +e
 (cd "$PKG" && "$WINE" "$NODE_EXE" ../node_modules/jest/bin/jest.js \
   --runInBand --ci --no-watchman --verbose --json --outputFile=jest-results.json ${CLINE_WIN_JEST_ARGS:-} </dev/null >"$OUT" 2>&1)
@@ -228,6 +229,11 @@ cat "$OUT"
 # The per-file counts for the README's table (scripts/test-table.js).
 if [[ -f $PKG/jest-results.json ]]; then cp "$PKG/jest-results.json" "$CACHE/jest-results.json"; fi
 step "finished"
+# What failed and why, last, where a long log is read from.
+if ((rc != 0)) && [[ -f $CACHE/jest-results.json ]]; then
+  echo "[windows] failed tests under Wine:"
+  node "$ROOT/scripts/jest-failures.js" "$CACHE/jest-results.json" || true
+fi
 echo "[windows] Rust tests under Wine: exit code $rust_rc; Jest on node.exe: exit code $rc; lane took $((SECONDS - LANE_START)) s"
 if ((rust_rc != 0)); then exit "$rust_rc"; fi
 exit "$rc"

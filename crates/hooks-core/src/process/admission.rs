@@ -2,8 +2,11 @@
 //! process slots before its deadline, unless the run is aborted or `terminateAll()` comes
 //! first; and the record of a hook turned away.
 
+use std::time::Duration;
+
 use tokio::sync::OwnedSemaphorePermit;
-use tokio::time::{sleep_until, Instant};
+use tokio::time::{sleep, sleep_until, Instant};
+use tokio_util::sync::CancellationToken;
 
 use super::execution::{Execution, RunContext, Status};
 use crate::discovery::DiscoveredHook;
@@ -50,6 +53,35 @@ pub(super) fn terminated_before_start() -> (Status, String) {
     )
 }
 
+/// Waits `pause` before another try at a start the system refused (`refusal`), unless the
+/// deadline, an abort or `terminateAll()` (`stop`, the hook's registration's) comes first:
+/// then the hook never starts, and the error is its status and why.
+pub(super) async fn wait_to_retry(
+    ctx: &RunContext,
+    stop: &CancellationToken,
+    deadline: Instant,
+    pause: Duration,
+    refusal: String,
+) -> Result<(), (Status, String)> {
+    tokio::select! {
+        // A stop that has come already wins over a pause that has not ended.
+        biased;
+        _ = ctx.abort.cancelled() => Err((
+            Status::Aborted,
+            "the run was aborted before this hook started".to_owned(),
+        )),
+        _ = stop.cancelled() => Err(terminated_before_start()),
+        _ = sleep_until(deadline) => Err((
+            Status::TimedOut,
+            format!(
+                "never started: the system refused to start it ({refusal}) until its timeout of {} ms",
+                ctx.timeout.as_millis()
+            ),
+        )),
+        _ = sleep(pause) => Ok(()),
+    }
+}
+
 /// Waits for a free process slot, until the deadline, an abort or `terminateAll()`.
 async fn wait_for_slot(
     ctx: &RunContext,
@@ -59,6 +91,13 @@ async fn wait_for_slot(
         return Err(terminated_before_start());
     }
     tokio::select! {
+        // An abort or `terminateAll()` that has come already wins over a free slot.
+        biased;
+        _ = ctx.abort.cancelled() => Err((
+            Status::Aborted,
+            "the run was aborted before this hook started".to_owned(),
+        )),
+        _ = ctx.start_permission.cancelled() => Err(terminated_before_start()),
         permit = ctx.limiter.clone().acquire_owned() => permit.map_err(|_| {
             (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())
         }),
@@ -69,10 +108,5 @@ async fn wait_for_slot(
                 ctx.timeout.as_millis()
             ),
         )),
-        _ = ctx.abort.cancelled() => Err((
-            Status::Aborted,
-            "the run was aborted before this hook started".to_owned(),
-        )),
-        _ = ctx.start_permission.cancelled() => Err(terminated_before_start()),
     }
 }

@@ -8,10 +8,10 @@ use tokio::process::Child;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use super::admission::{admit, not_started};
+use super::admission::{admit, not_started, wait_to_retry};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
 use super::execution::{Execution, RunContext, Status};
-use super::spawn::{spawn, HookStdin};
+use super::spawn::{spawn, HookIo, HookStdin, NotStarted};
 use super::spawn_failure::explain_start_error;
 use crate::discovery::DiscoveredHook;
 use crate::process::{Registration, StartMarker};
@@ -43,17 +43,14 @@ pub async fn start_detached(
         }
     };
     let cwd = ctx.cwd_of(hook);
-    match spawn(
-        hook,
-        &cwd,
-        &ctx.env,
-        StartMarker::next(),
-        &mut exec.warnings,
-        HookStdin::File(input),
-        Stdio::null,
-    )
-    .await
-    {
+    let io = HookIo {
+        stdin: HookStdin::File(input),
+        output: Stdio::null,
+    };
+    let stop = registration.stop.clone();
+    let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
+    let marker = StartMarker::next();
+    match spawn(hook, &cwd, &ctx.env, marker, &mut exec.warnings, io, wait).await {
         Ok((child, tree)) => {
             // On Windows the job kills its tree when its last handle closes, as the host's
             // exit does; a detached hook is to outlive the host, so that is cleared now.
@@ -62,7 +59,11 @@ pub async fn start_detached(
             exec.status = Status::Started;
             tokio::spawn(follow_detached(child, registration, permit));
         }
-        Err(err) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
+        Err(NotStarted::Stopped(status, why)) => {
+            exec.status = status;
+            exec.failure = Some(why);
+        }
+        Err(NotStarted::Failed(err)) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
     }
     exec.duration = started.elapsed();
     exec

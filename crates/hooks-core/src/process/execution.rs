@@ -12,11 +12,11 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::admission::{admit, not_started, terminated_before_start};
+use super::admission::{admit, not_started, terminated_before_start, wait_to_retry};
 use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
 use super::exit_status::{exit_failure, signal_name};
 use super::pipes::{exchange, StdoutScan, Tail, PIPE_GRACE, STDERR_KEEP};
-use super::spawn::spawn_watched;
+use super::spawn::{spawn_watched, NotStarted};
 use super::spawn_failure::{explain_start_error, start_obstacle};
 use crate::discovery::{DiscoveredHook, Profile, Source};
 use crate::process::Owner;
@@ -164,10 +164,26 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     if registration.stop.is_cancelled() {
         return not_started(hook, terminated_before_start(), started);
     }
-    let spawned = spawn_watched(hook, &cwd, &ctx.env, &mut registration, &mut exec.warnings).await;
+    let stop = registration.stop.clone();
+    let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
+    let spawned = spawn_watched(
+        hook,
+        &cwd,
+        &ctx.env,
+        &mut registration,
+        &mut exec.warnings,
+        wait,
+    )
+    .await;
     let mut child = match spawned {
         Ok(child) => child,
-        Err(err) => {
+        Err(NotStarted::Stopped(status, why)) => {
+            let warnings = std::mem::take(&mut exec.warnings);
+            exec = not_started(hook, (status, why), started);
+            exec.warnings = warnings;
+            return exec;
+        }
+        Err(NotStarted::Failed(err)) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
             exec.duration = started.elapsed();
             return exec;

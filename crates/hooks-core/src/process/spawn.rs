@@ -3,6 +3,7 @@
 //! watchdog for attended runs.
 
 use std::ffi::OsString;
+use std::future::Future;
 use std::io;
 use std::path::Path;
 use std::process::Stdio;
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
+use super::execution::Status;
 use crate::discovery::DiscoveredHook;
 use crate::process::spawn_failure::is_passing_refusal;
 use crate::process::{announce, ProcessTree, Registration, StartMarker};
@@ -38,17 +40,42 @@ impl HookStdin {
     }
 }
 
+/// Why a hook did not start: the start failed, or the run was stopped (its deadline, an abort,
+/// `terminateAll()`) while a refused start waited for another try; then, its status and why.
+#[derive(Debug)]
+pub(super) enum NotStarted {
+    Failed(io::Error),
+    Stopped(Status, String),
+}
+
+impl From<io::Error> for NotStarted {
+    fn from(err: io::Error) -> NotStarted {
+        NotStarted::Failed(err)
+    }
+}
+
+/// Where a hook's stdin comes from and what its stdout and stderr go to.
+pub(super) struct HookIo {
+    pub stdin: HookStdin,
+    pub output: fn() -> Stdio,
+}
+
 /// Starts a hook whose end is awaited, with piped stdin, stdout and stderr. It is announced to
 /// the watchdog before the start, so a host that dies during it still leaves nothing, and its
 /// tree is attached to `registration` once it runs. A hook the watchdog cannot watch still
-/// runs, with a warning saying so.
-pub(super) async fn spawn_watched(
+/// runs, with a warning saying so. `wait` is as for [`spawn`].
+pub(super) async fn spawn_watched<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
     registration: &mut Registration,
     warnings: &mut Vec<String>,
-) -> io::Result<Child> {
+    wait: W,
+) -> Result<Child, NotStarted>
+where
+    W: Fn(Duration, String) -> F,
+    F: Future<Output = Result<(), (Status, String)>>,
+{
     let marker = StartMarker::next();
     let announced = match announce(marker) {
         Ok(announced) => Some(announced),
@@ -57,35 +84,35 @@ pub(super) async fn spawn_watched(
             None
         }
     };
-    let (child, tree) = spawn(
-        hook,
-        cwd,
-        env,
-        marker,
-        warnings,
-        HookStdin::Piped,
-        Stdio::piped,
-    )
-    .await?;
+    let io = HookIo {
+        stdin: HookStdin::Piped,
+        output: Stdio::piped,
+    };
+    let (child, tree) = spawn(hook, cwd, env, marker, warnings, io, wait).await?;
     let watched = announced.map(|announced| announced.started(tree.group()));
     registration.attach(tree, watched);
     Ok(child)
 }
 
-/// Starts the hook's process as the head of its own tree, with `stdin` and `output()` for
-/// stdout and stderr. Its environment is `env` and `marker`'s variable (every start carries
-/// one: it is how the processes that leave the tree's group are found when it is stopped).
-/// A start the system refuses for a reason that passes is tried again, up to
-/// [`START_ATTEMPTS`] times, with a warning when a later try succeeds.
-pub(super) async fn spawn(
+/// Starts the hook's process as the head of its own tree, with `io`. Its environment is `env`
+/// and `marker`'s variable (every start carries one: it is how the processes that leave the
+/// tree's group are found when it is stopped). A start the system refuses for a reason that
+/// passes is tried again, up to [`START_ATTEMPTS`] times, after `wait(pause, the refusal)`,
+/// which ends early with the hook's status when the run is stopped meanwhile; a later try that
+/// succeeds says so in `warnings`.
+pub(super) async fn spawn<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
     env: &[(OsString, OsString)],
     marker: StartMarker,
     warnings: &mut Vec<String>,
-    stdin: HookStdin,
-    output: fn() -> Stdio,
-) -> io::Result<(Child, ProcessTree)> {
+    io: HookIo,
+    wait: W,
+) -> Result<(Child, ProcessTree), NotStarted>
+where
+    W: Fn(Duration, String) -> F,
+    F: Future<Output = Result<(), (Status, String)>>,
+{
     let cwd = &working_directory(cwd)?;
     let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
@@ -96,52 +123,65 @@ pub(super) async fn spawn(
             .envs(env.iter().map(|(k, v)| (k, v)))
             // Last, so a caller's variable of the same name cannot take its place.
             .env(key, value)
-            .stdin(stdin.stdio()?)
-            .stdout(output())
-            .stderr(output())
+            .stdin(io.stdin.stdio()?)
+            .stdout((io.output)())
+            .stderr((io.output)())
             .kill_on_drop(false);
         crate::process::configure(&mut command);
         command.spawn()
     };
     if hook.command.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command").into());
     }
-    let started = retry_refused(|| spawn_argv(&hook.command), warnings).await;
-    let child = match started {
-        Err(err) if is_exec_format_error(&err) => {
-            // What execvp does for a script without a #! line: hand it to /bin/sh.
-            let mut argv = vec![OsString::from("/bin/sh")];
-            argv.extend(hook.command.iter().cloned());
-            let child = spawn_argv(&argv)?;
-            warnings.push("has no #! line, so it was run with /bin/sh; start it with a line like #!/usr/bin/env bash".to_owned());
-            child
+    // One try: the hook's own argv, then (what execvp does for a script without a #! line)
+    // the same handed to /bin/sh. A refusal of either is tried again whole.
+    let try_start = || -> io::Result<(Child, bool)> {
+        match spawn_argv(&hook.command) {
+            Err(err) if is_exec_format_error(&err) => {
+                let mut argv = vec![OsString::from("/bin/sh")];
+                argv.extend(hook.command.iter().cloned());
+                Ok((spawn_argv(&argv)?, true))
+            }
+            started => Ok((started?, false)),
         }
-        other => other?,
     };
+    let (child, by_sh) = retry_refused(try_start, wait, warnings).await?;
+    if by_sh {
+        warnings.push("has no #! line, so it was run with /bin/sh; start it with a line like #!/usr/bin/env bash".to_owned());
+    }
     let tree = match ProcessTree::adopt(&child, marker) {
         Ok(tree) => tree,
         Err(err) => {
             let mut child = child;
             let _ = child.start_kill();
-            return Err(err);
+            return Err(err.into());
         }
     };
     Ok((child, tree))
 }
 
 /// Calls `start` until it succeeds, fails for a reason that will not pass, or has been tried
-/// [`START_ATTEMPTS`] times, pausing between tries; a start that succeeded after a refusal
-/// says so in `warnings`.
-async fn retry_refused<T>(
+/// [`START_ATTEMPTS`] times, calling `wait` with each pause and refusal between tries (the
+/// run's stop ends the tries there); a start that succeeded after a refusal says so in
+/// `warnings`.
+async fn retry_refused<T, W, F>(
     mut start: impl FnMut() -> io::Result<T>,
+    wait: W,
     warnings: &mut Vec<String>,
-) -> io::Result<T> {
+) -> Result<T, NotStarted>
+where
+    W: Fn(Duration, String) -> F,
+    F: Future<Output = Result<(), (Status, String)>>,
+{
     let (mut attempt, mut first_refusal) = (1, None);
     loop {
         match start() {
             Err(err) if is_passing_refusal(&err) && attempt < START_ATTEMPTS => {
-                first_refusal.get_or_insert_with(|| err.to_string());
-                tokio::time::sleep(START_PAUSES[attempt - 1]).await;
+                let refusal = err.to_string();
+                first_refusal.get_or_insert_with(|| refusal.clone());
+                wait(START_PAUSES[attempt - 1], refusal)
+                    .await
+                    .map_err(|(status, why)| NotStarted::Stopped(status, why))?;
                 attempt += 1;
             }
             result => {
@@ -150,7 +190,7 @@ async fn retry_refused<T>(
                         "the system refused to start it at first ({refusal}); it started at try {attempt} of {START_ATTEMPTS}"
                     ));
                 }
-                return result;
+                return Ok(result?);
             }
         }
     }
@@ -274,8 +314,22 @@ mod tests {
         return 1359;
     }
 
-    /// A start refused twice for a reason that passes is tried a third time, pausing between
-    /// tries, and the success says it came after a refusal.
+    /// The wait between tries as a run that is never stopped makes it: the pause itself.
+    async fn just_pause(pause: Duration, _refusal: String) -> Result<(), (Status, String)> {
+        tokio::time::sleep(pause).await;
+        Ok(())
+    }
+
+    /// The error of a retry that did not start, as its os error code or its stop's status.
+    fn code_of(not_started: NotStarted) -> Result<Option<i32>, Status> {
+        match not_started {
+            NotStarted::Failed(err) => Ok(err.raw_os_error()),
+            NotStarted::Stopped(status, _) => Err(status),
+        }
+    }
+
+    /// A start refused twice for a reason that passes is tried a third time, after a wait
+    /// of each pause, and the success says it came after a refusal.
     #[tokio::test]
     async fn a_refused_start_is_tried_again_and_says_so() {
         let mut tries = 0;
@@ -290,6 +344,7 @@ mod tests {
                     Ok(tries)
                 }
             },
+            just_pause,
             &mut warnings,
         )
         .await;
@@ -314,13 +369,11 @@ mod tests {
                 tries += 1;
                 Err(io::Error::from_raw_os_error(passing_code()))
             },
+            just_pause,
             &mut warnings,
         )
         .await;
-        assert_eq!(
-            refused.map_err(|e| e.raw_os_error()),
-            Err(Some(passing_code()))
-        );
+        assert_eq!(refused.map_err(code_of), Err(Ok(Some(passing_code()))));
         assert_eq!(tries, START_ATTEMPTS);
 
         let mut tries = 0;
@@ -329,13 +382,41 @@ mod tests {
                 tries += 1;
                 Err(io::Error::from(io::ErrorKind::NotFound))
             },
+            just_pause,
             &mut warnings,
         )
         .await;
         assert!(missing.is_err());
         assert_eq!(tries, 1);
 
-        assert_eq!(retry_refused(|| Ok(7), &mut warnings).await.ok(), Some(7));
+        let first = retry_refused(|| Ok(7), just_pause, &mut warnings).await;
+        assert_eq!(first.ok(), Some(7));
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    /// A run stopped while a refused start waits (an abort, `terminateAll()`, its deadline)
+    /// tries no more: the wait's status and reason are the outcome, and nothing started.
+    #[tokio::test]
+    async fn a_stop_during_the_wait_ends_the_tries() {
+        let (mut tries, mut warnings) = (0, Vec::new());
+        let stopped = retry_refused(
+            || -> io::Result<()> {
+                tries += 1;
+                Err(io::Error::from_raw_os_error(passing_code()))
+            },
+            |_pause, refusal: String| async move {
+                Err((Status::Aborted, format!("stopped after {refusal}")))
+            },
+            &mut warnings,
+        )
+        .await;
+        assert_eq!(tries, 1);
+        match stopped {
+            Err(NotStarted::Stopped(Status::Aborted, why)) => {
+                assert!(why.starts_with("stopped after "), "{why}")
+            }
+            other => panic!("expected a stop, got {other:?}"),
+        }
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 

@@ -56,9 +56,11 @@ pub(super) fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &
     start_failure(&StartError::of(err), &hook.path, &program, cwd, &facts)
 }
 
-/// Whether the system refused a start for a reason that passes: memory, quotas or system
-/// resources running short, or (Windows) an internal error of process creation, which Wine
-/// reports for a new process that died while it was being set up. Pure: by the error code.
+/// Whether the system refused a start for a reason that passes, having run nothing: no
+/// process to spare (Unix), or memory, quotas or system resources running short, or an
+/// internal error of process creation, which Wine reports for a new process that died while
+/// it was being set up (Windows, where a hook is created suspended, so nothing of it ran
+/// whichever step failed). Pure: by the error code.
 pub(super) fn is_passing_refusal(err: &io::Error) -> bool {
     passing_refusal_code(err.raw_os_error())
 }
@@ -77,8 +79,10 @@ fn passing_refusal_code(code: Option<i32>) -> bool {
 
 #[cfg(unix)]
 fn passing_refusal_code(code: Option<i32>) -> bool {
-    // fork's "no process to spare" (RLIMIT_NPROC, the pid space) and "no memory".
-    matches!(code, Some(libc::EAGAIN | libc::ENOMEM))
+    // fork's "no process to spare" (RLIMIT_NPROC, a cgroup's pids.max, the pid space): only
+    // fork and exec report it, so the hook never ran. Not ENOMEM: the runtime's own steps
+    // after the process exists (pidfd, epoll) report that, and a retry would run it twice.
+    matches!(code, Some(libc::EAGAIN))
 }
 
 #[cfg(not(any(unix, windows)))]
@@ -441,8 +445,9 @@ mod tests {
     fn only_refusals_that_pass_are_tried_again() {
         #[cfg(unix)]
         let (passing, lasting) = (
-            [libc::EAGAIN, libc::ENOMEM],
+            [libc::EAGAIN],
             [
+                libc::ENOMEM,
                 libc::ENOENT,
                 libc::EACCES,
                 libc::ETXTBSY,

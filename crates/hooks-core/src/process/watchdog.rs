@@ -188,15 +188,17 @@ done
     pub fn announce(marker: StartMarker) -> Result<Announced, String> {
         let mut state = state();
         let number = marker.number();
-        let announced = Announced {
-            number,
-            confirmed: false,
-        };
         // Listed after it is sent: a watchdog started by this send is told the list first,
         // and must not be told this start twice (a second `?n` would outlast the `+n`).
         state.send(&format!("?{number}\n"))?;
         state.pending.insert(number);
-        Ok(announced)
+        drop(state);
+        // Made only now: its drop takes the lock, which a failed send above still held (a
+        // watchdog that could not be started then deadlocked the thread).
+        Ok(Announced {
+            number,
+            confirmed: false,
+        })
     }
 
     impl Announced {
