@@ -914,22 +914,26 @@ const canLimitPids = process.platform === 'linux' && (() => {
 })()
 const PIDS_REASON = process.platform === 'linux' ? 'needs a writable cgroup v1 pids controller (root on Linux)' : "a cgroup's pids.max is a Linux rule"
 
-describe('the system refuses to start processes', () => {
-  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; a run aborted while its start waits for another try rejects with AbortError; a run whose killed watchdog cannot be replaced settles too; the host lives on, and its next run completes once there is room", async () => {
-    const tmp = makeTempDir()
-    const dir = path.join(tmp, 'hooks')
-    const ran = path.join(tmp, 'ran')
-    writeHook(dir, 'TaskStart', `echo "$RUN" >> ${shq(ran)}\ncat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
-    const group = fs.mkdtempSync(path.join(PIDS_CGROUP, 'cline-hooks-test-'))
-    // The host runs a hook for each line it reads ("run N", or "abort N": aborted 5 ms in,
-    // saying "aborted" then) and prints each result as a JSON line.
-    const host = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const { runHook } = require(${J(ADDON_DIR)})
+/**
+ * A host Node process in a pids cgroup of its own, running the hooks of `dir`: each line it
+ * reads is a command ("run NAME"; "abort NAME", aborted 5 ms in, saying "aborted" then;
+ * "threads", how many tokio threads it has, workers and blocking; "exit"), answered by one JSON line. `limit()` sets the group's
+ * pids.max to the count now and returns it; `close()` kills the host and removes the group.
+ */
+function pidsLimitedHost(dir) {
+  const group = fs.mkdtempSync(path.join(PIDS_CGROUP, 'cline-hooks-test-'))
+  const host = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const { runHook } = require(${J(ADDON_DIR)})
 const run = async (line) => {
   const [what, id] = line.split(' ')
+  if (what === 'threads') {
+    const fs = require('fs')
+    const tokio = fs.readdirSync('/proc/self/task').filter((t) => fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('tokio-rt-worker'))
+    return console.log(tokio.length)
+  }
   const ac = new AbortController()
   if (what === 'abort') setTimeout(() => { ac.abort(); console.log('"aborted"') }, 5)
   const began = Date.now()
@@ -938,23 +942,43 @@ const run = async (line) => {
     const h = r.hooks[0]
     console.log(JSON.stringify({ status: h.status, failure: h.failure, context: r.contextModification, ms: Date.now() - began }))
   } catch (err) {
-    console.log(JSON.stringify({ rejected: err.name }))
+    console.log(JSON.stringify({ rejected: err.code || err.name, message: err.message }))
   }
 }
 require('readline').createInterface({ input: process.stdin }).on('line', (line) => (line === 'exit' ? process.exit(0) : run(line)))`,
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    )
-    const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
-    const next = async () => JSON.parse((await lines.next()).value)
-    const ask = async (command) => {
-      host.stdin.write(`${command}\n`)
-      return next()
-    }
-    const pidsMax = (value) => fs.writeFileSync(path.join(group, 'pids.max'), String(value))
-    const limit = () => pidsMax(fs.readFileSync(path.join(group, 'pids.current'), 'utf8').trim())
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  )
+  fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
+  const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
+  const next = async () => JSON.parse((await lines.next()).value)
+  const ask = async (command) => {
+    host.stdin.write(`${command}\n`)
+    return next()
+  }
+  const pidsMax = (value) => fs.writeFileSync(path.join(group, 'pids.max'), String(value))
+  const limit = () => {
+    const current = Number(fs.readFileSync(path.join(group, 'pids.current'), 'utf8'))
+    pidsMax(current)
+    return current
+  }
+  const close = async () => {
+    if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
+    pidsMax('max')
+    await waitFor(() => fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').trim() === '', { timeoutMs: 5000, what: 'the test cgroup to empty' })
+    fs.rmdirSync(group)
+  }
+  return { host, ask, next, pidsMax, limit, close }
+}
+
+describe('the system refuses to start processes', () => {
+  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; a run aborted while its start waits for another try rejects with AbortError; a run whose killed watchdog cannot be replaced settles too; the host lives on, and its next run completes once there is room", async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const ran = path.join(tmp, 'ran')
+    writeHook(dir, 'TaskStart', `echo "$RUN" >> ${shq(ran)}\ncat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
+    const { host, ask, next, pidsMax, limit, close } = pidsLimitedHost(dir)
     try {
-      fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
       // A first run starts the host's runtime threads and watchdog, so they are counted.
       expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
       limit()
@@ -965,12 +989,11 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
       // Aborted 5 ms in, during the 25 ms before its second try (that it then never tries is
       // the unit test a_stop_during_the_wait_ends_the_tries in spawn.rs).
       expect(await ask('abort aborted')).toBe('aborted')
-      expect(await next()).toEqual({ rejected: 'AbortError' })
+      expect(await next()).toMatchObject({ rejected: 'ABORT_ERR' })
       // The watchdog killed with no room to start another: the run used to deadlock its thread
       // (and with it every later run and terminateAll()). The limit goes below the count first,
       // so the killed watchdog's slot cannot be taken by its replacement.
-      const current = Number(fs.readFileSync(path.join(group, 'pids.current'), 'utf8'))
-      pidsMax(current - 1)
+      pidsMax(limit() - 1)
       const [watchdog] = watchdogsOf(host.pid)
       process.kill(watchdog, 'SIGKILL')
       await waitFor(() => !watchdogsOf(host.pid).includes(watchdog), { timeoutMs: 5000, what: 'the watchdog to be gone' })
@@ -983,10 +1006,28 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
       host.stdin.write('exit\n')
       expect(await new Promise((resolve) => host.on('exit', (code, signal) => resolve([code, signal])))).toEqual([0, null])
     } finally {
-      if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL')
+      await close()
+    }
+  }, 60000)
+
+  testIf(canLimitPids, PIDS_REASON, "16b. an idle host (its runtime's blocking threads gone) reaching pids.max: a run that must read its hooks folders rejects with ERR_HOOK_NO_THREAD, and its next run completes once there is room (it used to wait for a thread that another folder's run started, rejecting with ERR_HOOK_DISCOVERY_TIMEOUT)", async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeHook(dir, 'TaskStart', `cat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
+    const { ask, pidsMax, limit, close } = pidsLimitedHost(dir)
+    try {
+      const idle = await ask('threads')
+      expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
+      // tokio ends a blocking thread after 10 s without work: wait for the host to be back to
+      // the runtime threads it had before its first run (its workers).
+      await waitFor(async () => (await ask('threads')) <= idle, { timeoutMs: 30000, intervalMs: 500, what: 'the blocking threads to end' })
+      limit()
+      const refused = await ask('run refused')
+      expect(refused.rejected).toBe('ERR_HOOK_NO_THREAD')
+      expect(refused.message).toMatch(/^the system refused a thread to read the hooks folders \(.*\): too many processes or threads are running/)
       pidsMax('max')
-      await waitFor(() => fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').trim() === '', { timeoutMs: 5000, what: 'the test cgroup to empty' })
-      fs.rmdirSync(group)
+      expect(await ask('run after')).toMatchObject({ status: 'completed', context: 'ran' })
+    } finally {
+      await close()
     }
   }, 60000)
 })

@@ -65,6 +65,7 @@ pub fn code(err: &HookError) -> (&'static str, &'static str) {
         }
         HookError::Aborted => ("AbortError", "ABORT_ERR"),
         HookError::DiscoveryTimedOut { .. } => ("Error", "ERR_HOOK_DISCOVERY_TIMEOUT"),
+        HookError::NoThread { .. } => ("Error", "ERR_HOOK_NO_THREAD"),
         HookError::Internal(_) => ("Error", "ERR_CLINE_HOOKS_INTERNAL"),
     }
 }

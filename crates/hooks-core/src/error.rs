@@ -56,6 +56,15 @@ pub enum HookError {
         waited_ms: u128,
     },
 
+    /// The system refused a thread the call needs: no process or thread to spare.
+    #[error("the system refused a thread to {what} ({reason}): too many processes or threads are running (a cgroup's pids.max or RLIMIT_NPROC is reached), so no hook ran; try again once some have ended")]
+    NoThread {
+        /// What the thread was for.
+        what: &'static str,
+        /// The system's reason.
+        reason: String,
+    },
+
     /// Something failed that should not have (a bug in this package, or a host that broke
     /// its side of a call); the text says what.
     #[error("internal error in @cline/hooks (please report it): {0}")]

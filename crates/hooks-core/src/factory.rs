@@ -319,13 +319,25 @@ impl Factory {
         if let Some(listings) = self.stored_for(hook, Some(waited_for)) {
             return Ok(listings);
         }
+        // On the blocking pool; refused a thread there, the scan is given up (and its turn
+        // with it, so the next call can scan) rather than run on an async worker, where a
+        // folder that does not answer would hold the worker.
         let this = self.clone();
-        tokio::task::spawn_blocking(move || {
+        let scan = crate::blocking::spawn(move || {
             let _turn = turn;
             this.rescan()
         })
-        .await
-        .map_err(|e| HookError::Internal(format!("discovery failed: {e}")))
+        .map_err(|refused| HookError::NoThread {
+            what: "read the hooks folders",
+            reason: refused.reason,
+        })?;
+        match scan.await {
+            Ok(Some(listings)) => Ok(listings),
+            Ok(None) => Err(HookError::Internal(
+                "the scan of the hooks folders was taken back from the blocking pool".into(),
+            )),
+            Err(e) => Err(HookError::Internal(format!("discovery failed: {e}"))),
+        }
     }
 
     /// Which rescan made the stored listings (0: none yet).

@@ -164,6 +164,7 @@
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod blocking;
 pub mod discovery;
 pub mod error;
 pub mod event;

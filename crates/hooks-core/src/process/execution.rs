@@ -218,7 +218,8 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
 /// workers, so other runs' timers and pipes are not held up, and count in the duration.
 async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> Verdict {
     out.settle().await;
-    tokio::task::spawn_blocking(move || {
+    // Refused a thread (no process to spare), it is read here: a verdict is never lost.
+    crate::blocking::run_or_inline(move || {
         let mut verdict = verdict::read(out.into_reader()?.finish());
         if let Some(warning) = verdict::stderr_verdict(&verdict, &stderr) {
             verdict.warnings.push(warning);
@@ -226,7 +227,7 @@ async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> Verdict {
         Ok(verdict)
     })
     .await
-    .unwrap_or_else(|join| Err(join.to_string()))
+    .unwrap_or_else(Err)
     .unwrap_or_else(|why| Verdict {
         problem: Some(format!(
             "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"

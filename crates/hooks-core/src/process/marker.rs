@@ -131,16 +131,18 @@ pub(crate) enum Stop {
 /// system call or more each: the stop does not wait for it (the escaped processes end moments
 /// after the run settles). Elsewhere nothing is done.
 pub(crate) async fn sweep(trees: Vec<Marked>, stop: Stop) {
+    // Refused a thread (no process to spare, as a fork bomb leaves it), a sweep runs here:
+    // the processes it stops matter more than the worker it holds meanwhile.
     #[cfg(target_os = "linux")]
     if !trees.is_empty() {
-        let _ = tokio::task::spawn_blocking(move || platform::sweep(&trees, stop)).await;
+        let _ = crate::blocking::run_or_inline(move || platform::sweep(&trees, stop)).await;
     }
     #[cfg(windows)]
     if !trees.is_empty() && matches!(stop, Stop::Term) {
         // The first stop ends them (TerminateProcess); the second has nothing left to do.
-        drop(tokio::task::spawn_blocking(move || {
-            platform::sweep(&trees, stop)
-        }));
+        if let Err(refused) = crate::blocking::spawn(move || platform::sweep(&trees, stop)) {
+            (refused.work)();
+        }
     }
     #[cfg(not(any(target_os = "linux", windows)))]
     let _ = (trees, stop);

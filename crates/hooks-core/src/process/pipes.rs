@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Child;
-use tokio::task::JoinHandle;
 use tokio::time::{timeout, Instant};
 
+use crate::blocking::{self, Started};
 use crate::verdict::Reader;
 
 /// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
@@ -106,7 +106,7 @@ async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, sink: &mut impl Sink, prog
 /// read since.
 pub(super) struct StdoutScan {
     reader: Option<Reader>,
-    scanning: Option<JoinHandle<Reader>>,
+    scanning: Option<Started<Reader>>,
     batch: Vec<u8>,
     /// Why the reader was lost (a panic in the scan), if it was.
     lost: Option<String>,
@@ -131,7 +131,8 @@ impl StdoutScan {
         let result = scanning.await;
         self.scanning = None;
         match result {
-            Ok(reader) => self.reader = Some(reader),
+            Ok(Some(reader)) => self.reader = Some(reader),
+            Ok(None) => self.lost = Some("the scan was taken back from the blocking pool".into()),
             Err(join) => self.lost = Some(join.to_string()),
         }
     }
@@ -141,10 +142,16 @@ impl StdoutScan {
         self.settle().await;
         let batch = std::mem::take(&mut self.batch);
         if let Some(mut reader) = self.reader.take() {
-            self.scanning = Some(tokio::task::spawn_blocking(move || {
+            let scan = move || {
                 reader.feed(&batch);
                 reader
-            }));
+            };
+            match blocking::spawn(scan) {
+                Ok(started) => self.scanning = Some(started),
+                // Refused a thread (no process to spare): scanned here, as the verdict must
+                // not be lost; one batch is bounded work.
+                Err(refused) => self.reader = Some((refused.work)()),
+            }
         }
     }
 

@@ -1,0 +1,112 @@
+//! Work that blocks (a folder scan, a verdict read, a sweep of /proc), run on the runtime's
+//! blocking pool, and handed back when the system refuses the pool a thread.
+//!
+//! tokio's pool, with no thread left (they end after 10 s without work) and refused a new one
+//! (a cgroup's pids.max or RLIMIT_NPROC reached, as a fork bomb leaves it), panics in the
+//! caller but keeps the work queued, to run whenever some later call gets a thread. Work that
+//! holds a lock, or a hook's verdict, cannot wait for that: here the work waits in a slot that
+//! the pool's thread takes it from, and on that panic it is taken back, so the caller can run
+//! it where it is or give it up, and the queued task finds the slot empty and does nothing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::task::JoinHandle;
+
+/// What became of work given to [`spawn`] that did not start on the pool.
+pub(crate) struct Refused<F> {
+    /// The work, not run.
+    pub work: F,
+    /// Why the pool could not run it (tokio's panic message).
+    pub reason: String,
+}
+
+/// Work started on the pool: its result, or `None` if it was taken back meanwhile (which
+/// only [`spawn`] does, and only when it returns it as [`Refused`]).
+pub(crate) type Started<T> = JoinHandle<Option<T>>;
+
+/// Starts `work` on the blocking pool, or returns it, not run, when the pool has no thread
+/// and the system refuses it one.
+pub(crate) fn spawn<T, F>(work: F) -> Result<Started<T>, Refused<F>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let slot = Arc::new(Mutex::new(Some(work)));
+    let queued = slot.clone();
+    let spawned = catch_unwind(AssertUnwindSafe(|| {
+        tokio::task::spawn_blocking(move || {
+            let work = queued.lock().unwrap_or_else(PoisonError::into_inner).take();
+            work.map(|work| work())
+        })
+    }));
+    match spawned {
+        Ok(started) => Ok(started),
+        Err(panic) => {
+            let work = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+            match work {
+                Some(work) => Err(Refused {
+                    work,
+                    reason: panic_text(panic.as_ref()),
+                }),
+                // Not reachable: only this function empties the slot before the work runs,
+                // and a pool that panicked ran nothing. Should it happen, the panic goes on.
+                None => std::panic::resume_unwind(panic),
+            }
+        }
+    }
+}
+
+/// Runs `work` on the blocking pool, or, when the system refuses the pool a thread, here on
+/// the calling (async) thread: work that must not be lost (a hook's verdict) and is bounded.
+/// `Err`: the pool's task ended without a result (it panicked), with why.
+pub(crate) async fn run_or_inline<T, F>(work: F) -> Result<T, String>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    match spawn(work) {
+        Ok(started) => match started.await {
+            Ok(Some(done)) => Ok(done),
+            Ok(None) => Err("the work was taken back from the blocking pool".to_owned()),
+            Err(join) => Err(join.to_string()),
+        },
+        Err(refused) => Ok((refused.work)()),
+    }
+}
+
+/// The message of a caught panic, or a placeholder for a payload that is not text.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "no thread could be started".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a runtime whose pool has threads, work runs there and its result comes back.
+    #[tokio::test]
+    async fn work_runs_on_the_pool_and_returns_its_result() {
+        let here = std::thread::current().id();
+        let there = run_or_inline(move || std::thread::current().id() != here).await;
+        assert_eq!(there, Ok(true));
+    }
+
+    /// A pool that may have no thread at all (max_blocking_threads cannot be 0, so the
+    /// refusal itself is the cgroup test's, hostile case 16b): the panic text is kept.
+    #[test]
+    fn a_panic_message_is_kept_as_the_reason() {
+        let text: Box<dyn std::any::Any + Send> =
+            Box::new("OS can't spawn worker thread: Resource temporarily unavailable".to_owned());
+        assert_eq!(
+            panic_text(text.as_ref()),
+            "OS can't spawn worker thread: Resource temporarily unavailable"
+        );
+        let other: Box<dyn std::any::Any + Send> = Box::new(7);
+        assert_eq!(panic_text(other.as_ref()), "no thread could be started");
+    }
+}
