@@ -23,7 +23,7 @@ function hooksLib(session) {
 function asUsageError(e) {
   if (e && e.code === 'ERR_INVALID_HOOK_NAME') return new UsageError(e.message)
   if (e && typeof e.code === 'string' && e.code.startsWith('ERR_INVALID_')) return new UsageError(e.message)
-  if (e && e.code === 'ERR_HOOK_DISCOVERY_TIMEOUT') return new UsageError(e.message, { hint: false })
+  if (e && (e.code === 'ERR_HOOK_DISCOVERY_TIMEOUT' || e.code === 'ERR_HOOK_NO_THREAD')) return new UsageError(e.message, { hint: false })
   return e
 }
 
