@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::JoinHandle;
 
+use crate::error::panic_message;
+
 /// What became of work given to [`spawn`] that did not start on the pool.
 pub(crate) struct Refused<F> {
     /// The work, not run.
@@ -47,7 +49,9 @@ where
             match work {
                 Some(work) => Err(Refused {
                     work,
-                    reason: panic_text(panic.as_ref()),
+                    reason: panic_message(panic.as_ref())
+                        .unwrap_or("no thread could be started")
+                        .to_owned(),
                 }),
                 // Not reachable: only this function empties the slot before the work runs,
                 // and a pool that panicked ran nothing. Should it happen, the panic goes on.
@@ -75,15 +79,6 @@ where
     }
 }
 
-/// The message of a caught panic, or a placeholder for a payload that is not text.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-        .unwrap_or_else(|| "no thread could be started".to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,19 +89,5 @@ mod tests {
         let here = std::thread::current().id();
         let there = run_or_inline(move || std::thread::current().id() != here).await;
         assert_eq!(there, Ok(true));
-    }
-
-    /// A pool that may have no thread at all (max_blocking_threads cannot be 0, so the
-    /// refusal itself is the cgroup test's, hostile case 16b): the panic text is kept.
-    #[test]
-    fn a_panic_message_is_kept_as_the_reason() {
-        let text: Box<dyn std::any::Any + Send> =
-            Box::new("OS can't spawn worker thread: Resource temporarily unavailable".to_owned());
-        assert_eq!(
-            panic_text(text.as_ref()),
-            "OS can't spawn worker thread: Resource temporarily unavailable"
-        );
-        let other: Box<dyn std::any::Any + Send> = Box::new(7);
-        assert_eq!(panic_text(other.as_ref()), "no thread could be started");
     }
 }

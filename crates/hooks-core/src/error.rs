@@ -71,6 +71,15 @@ pub enum HookError {
     Internal(String),
 }
 
+/// The text a panic was raised with (a `&str` or a `String` payload), if it has one: what a
+/// caught panic is told as.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
 /// Longest caller-supplied text repeated in a message: a 50 MB string passed as a name must
 /// not become a 50 MB error message.
 const QUOTE_LIMIT: usize = 80;
@@ -104,5 +113,20 @@ mod tests {
         assert!(message.len() < 300, "{}", message.len());
         assert!(message.contains("(2000000 bytes)"), "{message}");
         assert_eq!(quoted("a\"b"), r#""a\"b""#);
+    }
+
+    /// A panic's text is found in either payload a panic carries; another payload has none.
+    #[test]
+    fn a_panic_message_is_read_from_a_str_or_a_string() {
+        let text: Box<dyn std::any::Any + Send> =
+            Box::new("OS can't spawn worker thread: Resource temporarily unavailable".to_owned());
+        assert_eq!(
+            panic_message(text.as_ref()),
+            Some("OS can't spawn worker thread: Resource temporarily unavailable")
+        );
+        let literal: Box<dyn std::any::Any + Send> = Box::new("a literal");
+        assert_eq!(panic_message(literal.as_ref()), Some("a literal"));
+        let other: Box<dyn std::any::Any + Send> = Box::new(7);
+        assert_eq!(panic_message(other.as_ref()), None);
     }
 }

@@ -27,9 +27,7 @@ impl<W: Future> Future for Unwinding<W> {
 }
 
 pub(super) fn panic_text(payload: Panic) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_owned())
+    cline_hooks_core::error::panic_message(payload.as_ref())
+        .unwrap_or("a panic")
+        .to_owned()
 }

@@ -53,6 +53,14 @@ pub(super) fn terminated_before_start() -> (Status, String) {
     )
 }
 
+/// The status and the reason of a hook whose run was aborted before it started.
+fn aborted_before_start() -> (Status, String) {
+    (
+        Status::Aborted,
+        "the run was aborted before this hook started".to_owned(),
+    )
+}
+
 /// Waits `pause` before another try at a start the system refused (`refusal`), unless the
 /// deadline, an abort or `terminateAll()` (`stop`, the hook's registration's) comes first:
 /// then the hook never starts, and the error is its status and why.
@@ -66,10 +74,7 @@ pub(super) async fn wait_to_retry(
     tokio::select! {
         // A stop that has come already wins over a pause that has not ended.
         biased;
-        _ = ctx.abort.cancelled() => Err((
-            Status::Aborted,
-            "the run was aborted before this hook started".to_owned(),
-        )),
+        _ = ctx.abort.cancelled() => Err(aborted_before_start()),
         _ = stop.cancelled() => Err(terminated_before_start()),
         _ = sleep_until(deadline) => Err((
             Status::TimedOut,
@@ -93,10 +98,7 @@ async fn wait_for_slot(
     tokio::select! {
         // An abort or `terminateAll()` that has come already wins over a free slot.
         biased;
-        _ = ctx.abort.cancelled() => Err((
-            Status::Aborted,
-            "the run was aborted before this hook started".to_owned(),
-        )),
+        _ = ctx.abort.cancelled() => Err(aborted_before_start()),
         _ = ctx.start_permission.cancelled() => Err(terminated_before_start()),
         permit = ctx.limiter.clone().acquire_owned() => permit.map_err(|_| {
             (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())

@@ -178,9 +178,9 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let mut child = match spawned {
         Ok(child) => child,
         Err(NotStarted::Stopped(status, why)) => {
-            let warnings = std::mem::take(&mut exec.warnings);
-            exec = not_started(hook, (status, why), started);
-            exec.warnings = warnings;
+            exec.status = status;
+            exec.failure = Some(why);
+            exec.duration = started.elapsed();
             return exec;
         }
         Err(NotStarted::Failed(err)) => {
