@@ -1,0 +1,66 @@
+'use strict'
+
+// What the SDK's runtime hooks resolve with, from this runtime's combined result. Pure
+// functions. The SDK's rules, per hook: a cancel stops with its `errorMessage` (else its
+// context) as the reason; otherwise its context (else its `errorMessage`) is appended for the
+// model; `overrideInput` replaces a tool's input. Where this runtime is stricter it says so:
+// a printed cancel is kept even when the hook then failed, and a stop always has a reason.
+
+const path = require('path')
+
+/** Whether a hook printed `field` as a string (its verdict object is kept whole). */
+function printed(execution, field) {
+  return execution.output !== null && typeof execution.output[field] === 'string'
+}
+
+/** A hook's context as the SDK reads it: `context`, else `contextModification`, else `errorMessage`. */
+function contextOf(execution) {
+  return printed(execution, 'context') || printed(execution, 'contextModification')
+    ? execution.contextModification
+    : execution.errorMessage
+}
+
+/** A cancelling hook's reason as the SDK reads it: a non-blank `errorMessage`, else its context. */
+function reasonOf(execution) {
+  return execution.errorMessage.trim() ? execution.errorMessage : execution.contextModification
+}
+
+function joinNonBlank(texts) {
+  return texts.filter((text) => typeof text === 'string' && text.trim()).join('\n')
+}
+
+/**
+ * `{ stop, reason }` when any hook cancelled, else `{ appendContext }` from the hooks that
+ * completed; `input` from `overrideInput` when `withInput`; `review` when a hook asked for it.
+ * `undefined` when there is nothing to say, as the SDK resolves.
+ */
+function controlOf(result, hookName, { withInput }) {
+  const control = {}
+  if (result.cancel) {
+    const cancelling = result.hooks.filter((execution) => execution.cancel)
+    control.stop = true
+    control.reason =
+      joinNonBlank(cancelling.map(reasonOf)) ||
+      `Blocked by the ${hookName} hook ${cancelling.map((execution) => path.basename(execution.path)).join(', ')}.`
+  } else {
+    const appendContext = joinNonBlank(
+      result.hooks.filter((execution) => execution.status === 'completed').map(contextOf),
+    )
+    if (appendContext) control.appendContext = appendContext
+  }
+  if (withInput && result.overrideInput !== null) control.input = result.overrideInput
+  if (result.review) control.review = true
+  return Object.keys(control).length > 0 ? control : undefined
+}
+
+/**
+ * A stop for a blocking event whose hooks could not be run at all (discovery timed out, no
+ * thread): a guardrail that did not run must not let the operation through unnoticed.
+ */
+function couldNotRun(hookName, error) {
+  const code = error && error.code ? ` (${error.code})` : ''
+  const message = error && error.message ? error.message : String(error)
+  return { stop: true, reason: `The ${hookName} hooks could not run${code}: ${message}` }
+}
+
+module.exports = { controlOf, couldNotRun, contextOf, reasonOf }
