@@ -139,6 +139,12 @@ cat >"$PROJECT/index.js" <<'EOF'
 // The copied tests require('..'): here that is the installed package, nothing else.
 module.exports = require('@cline/hooks')
 EOF
+mkdir -p "$PROJECT/sdk"
+cat >"$PROJECT/sdk/index.js" <<'EOF'
+'use strict'
+// The copied tests require('../sdk'): here that is the installed package's subpath export.
+module.exports = require('@cline/hooks/sdk')
+EOF
 mkdir -p "$PROJECT/bin"
 # A symlink, so the CLI runs from node_modules/@cline/hooks/bin (Node resolves the main module's
 # real path) and its require('../index.js') is the installed loader.
@@ -173,4 +179,12 @@ grep -q 'require("@cline/hooks")' "$PROJECT/dist/extension.js" || die "the bundl
 if grep -q 'requireNative\|\.node"' "$PROJECT/dist/extension.js"; then die "the loader or a .node path was bundled in"; fi
 run node dist/extension.js
 
-log "passed: the Jest suite and 4 consumers ran on the packed $PLATFORM_PKG ($stripped bytes stripped)"
+log "consumer: the subpath exports @cline/hooks/sdk (CommonJS and ES module) and @cline/hooks/cline-plugin"
+run node -e "if (typeof require('@cline/hooks/sdk').createFileHooks !== 'function') process.exit(1)"
+run node --input-type=module -e "
+  import { createFileHooks } from '@cline/hooks/sdk'
+  import plugin from '@cline/hooks/cline-plugin'
+  if (typeof createFileHooks !== 'function') throw new Error('no createFileHooks')
+  if (plugin.manifest.capabilities[0] !== 'hooks' || typeof plugin.hooks.beforeTool !== 'function') throw new Error('bad plugin')"
+
+log "passed: the Jest suite and 5 consumers ran on the packed $PLATFORM_PKG ($stripped bytes stripped)"
