@@ -1,0 +1,140 @@
+'use strict'
+
+// Issue 13: `@cline/hooks/cline-plugin`, the plugin for the shipped Cline CLI. Each test loads the
+// plugin in a Node process of its own, as the CLI's plugin sandbox does (by import, in the
+// session's working directory, with the CLI's environment), calls its hooks with the CLI's
+// context objects, and prints what they resolved with. The same plugin inside the real CLI is
+// tested by `npm run test:e2e`.
+
+const fs = require('fs')
+const path = require('path')
+const { spawnSync } = require('child_process')
+
+const { makeTempDir, writeFile, isAlive, waitDead, trackPid } = require('./helpers')
+
+const ROOT = path.resolve(__dirname, '..')
+const PLUGIN = path.join(ROOT, 'cline-plugin.mjs')
+
+/** A `.cjs` hook that prints `verdict`. */
+function verdictHook(verdict) {
+  return `process.stdin.resume(); process.stdin.on('end', () => process.stdout.write(${JSON.stringify(JSON.stringify(verdict))}))\n`
+}
+
+/**
+ * Imports the plugin at `plugin` in a fresh Node process with `cwd` and `env` added to this
+ * one's (CLINE_* of this process left out), calls `hooks.beforeTool` with a run_commands call,
+ * and returns `{ status, control, error, ms }`.
+ */
+function callPlugin({ plugin = PLUGIN, cwd, env = {} }) {
+  const driver = `
+    const started = Date.now()
+    import(${JSON.stringify(require('url').pathToFileURL(plugin).href)}).then(async ({ default: plugin }) => {
+      const control = await plugin.hooks.beforeTool({
+        snapshot: { agentId: 'a', conversationId: 'c', iteration: 1 },
+        toolCall: { toolCallId: 't', toolName: 'run_commands' },
+        input: { commands: ['ls'] },
+      })
+      process.stdout.write(JSON.stringify({ name: plugin.name, capabilities: plugin.manifest.capabilities, control: control ?? null, ms: Date.now() - started }))
+    }, (error) => { process.stdout.write(JSON.stringify({ error: error.message })) })`
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLINE_')))
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', driver], {
+    cwd,
+    env: { ...base, HOME: makeTempDir(), USERPROFILE: makeTempDir(), ...env },
+    encoding: 'utf8',
+    timeout: 60000,
+  })
+  if (out.status !== 0) throw new Error(`the driver failed (${out.status}): ${out.stderr}`)
+  return JSON.parse(out.stdout)
+}
+
+/** A workspace whose own hooks folder holds a cancelling PreToolUse hook. */
+function workspaceWithHook(reason = 'workspace hook') {
+  const root = makeTempDir('cline-plugin-ws-')
+  writeFile(path.join(root, '.clinerules', 'hooks'), 'PreToolUse.cjs', verdictHook({ cancel: true, errorMessage: reason }))
+  return root
+}
+
+describe('the CLI plugin', () => {
+  test('declares the hooks capability and, by default, runs only the --hooks-dir folder (CLINE_HOOKS_DIR)', () => {
+    const workspace = workspaceWithHook()
+    const quiet = callPlugin({ cwd: workspace })
+    expect(quiet.name).toBe('cline-hooks')
+    expect(quiet.capabilities).toEqual(['hooks'])
+    // The built-in runner runs the workspace's hooks; the plugin leaves them alone.
+    expect(quiet.control).toBeNull()
+
+    const hooksDir = makeTempDir()
+    writeFile(hooksDir, 'PreToolUse.cjs', verdictHook({ cancel: true, errorMessage: 'from --hooks-dir' }))
+    const blocked = callPlugin({ cwd: workspace, env: { CLINE_HOOKS_DIR: hooksDir } })
+    expect(blocked.control).toEqual({ stop: true, reason: 'from --hooks-dir' })
+  })
+
+  test('CLINE_HOOKS_PLUGIN_FOLDERS=all runs the workspace folders too (for hosts without the built-in runner)', () => {
+    const workspace = workspaceWithHook('from the workspace')
+    const all = callPlugin({
+      cwd: workspace,
+      env: { CLINE_HOOKS_PLUGIN_FOLDERS: 'all', CLINE_DIR: makeTempDir() },
+    })
+    expect(all.control).toEqual({ stop: true, reason: 'from the workspace' })
+  })
+
+  test('a hook that hangs with a grandchild holding stdout is decided within the plugin timeout, and its tree is stopped', async () => {
+    const hooksDir = makeTempDir()
+    const pidFile = path.join(makeTempDir(), 'grandchild.pid')
+    writeFile(
+      hooksDir,
+      'PreToolUse.cjs',
+      `const { spawn } = require('child_process')
+process.stdout.write('{"cancel": true, "errorMessage": "printed, then hung"}\\n')
+const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'inherit', 'ignore'] })
+require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid))
+setInterval(() => {}, 1000)
+`,
+    )
+    const result = callPlugin({
+      cwd: makeTempDir(),
+      env: { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '1500' },
+    })
+    // The cancel printed before the hang is kept.
+    expect(result.control).toEqual({ stop: true, reason: 'printed, then hung' })
+    // Decided near the timeout, well inside the CLI's 3 s per call (bound generous for busy CI).
+    expect(result.ms).toBeLessThan(2900)
+    const grandchild = trackPid(Number(fs.readFileSync(pidFile, 'utf8')))
+    await waitDead(grandchild, 5000)
+    expect(isAlive(grandchild)).toBe(false)
+  })
+
+  test('bad settings fail the import with a message that says what to set', () => {
+    for (const [env, message] of [
+      [{ CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '3000' }, /CLINE_HOOKS_PLUGIN_TIMEOUT_MS must be an integer from 1 to 2999 .*got "3000"/],
+      [{ CLINE_HOOKS_PLUGIN_TIMEOUT_MS: 'soon' }, /CLINE_HOOKS_PLUGIN_TIMEOUT_MS must be an integer/],
+      [{ CLINE_HOOKS_PLUGIN_FOLDERS: 'workspace' }, /CLINE_HOOKS_PLUGIN_FOLDERS must be "hooks-dir" \(the default\) or "all"/],
+    ]) {
+      expect(callPlugin({ cwd: makeTempDir(), env }).error).toMatch(message)
+    }
+  })
+
+  test('copied into .cline/plugins/, it finds the package by name, or by CLINE_HOOKS_PACKAGE, or says how to install it', () => {
+    const workspace = makeTempDir('cline-plugin-ws-')
+    const copy = path.join(workspace, '.cline', 'plugins', 'cline-hooks.mjs')
+    fs.mkdirSync(path.dirname(copy), { recursive: true })
+    fs.copyFileSync(PLUGIN, copy)
+    const hooksDir = makeTempDir()
+    writeFile(hooksDir, 'PreToolUse.cjs', verdictHook({ cancel: true, errorMessage: 'found' }))
+    const env = { CLINE_HOOKS_DIR: hooksDir }
+
+    // Nowhere to find it: the workspace has no node_modules, and the global folder is not this repo.
+    expect(callPlugin({ plugin: copy, cwd: workspace, env }).error).toMatch(
+      /cannot find the @cline\/hooks package\. Install it in the workspace \(npm install @cline\/hooks\) or globally .*or set CLINE_HOOKS_PACKAGE/,
+    )
+    // CLINE_HOOKS_PACKAGE names the package folder.
+    expect(callPlugin({ plugin: copy, cwd: workspace, env: { ...env, CLINE_HOOKS_PACKAGE: ROOT } }).control).toEqual({
+      stop: true,
+      reason: 'found',
+    })
+    // Installed in the workspace (a link stands in for `npm install`): found by name.
+    fs.mkdirSync(path.join(workspace, 'node_modules', '@cline'), { recursive: true })
+    fs.symlinkSync(ROOT, path.join(workspace, 'node_modules', '@cline', 'hooks'), 'junction')
+    expect(callPlugin({ plugin: copy, cwd: workspace, env }).control).toEqual({ stop: true, reason: 'found' })
+  })
+})
