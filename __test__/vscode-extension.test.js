@@ -223,7 +223,8 @@ function startHost(workerData) {
   return host
 }
 
-// A hook that takes this long is the slowest of its run whatever the load: the others answer at once.
+// How much longer than the global hook the slow workspace hook takes: it answers this long
+// after the global hook said it was done, so it is the slowest of its run whatever the load.
 const SLOW_MS = 400
 
 /** A hook program that reads its input, then runs `body` with `input` parsed and `say(verdict)`. */
@@ -251,20 +252,28 @@ exampleTest('in an extension host (a worker): blocks, passes context, reports th
   const rootA = makeWorkspace()
   const rootB = makeWorkspace()
   const pids = makeTempDir('cline-hooks-vsx-pids-')
+  const done = makeTempDir('cline-hooks-vsx-done-')
+  // Says it is done (a file named after the tool) as it answers.
   writeProgram(
     globalDir,
     'PreToolUse',
-    program(`  say({ cancel: false, contextModification: 'global: ' + input.preToolUse.tool + ' checked for ' + input.taskId })`),
+    program(`  say({ cancel: false, contextModification: 'global: ' + input.preToolUse.tool + ' checked for ' + input.taskId })
+  fs.writeFileSync(path.join(${J(done)}, input.preToolUse.tool), '')`),
   )
+  // Blocks .js files at once; otherwise answers (or fails) SLOW_MS after the global hook is done.
   const preToolUseA = writeProgram(
     hooksDirOf(rootA),
     'PreToolUse',
     program(`  const { tool, parameters } = input.preToolUse
   if (tool === 'write_to_file' && parameters.path.endsWith('.js')) return say({ cancel: true, errorMessage: 'Use .ts: ' + parameters.path })
-  setTimeout(() => {
-    if (tool === 'broken') process.exit(3)
-    say({ cancel: false, contextModification: 'workspace: task=' + input.taskId + ' version=' + input.clineVersion + ' roots=' + input.workspaceRoots.join('|') })
-  }, ${SLOW_MS})`),
+  const poll = setInterval(() => {
+    if (!fs.existsSync(path.join(${J(done)}, tool))) return
+    clearInterval(poll)
+    setTimeout(() => {
+      if (tool === 'broken') process.exit(3)
+      say({ cancel: false, contextModification: 'workspace: task=' + input.taskId + ' version=' + input.clineVersion + ' roots=' + input.workspaceRoots.join('|') })
+    }, ${SLOW_MS})
+  }, 10)`),
   )
   // Runs until it is stopped, its pid in a file named after the prompt.
   writeProgram(
