@@ -17,7 +17,9 @@ const EXAMPLE = path.join(ROOT, 'examples', 'vscode-extension')
 
 // The build tools are the repository's devDependencies. The Windows lane copies the package into
 // a Wine prefix where only Jest is installed (for win32): no TypeScript, and no esbuild, whose
-// JS API needs its win32 binary. There the example cannot be built, so these tests are skipped.
+// JS API needs its win32 binary. There the example cannot be built, so these tests are skipped;
+// anywhere else a missing tool fails them ("Cannot find module"). tsc is run as the script its
+// .bin link points at, with this node: no shell, and the same on every platform.
 function resolvable(id) {
   try {
     require.resolve(id)
