@@ -139,6 +139,8 @@ cat >"$PROJECT/index.js" <<'EOF'
 // The copied tests require('..'): here that is the installed package, nothing else.
 module.exports = require('@cline/hooks')
 EOF
+# The example extension's tsconfig maps @cline/hooks to ../../index.d.ts: the installed types.
+echo "export * from '@cline/hooks'" >"$PROJECT/index.d.ts"
 mkdir -p "$PROJECT/sdk"
 cat >"$PROJECT/sdk/index.js" <<'EOF'
 'use strict'
