@@ -12,8 +12,9 @@ const { spawnSync } = require('child_process')
 
 const { makeTempDir, writeFile, isAlive, waitDead, trackPid } = require('./helpers')
 
-const ROOT = path.resolve(__dirname, '..')
-const PLUGIN = path.join(ROOT, 'cline-plugin.mjs')
+// The package as a consumer resolves it by name: this repo (self-reference), or the installed copy.
+const PACKAGE_DIR = path.dirname(require.resolve('@cline/hooks/package.json'))
+const PLUGIN = require.resolve('@cline/hooks/cline-plugin')
 
 /** A `.cjs` hook that prints `verdict`. */
 function verdictHook(verdict) {
@@ -128,13 +129,13 @@ setInterval(() => {}, 1000)
       /cannot find the @cline\/hooks package\. Install it in the workspace \(npm install @cline\/hooks\) or globally .*or set CLINE_HOOKS_PACKAGE/,
     )
     // CLINE_HOOKS_PACKAGE names the package folder.
-    expect(callPlugin({ plugin: copy, cwd: workspace, env: { ...env, CLINE_HOOKS_PACKAGE: ROOT } }).control).toEqual({
+    expect(callPlugin({ plugin: copy, cwd: workspace, env: { ...env, CLINE_HOOKS_PACKAGE: PACKAGE_DIR } }).control).toEqual({
       stop: true,
       reason: 'found',
     })
     // Installed in the workspace (a link stands in for `npm install`): found by name.
     fs.mkdirSync(path.join(workspace, 'node_modules', '@cline'), { recursive: true })
-    fs.symlinkSync(ROOT, path.join(workspace, 'node_modules', '@cline', 'hooks'), 'junction')
+    fs.symlinkSync(PACKAGE_DIR, path.join(workspace, 'node_modules', '@cline', 'hooks'), 'junction')
     expect(callPlugin({ plugin: copy, cwd: workspace, env }).control).toEqual({ stop: true, reason: 'found' })
   })
 })

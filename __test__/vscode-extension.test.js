@@ -293,7 +293,8 @@ exampleTest('in an extension host (a worker): blocks, passes context, reports th
   const host = startHost({
     bundle: outfile,
     vscodeStandIn,
-    hooksPackage: path.join(ROOT, 'index.js'),
+    // The package as a consumer resolves it: this repo (self-reference), or the installed copy.
+    hooksPackage: require.resolve('@cline/hooks'),
     version: '9.9.9-example',
     folders: [rootA, rootB],
     settings: { 'clineHooksExample.globalHooksDir': globalDir, 'clineHooksExample.slowHookMs': 250 },

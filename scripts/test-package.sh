@@ -140,7 +140,7 @@ cat >"$PROJECT/index.js" <<'EOF'
 module.exports = require('@cline/hooks')
 EOF
 # The example extension's tsconfig maps @cline/hooks to ../../index.d.ts: the installed types.
-echo "export * from '@cline/hooks'" >"$PROJECT/index.d.ts"
+cp "$PROJECT/node_modules/@cline/hooks/index.d.ts" "$PROJECT/index.d.ts"
 mkdir -p "$PROJECT/sdk"
 cat >"$PROJECT/sdk/index.js" <<'EOF'
 'use strict'
