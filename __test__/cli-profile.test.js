@@ -657,6 +657,83 @@ describe('CLI profile: which files are hooks, and how they start', () => {
   })
 })
 
+// Issue 13: where the Cline SDK's own file-hook runner (createHookConfigFileHooks in
+// @cline/core) decides, the cli profile decides the same way.
+describe('CLI profile: the SDK runner\'s rules', () => {
+  test('file names with blanks around the hook name, and extensions in any case, are hooks and run with their extension\'s interpreter', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    const say = (context) => printJson({ context })
+    const expected = [
+      [writeFile(dir, ' PreToolUse.Js', say('Js')), [process.execPath], 'Js'],
+      [writeFile(dir, 'PreToolUse .cjs', say('space .cjs')), [process.execPath], 'space .cjs'],
+      [writeFile(dir, 'PRETOOLUSE.CJS', say('CJS')), [process.execPath], 'CJS'],
+    ]
+    // Each where its interpreter is (the Windows lane has no bash).
+    const bash = onPath('bash')
+    if (bash) expected.push([writeFile(dir, 'pretooluse.SH', 'echo "{\\"context\\": \\"${BASH_VERSION:+bash} SH\\"}"\n'), [bash], 'bash SH'])
+    if (pythonArgv()) expected.push([writeFile(dir, 'PreToolUse.PY', 'import json\nprint(json.dumps({"context": "PY"}))\n'), pythonArgv(), 'PY'])
+    // Not hooks: a blank inside the name, a second extension, a dot in the stem.
+    for (const name of ['Pre ToolUse.cjs', 'PreToolUse .cjs.bak', 'PreToolUse.test.cjs']) writeFile(dir, name, say(name))
+    expected.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+
+    const options = cli({ extraHooksDirs: [dir] })
+    const found = await discoverHooks('tool_call', options)
+    expect(found.map((h) => [h.path, h.enabled, h.command])).toEqual(expected.map(([file, argv]) => [file, true, [...argv, file]]))
+    const result = await runHook('tool_call', {}, options)
+    expect(result.hooks.map((h) => [h.path, h.status])).toEqual(expected.map(([file]) => [file, 'completed']))
+    expect(result.contextModification).toBe(expected.map(([, , context]) => context).join('\n\n'))
+  })
+
+  test('a hook printing both context and contextModification adds its context in the cli profile, its contextModification in the extension profile', async () => {
+    const tmp = makeTempDir()
+    const both = printJson({ context: 'the cli field', contextModification: 'the contract field' })
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', both)
+    writeProgram(path.join(tmp, 'ext'), 'PreToolUse', both)
+    writeCliProgram(path.join(tmp, 'control'), 'PreToolUse', `process.stdout.write('HOOK_CONTROL\\t{"contextModification": "b", "context": "a"}\\n')\n`)
+    const asCli = await runHook('tool_call', {}, cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))
+    expect(asCli).toMatchObject({ contextModification: 'the cli field', cancel: false })
+    expect(asCli.hooks.map((h) => [h.status, h.failure])).toEqual([['completed', undefined]])
+    const asExtension = await runHook('tool_call', {}, opts({ extraHooksDirs: [path.join(tmp, 'ext')] }))
+    expect(asExtension.contextModification).toBe('the contract field')
+    const control = await runHook('tool_call', {}, cli({ extraHooksDirs: [path.join(tmp, 'control')] }))
+    expect(control.contextModification).toBe('a')
+  })
+
+  test('a missing timestamp is filled as new Date().toISOString() writes it (milliseconds in the extension profile); a given one is kept', async () => {
+    const tmp = makeTempDir()
+    const echoTimestamp = readInputThen('console.log(JSON.stringify({ contextModification: JSON.stringify(JSON.parse(input).timestamp) }))')
+    writeCliProgram(path.join(tmp, 'cli'), 'TaskStart', echoTimestamp)
+    writeProgram(path.join(tmp, 'ext'), 'TaskStart', echoTimestamp)
+    const before = Date.now()
+    const asCli = await runHook('agent_start', {}, cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))
+    const asExtension = await runHook('agent_start', {}, opts({ extraHooksDirs: [path.join(tmp, 'ext')] }))
+    const after = Date.now()
+    const iso = JSON.parse(asCli.contextModification)
+    expect(iso).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(new Date(iso).toISOString()).toBe(iso)
+    expect(Date.parse(iso)).toBeGreaterThanOrEqual(before - 1)
+    expect(Date.parse(iso)).toBeLessThanOrEqual(after + 1)
+    const ms = JSON.parse(asExtension.contextModification)
+    expect(ms).toMatch(/^\d+$/)
+    expect(Number(ms)).toBeGreaterThanOrEqual(before - 1)
+    expect(Number(ms)).toBeLessThanOrEqual(after + 1)
+    for (const timestamp of ['1736654400000', '2026-01-15T10:30:00Z', 7, null]) {
+      const given = await runHook('agent_start', { timestamp }, cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))
+      expect(given.contextModification).toBe(JSON.stringify(timestamp))
+    }
+  })
+
+  test('an indented HOOK_CONTROL line carries the verdict, its cancel included', async () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeCliProgram(dir, 'PreToolUse', `process.stdout.write('checking\\r\\n \\t HOOK_CONTROL\\t{"cancel": true, "errorMessage": "indented"}  \\r\\n')
+process.stdout.write('{"cancel": false, "errorMessage": "final object"}\\n')
+`)
+    const result = await runHook('tool_call', {}, cli({ extraHooksDirs: [dir] }))
+    expect(result).toMatchObject({ cancel: true, errorMessage: 'indented' })
+    expect(result.hooks.map((h) => [h.status, h.failure])).toEqual([['completed', undefined]])
+  })
+})
+
 describe('CLI event names', () => {
   const ALIASES = [
     ['agent_start', 'TaskStart'],

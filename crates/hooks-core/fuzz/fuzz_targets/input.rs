@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(input) = ours else { return };
     let bytes = input
-        .complete("PreToolUse", &["/w".into()], 1)
+        .complete("PreToolUse", &["/w".into()], "1")
         .expect("an object completes");
     assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
     assert_eq!(bytes.last(), Some(&b'\n'));
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // From a Value, the same object comes back.
     let again = HookInput::from_value(Value::Object(given.clone()))
-        .complete("PreToolUse", &["/w".into()], 1)
+        .complete("PreToolUse", &["/w".into()], "1")
         .expect("an object completes");
     assert_eq!(
         serde_json::from_slice::<Value>(&again).expect("parses"),

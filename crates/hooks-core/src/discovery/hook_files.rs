@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::Profile;
-use crate::launch::{self, Interpreters, Launch, LaunchKind};
+use crate::launch::{self, node_extname, Interpreters, Launch, LaunchKind};
+use crate::verdict::is_js_space;
 
 /// The file-naming rules to apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,10 +184,10 @@ fn windows_kind(ext: &str) -> LaunchKind {
 pub fn could_be_hook_file(name: &str, profile: Profile, platform: &Platform) -> bool {
     let (stem, ext) = split_extension(name);
     match (profile, platform) {
-        (Profile::Cli, _) => {
-            super::is_valid_ignoring_case(stem)
-                && CLI_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
-        }
+        // Windows drops a trailing space from a name it opens, so such a file would be
+        // inspected and run as another one (`PreToolUse ` as `PreToolUse`).
+        (Profile::Cli, Platform::Windows { .. }) if name.ends_with(' ') => false,
+        (Profile::Cli, _) => cli_stem(name).is_some_and(names_a_hook),
         (Profile::Extension, Platform::Unix) => super::is_valid(name),
         (Profile::Extension, Platform::Windows { pathext }) => {
             !ext.is_empty() && super::is_valid_ignoring_case(stem) && pathext.rule(ext).is_some()
@@ -284,16 +285,12 @@ pub const CLI_EXTENSIONS: [&str; 12] = [
     ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1", "",
 ];
 
-/// The CLI profile's rule: every file whose base name is the hook name (any case), with no
-/// extension or a known one, in path order. Several per directory are allowed.
+/// The CLI profile's rule: every file of the hook (see [`is_cli_file_of`]), in path order.
+/// Several per directory are allowed.
 pub fn pick_cli(hook_name: &str, entries: &[Entry]) -> Vec<Pick> {
     let mut picks: Vec<Pick> = entries
         .iter()
-        .filter(|e| {
-            let (stem, ext) = split_extension(&e.name);
-            stem.eq_ignore_ascii_case(hook_name)
-                && CLI_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
-        })
+        .filter(|e| is_cli_file_of(&e.name, hook_name))
         .map(|e| Pick {
             file_name: e.name.clone(),
             kind: LaunchKind::Interpreted,
@@ -306,6 +303,58 @@ pub fn pick_cli(hook_name: &str, entries: &[Entry]) -> Vec<Pick> {
         .collect();
     picks.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     picks
+}
+
+/// Whether `file_name` is a file of the hook `hook_name` under the CLI profile's rule, the
+/// Cline SDK's: its extension ([`node_extname`]) is none or one of [`CLI_EXTENSIONS`], and the
+/// rest of its name, trimmed as JavaScript's `trim` trims and lowered as `toLowerCase` lowers,
+/// is the hook name in lower case. So `PreToolUse .sh`, ` pretooluse.py` and `PRETOOLUSE`
+/// count, and `PreToolUse.test.sh` does not. The extension counts in any case
+/// (`pretooluse.SH`): the SDK lowers it to compare it too, but then cuts the lowered extension
+/// off the name with Node's `basename(name, ext)`, which compares case-sensitively, so there
+/// `pretooluse.SH` keeps its `.SH`, names no hook and never runs. Pure.
+pub fn is_cli_file_of(file_name: &str, hook_name: &str) -> bool {
+    cli_stem(file_name).is_some_and(|stem| {
+        lowered(stem).eq(hook_name.chars().map(|c| c.to_ascii_lowercase())) && names_a_hook(stem)
+    })
+}
+
+/// The name of a CLI-profile file without its extension and the blanks around it, when its
+/// extension is one the profile runs.
+fn cli_stem(file_name: &str) -> Option<&str> {
+    let ext = node_extname(file_name);
+    CLI_EXTENSIONS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(ext))
+        .then(|| file_name[..file_name.len() - ext.len()].trim_matches(is_js_space))
+}
+
+/// `stem` as `toLowerCase` lowers it (Unicode's rules: the Kelvin sign becomes `k`).
+fn lowered(stem: &str) -> impl Iterator<Item = char> + '_ {
+    stem.chars().flat_map(char::to_lowercase)
+}
+
+/// Whether `stem` lowered is a hook name in lower case (`^[a-z][a-z0-9]{0,63}$`), without
+/// building it: every entry of a crowded folder is asked.
+fn names_a_hook(stem: &str) -> bool {
+    // A hook name is at most 64 characters: a stem of more than 4 × 64 bytes has more than
+    // 64 characters, and lowering never drops one.
+    if stem.len() > 4 * 64 {
+        return false;
+    }
+    let mut count = 0;
+    for (at, c) in lowered(stem).enumerate() {
+        if !(c.is_ascii_lowercase() || (at > 0 && c.is_ascii_digit())) {
+            return false;
+        }
+        count = at + 1;
+    }
+    (1..=64).contains(&count)
+}
+
+/// `stem` lowered, when that is a hook name in lower case.
+fn lowered_name(stem: &str) -> Option<String> {
+    names_a_hook(stem).then(|| lowered(stem).collect())
 }
 
 /// `PreToolUse.sh` -> (`PreToolUse`, `.sh`); `PreToolUse` -> (`PreToolUse`, ``).
@@ -348,23 +397,31 @@ fn kind_problem(kind: &EntryKind) -> String {
     }
 }
 
-/// The part of a file name that names its hook: the whole name for the extension profile on
-/// macOS/Linux (no extension), else the name before its first dot.
-pub(super) fn hook_stem<'n>(file_name: &'n str, profile: Profile, platform: &Platform) -> &'n str {
+/// The hook name in ASCII lower case that a file name (one that [`could_be_hook_file`]) is
+/// filed under: the whole name for the extension profile on macOS/Linux (no extension), the
+/// name before its first dot on Windows, the name the CLI profile's rule finds in it.
+pub(super) fn stem_key(file_name: &str, profile: Profile, platform: &Platform) -> String {
     match (profile, platform) {
-        (Profile::Extension, Platform::Unix) => file_name,
-        _ => split_extension(file_name).0,
+        (Profile::Extension, Platform::Unix) => file_name.to_ascii_lowercase(),
+        (Profile::Extension, Platform::Windows { .. }) => {
+            split_extension(file_name).0.to_ascii_lowercase()
+        }
+        (Profile::Cli, _) => cli_stem(file_name)
+            .and_then(lowered_name)
+            .unwrap_or_default(),
     }
 }
 
 /// Whether `file_name` (one that [`could_be_hook_file`]) is a file of the hook `hook_name`:
 /// named exactly so for the extension profile on macOS/Linux, its stem in any letter case on
-/// Windows and for the CLI profile.
+/// Windows, and by [`is_cli_file_of`] for the CLI profile.
 pub fn is_file_of(file_name: &str, hook_name: &str, profile: Profile, platform: &Platform) -> bool {
-    let stem = hook_stem(file_name, profile, platform);
     match (profile, platform) {
-        (Profile::Extension, Platform::Unix) => stem == hook_name,
-        _ => stem.eq_ignore_ascii_case(hook_name),
+        (Profile::Extension, Platform::Unix) => file_name == hook_name,
+        (Profile::Extension, Platform::Windows { .. }) => {
+            split_extension(file_name).0.eq_ignore_ascii_case(hook_name)
+        }
+        (Profile::Cli, _) => is_cli_file_of(file_name, hook_name),
     }
 }
 
@@ -426,6 +483,187 @@ pub(super) mod tests {
             .filter(|p| p.file_name != "PreToolUse.js")
             .all(|p| p.disabled.is_none()));
         assert!(picks[1].disabled.as_ref().unwrap().contains("directory"));
+    }
+
+    /// The Cline SDK's own rule (its `createHookConfigFileHooks` file listing), checked name by
+    /// name with Node 20: every name here but the extension's case is decided the same.
+    #[test]
+    fn cli_profile_names_follow_the_sdk_rule() {
+        let hooks = [
+            ("PreToolUse", "PreToolUse"),
+            ("pretooluse.sh", "PreToolUse"),
+            ("PreToolUse .sh", "PreToolUse"),
+            (" PreToolUse.py", "PreToolUse"),
+            ("PreToolUse\t.sh", "PreToolUse"),
+            ("\u{feff}PreToolUse.js", "PreToolUse"),
+            ("\u{3000}PreToolUse\u{a0}.cjs", "PreToolUse"),
+            ("PRETOOLUSE", "PreToolUse"),
+            (" PreToolUse ", "PreToolUse"),
+            ("PreToolUse\r\n.mjs", "PreToolUse"),
+            ("PreToolUse.ps1", "PreToolUse"),
+            ("PreToolUse.cts", "PreToolUse"),
+            // `toLowerCase` lowers the Kelvin sign to `k`.
+            ("Tas\u{212a}Start.sh", "TaskStart"),
+            // Where this rule and the SDK's part: it finds no hook in these (see is_cli_file_of).
+            ("pretooluse.SH", "PreToolUse"),
+            ("PreToolUse.Js", "PreToolUse"),
+            (" PreToolUse .PY", "PreToolUse"),
+        ];
+        for (name, hook) in hooks {
+            assert!(is_cli_file_of(name, hook), "{name:?}");
+            assert!(
+                could_be_hook_file(name, Profile::Cli, &Platform::Unix),
+                "{name:?}"
+            );
+            assert_eq!(
+                stem_key(name, Profile::Cli, &Platform::Unix),
+                hook.to_ascii_lowercase(),
+                "{name:?}"
+            );
+        }
+        for name in [
+            "PreToolUse.test.sh",
+            "PreToolUse.sh.bak",
+            "Pre ToolUse.sh",
+            "PreToolUse.sh ",
+            // NEL is no blank to JavaScript's trim, nor a zero-width space.
+            "\u{85}PreToolUse.sh",
+            "\u{200b}PreToolUse.sh",
+            ".PreToolUse",
+            "PreToolUse.",
+            "PreToolUse..sh",
+            "PreToolUse.md",
+            "PreToolUseX.sh",
+            "PostToolUse.sh",
+            // `toLowerCase` lowers `İ` to `i` and a combining dot.
+            "\u{130}Hook.sh",
+        ] {
+            assert!(!is_cli_file_of(name, "PreToolUse"), "{name:?}");
+        }
+        // Any name that can be a hook's is a candidate, a future hook's too; others are not.
+        for name in ["FutureHook2 .sh", " notification.PY"] {
+            assert!(
+                could_be_hook_file(name, Profile::Cli, &Platform::Unix),
+                "{name:?}"
+            );
+        }
+        for name in [
+            "Pre ToolUse.sh",
+            "1Hook.sh",
+            "\u{85}TaskStart",
+            "TaskStart.sh.bak",
+            "",
+        ] {
+            assert!(
+                !could_be_hook_file(name, Profile::Cli, &Platform::Unix),
+                "{name:?}"
+            );
+        }
+        let long = format!("A{}", "b".repeat(63));
+        assert!(could_be_hook_file(
+            &format!(" {long}.sh"),
+            Profile::Cli,
+            &Platform::Unix
+        ));
+        assert!(!could_be_hook_file(
+            &format!(" {long}b.sh"),
+            Profile::Cli,
+            &Platform::Unix
+        ));
+    }
+
+    /// Windows drops a trailing space from the name of a file it opens: such a file would be
+    /// inspected and started as another one, so on Windows it is no candidate.
+    #[test]
+    fn cli_profile_on_windows_passes_over_names_ending_in_a_space() {
+        let win = Platform::windows("");
+        assert!(could_be_hook_file(" PreToolUse.py", Profile::Cli, &win));
+        assert!(could_be_hook_file("PreToolUse .SH", Profile::Cli, &win));
+        assert!(!could_be_hook_file("PreToolUse ", Profile::Cli, &win));
+        assert!(could_be_hook_file(
+            "PreToolUse ",
+            Profile::Cli,
+            &Platform::Unix
+        ));
+        assert!(could_be_hook_file("PreToolUse\t", Profile::Cli, &win));
+    }
+
+    #[test]
+    fn cli_picks_files_named_with_blanks_and_any_case_in_path_order() {
+        let entries = [
+            file(" PreToolUse.py", false),
+            file("PreToolUse .cjs", false),
+            file("pretooluse.SH", false),
+            file("PreToolUse.Js", false),
+            file("Pre ToolUse.sh", false),
+            file("PreToolUse .sh.bak", false),
+        ];
+        let names: Vec<_> = pick_cli("PreToolUse", &entries)
+            .into_iter()
+            .map(|p| (p.file_name, p.disabled))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (" PreToolUse.py".to_owned(), None),
+                ("PreToolUse .cjs".to_owned(), None),
+                ("PreToolUse.Js".to_owned(), None),
+                ("pretooluse.SH".to_owned(), None),
+            ]
+        );
+        assert!(is_file_of(
+            "PreToolUse .cjs",
+            "PreToolUse",
+            Profile::Cli,
+            &Platform::Unix
+        ));
+        assert!(!is_file_of(
+            "PreToolUse .cjs",
+            "PreToolUse",
+            Profile::Extension,
+            &Platform::Unix
+        ));
+    }
+
+    #[test]
+    fn cli_launches_follow_the_extension_in_any_case_on_both_platforms() {
+        let machine = &mut FixedMachine::unix()
+            .with("pwsh", "/opt/pwsh")
+            .with("py", r"C:\py.exe");
+        for windows in [false, true] {
+            let mut tools = Interpreters::new(machine, Some("/opt/node".into()), windows);
+            let mut argv = |name: &str| match launch_for(
+                &PathBuf::from("/h").join(name),
+                None,
+                Profile::Cli,
+                &Platform::Unix,
+                &mut tools,
+            ) {
+                Launch::Argv(argv) => argv
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>(),
+                other => panic!("{name}: {other:?}"),
+            };
+            for name in ["pretooluse.SH", "PreToolUse .Bash", " PreToolUse "] {
+                assert_eq!(argv(name)[0], "/usr/bin/bash", "{name}");
+            }
+            for name in ["PreToolUse.Js", "PreToolUse .CJS", " PreToolUse.MJS"] {
+                assert_eq!(argv(name)[0], "/opt/node", "{name}");
+            }
+            let python = if windows {
+                r"C:\py.exe"
+            } else {
+                "/usr/bin/python3"
+            };
+            assert_eq!(argv("PreToolUse.PY")[0], python);
+            assert_eq!(argv("PreToolUse.TS")[0], "/usr/bin/bun");
+            let ps1 = argv("PreToolUse.Ps1");
+            assert_eq!(ps1[0], "/opt/pwsh");
+            assert!(
+                ps1[ps1.len() - 2] == "-File" && ps1[ps1.len() - 1].ends_with("PreToolUse.Ps1")
+            );
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::hook_files::hook_stem;
+use super::hook_files::stem_key;
 use super::inspect::inspect;
 use super::{could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile};
 use crate::launch::Interpreters;
@@ -63,7 +63,7 @@ impl Listed {
         candidates.sort_by(|a, b| a.0.cmp(&b.0));
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         for (at, (name, _)) in candidates.iter().enumerate() {
-            let stem = hook_stem(name, profile, platform).to_ascii_lowercase();
+            let stem = stem_key(name, profile, platform);
             by_stem.entry(stem).or_default().push(at);
         }
         Listed {
@@ -379,6 +379,7 @@ pub(super) mod tests {
             "PreToolUse",
             "PreToolUse.ps1",
             "pretooluse.cmd",
+            " pretooluse .SH",
             "TaskStart",
             "f2.sh",
         ];
@@ -400,9 +401,10 @@ pub(super) mod tests {
             of(Profile::Extension, &Platform::windows("")),
             ["PreToolUse", "PreToolUse.ps1", "pretooluse.cmd"]
         );
+        // The CLI profile files ` pretooluse .SH` under its trimmed, lowered name too.
         assert_eq!(
             of(Profile::Cli, &Platform::Unix),
-            ["PreToolUse", "PreToolUse.ps1", "pretooluse.cmd"]
+            [" pretooluse .SH", "PreToolUse", "PreToolUse.ps1"]
         );
     }
 

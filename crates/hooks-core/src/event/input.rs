@@ -7,9 +7,11 @@
 //! the final `}`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::discovery::Profile;
 use crate::error::HookError;
 
 /// The documented fields filled in when the caller left them out, in the order they are
@@ -81,15 +83,14 @@ impl HookInput {
         &self.text
     }
 
-    /// The bytes written to stdin: the caller's JSON with `hookName`, `timestamp`
-    /// (milliseconds since the epoch, as a string), `workspaceRoots` and `model` appended
-    /// where the caller did not set them, on one newline-terminated line. A field the caller
-    /// set is never touched.
+    /// The bytes written to stdin: the caller's JSON with `hookName`, `timestamp` (the given
+    /// text, see [`timestamp`]), `workspaceRoots` and `model` appended where the caller did
+    /// not set them, on one newline-terminated line. A field the caller set is never touched.
     pub fn complete(
         &self,
         hook_name: &str,
         workspace_roots: &[PathBuf],
-        now_ms: u128,
+        timestamp: &str,
     ) -> Result<Vec<u8>, HookError> {
         let (present, empty) = match self.shape {
             Shape::Object { present, empty } => (present, empty),
@@ -101,7 +102,7 @@ impl HookInput {
             .collect();
         let values = [
             Value::from(hook_name),
-            Value::from(now_ms.to_string()),
+            Value::from(timestamp),
             Value::Array(roots),
             serde_json::json!({ "provider": "unknown", "slug": "unknown" }),
         ];
@@ -133,6 +134,52 @@ impl From<Value> for HookInput {
     fn from(value: Value) -> Self {
         HookInput::from_value(value)
     }
+}
+
+/// The `timestamp` filled in for a caller that left it out, `since_epoch` after the Unix
+/// epoch: in the extension profile milliseconds as a string (`"1736654400000"`, the
+/// contract's form); in the CLI profile the UTC time as `new Date().toISOString()` writes it
+/// (`"2025-01-12T04:00:00.000Z"`), the form the Cline SDK fills. Pure.
+pub fn timestamp(profile: Profile, since_epoch: Duration) -> String {
+    let ms = since_epoch.as_millis();
+    match profile {
+        Profile::Extension => ms.to_string(),
+        Profile::Cli => iso_8601(u64::try_from(ms).unwrap_or(u64::MAX)),
+    }
+}
+
+/// `ms` milliseconds after the epoch as JavaScript's `toISOString` writes it: four digits of
+/// year, or a sign and six past 9999.
+fn iso_8601(ms: u64) -> String {
+    let (days, in_day) = (ms / 86_400_000, ms % 86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let year = if year <= 9999 {
+        format!("{year:04}")
+    } else {
+        format!("+{year:06}")
+    };
+    let (h, m, s, milli) = (
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000,
+    );
+    format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+}
+
+/// The proleptic Gregorian date `days` days after 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, for days on or after the epoch).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
 }
 
 fn not_an_object(kind: &str) -> HookError {
@@ -401,7 +448,7 @@ mod tests {
 
     fn completed(input: &HookInput) -> Value {
         let bytes = input
-            .complete("PreToolUse", &["/w".into()], 1736654400000)
+            .complete("PreToolUse", &["/w".into()], "1736654400000")
             .unwrap();
         serde_json::from_slice(&bytes).unwrap()
     }
@@ -420,10 +467,62 @@ mod tests {
         assert_eq!(map["preToolUse"]["tool"], "x");
     }
 
+    /// The ISO form is JavaScript's `new Date(ms).toISOString()`, checked against Node 20.
+    #[test]
+    fn the_cli_profile_fills_an_iso_timestamp_and_the_extension_milliseconds() {
+        for (ms, iso) in [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (1_709_210_096_789, "2024-02-29T12:34:56.789Z"),
+            (1_736_654_400_000, "2025-01-12T04:00:00.000Z"),
+            (1_795_490_316_601, "2026-11-24T03:18:36.601Z"),
+            (4_107_542_399_999, "2100-02-28T23:59:59.999Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+            (253_402_300_800_000, "+010000-01-01T00:00:00.000Z"),
+            (8_640_000_000_000_000, "+275760-09-13T00:00:00.000Z"),
+        ] {
+            let at = Duration::from_millis(ms);
+            assert_eq!(timestamp(Profile::Cli, at), iso, "{ms}");
+            assert_eq!(timestamp(Profile::Extension, at), ms.to_string());
+        }
+        // Sub-millisecond time is dropped, as a JavaScript Date has none.
+        assert_eq!(
+            timestamp(Profile::Cli, Duration::from_nanos(1_999_999)),
+            "1970-01-01T00:00:00.001Z"
+        );
+        // Every day of four centuries (leap years and the century rules) against a day count.
+        let mut date = (1970, 1, 1);
+        for days in 0..146_097 {
+            assert_eq!(civil_from_days(days), date, "{days}");
+            let (y, m, d) = date;
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let length = match m {
+                2 if leap => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            date = match (d < length, m < 12) {
+                (true, _) => (y, m, d + 1),
+                (false, true) => (y, m + 1, 1),
+                (false, false) => (y + 1, 1, 1),
+            };
+        }
+        // A timestamp the caller gave is kept, whatever its form.
+        let given = HookInput::from_value(json!({"timestamp": 17}));
+        let bytes = given
+            .complete("TaskStart", &[], "2026-01-01T00:00:00.000Z")
+            .unwrap();
+        assert!(
+            bytes.starts_with(b"{\"timestamp\":17,\"hookName\""),
+            "{bytes:?}"
+        );
+    }
+
     #[test]
     fn appends_after_the_callers_members_and_keeps_their_bytes() {
         let input = HookInput::from_json(r#"{"a":1.50,"b":"é\u00e9"}"#.to_owned()).unwrap();
-        let bytes = input.complete("TaskStart", &[], 7).unwrap();
+        let bytes = input.complete("TaskStart", &[], "7").unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             "{\"a\":1.50,\"b\":\"é\\u00e9\",\"hookName\":\"TaskStart\",\"timestamp\":\"7\",\
@@ -435,7 +534,7 @@ mod tests {
     fn fills_an_empty_object_without_a_leading_comma() {
         let bytes = HookInput::from_json("{}".to_owned())
             .unwrap()
-            .complete("TaskStart", &[], 7)
+            .complete("TaskStart", &[], "7")
             .unwrap();
         assert!(
             bytes.starts_with(b"{\"hookName\":\"TaskStart\","),
@@ -471,7 +570,7 @@ mod tests {
     fn refuses_non_objects() {
         for bad in [json!([1]), json!("x"), json!(null), json!(3), json!(true)] {
             let err = HookInput::from_value(bad.clone())
-                .complete("TaskStart", &[], 0)
+                .complete("TaskStart", &[], "0")
                 .unwrap_err();
             assert!(err.to_string().contains("must be a JSON object"), "{err}");
             let err = HookInput::from_json(bad.to_string()).unwrap_err();
@@ -511,7 +610,7 @@ mod tests {
         let text = "{\n  \"a\": [ 1, 2 ],\r\n\t\"b\": \"x y\\\" z\"\n}";
         let bytes = HookInput::from_json(text.to_owned())
             .unwrap()
-            .complete("TaskStart", &[], 0)
+            .complete("TaskStart", &[], "0")
             .unwrap();
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
         assert!(bytes.starts_with(br#"{"a":[1,2],"b":"x y\" z","#));
@@ -523,7 +622,7 @@ mod tests {
         let depth = 100_000;
         let text = format!("{{\"deep\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
         let input = HookInput::from_json(text.clone()).unwrap();
-        let bytes = input.complete("TaskStart", &[], 0).unwrap();
+        let bytes = input.complete("TaskStart", &[], "0").unwrap();
         assert!(bytes.starts_with(text.trim_end_matches('}').as_bytes()));
         let unbalanced = format!(
             "{{\"deep\":{}1{}}}",
@@ -546,7 +645,7 @@ mod tests {
         // From text, the caller's digits are passed through as they were written.
         let bytes = HookInput::from_json(text.to_owned())
             .unwrap()
-            .complete("TaskStart", &[], 0)
+            .complete("TaskStart", &[], "0")
             .unwrap();
         assert!(bytes.starts_with(
             br#"{"big":2666666666666666666666666666666666666666666666666666666666666,"x":0.30000000000000004,"#
@@ -556,7 +655,7 @@ mod tests {
     #[test]
     fn serializes_one_line() {
         let input = HookInput::from_value(json!({"a": "multi\nline"}));
-        let bytes = input.complete("TaskStart", &[], 0).unwrap();
+        let bytes = input.complete("TaskStart", &[], "0").unwrap();
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
         assert_eq!(bytes.last(), Some(&b'\n'));
     }

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::discovery::{DiscoveredHook, Profile};
 use crate::error::HookError;
-use crate::event::HookInput;
+use crate::event::{input, HookInput};
 use crate::process::{run_hook, start_detached, Execution, RunContext, Status};
 use crate::verdict::{combine, Combined};
 
@@ -99,11 +99,11 @@ impl Runner {
 
     /// Completes the input and serializes it once for every hook: the bytes for stdin.
     pub fn prepare_input(&self, input: &HookInput) -> Result<Vec<u8>, HookError> {
-        let now_ms = SystemTime::now()
+        let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
-        input.complete(&self.hook_name, &self.workspace_roots, now_ms)
+            .unwrap_or_default();
+        let timestamp = input::timestamp(self.profile, now);
+        input.complete(&self.hook_name, &self.workspace_roots, &timestamp)
     }
 
     /// The report of a run when no hook is enabled: nothing starts, nothing is awaited.

@@ -141,10 +141,11 @@ pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Inter
             };
         }
     }
+    // The extension in any case: `Hook.SH` is a shell script, `Hook.PY` Python.
     let extension = path
         .file_name()
         .and_then(|n| n.to_str())
-        .and_then(|n| n.find('.').map(|i| n[i..].to_ascii_lowercase()))
+        .map(|n| node_extname(n).to_ascii_lowercase())
         .unwrap_or_default();
     let missing = |what: &str, hint: &str| {
         Launch::Fails(format!(
@@ -183,6 +184,16 @@ pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Inter
         },
         ".ps1" => command(path, LaunchKind::PowerShell, tools),
         other => Launch::Fails(format!("files ending in {other} are not run as hooks")),
+    }
+}
+
+/// The extension of a file name as Node's `path.extname` gives it (the Cline SDK's rule):
+/// from its last dot, unless that dot starts the name (`.sh` has none) or the name is `..`.
+/// Pure.
+pub fn node_extname(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 && name != ".." => &name[dot..],
+        _ => "",
     }
 }
 

@@ -32,9 +32,10 @@
 //!    does not block, a `"cancel": true` it set aside (on an earlier control line, or in an
 //!    object holding a verdict field anywhere on stdout) is named in a warning. In the
 //!    extension profile it is a log line like any other.
-//! 6. `contextModification` (or `context`) and `errorMessage` keep at most 50,000 bytes of
-//!    UTF-8 each, marker included (the contract's 50 KB), cut on a character boundary;
-//!    `overrideInput` is read up to 1 MiB of JSON.
+//! 6. `contextModification` (or `context`: of the two printed as strings, `context` wins in the
+//!    CLI profile, as in the Cline SDK, and `contextModification` in the extension profile) and
+//!    `errorMessage` keep at most 50,000 bytes of UTF-8 each, marker included (the contract's
+//!    50 KB), cut on a character boundary; `overrideInput` is read up to 1 MiB of JSON.
 //! 7. UTF-16 output (PowerShell's `Out-File`) is decoded, with a warning (encoding.rs).
 
 use serde_json::{Map, Value};
@@ -179,7 +180,7 @@ pub(crate) fn control_payload(payload: &str) -> Result<(Verdict, bool), String> 
     match verdict::parse_first(payload) {
         Ok((Value::Object(map), end, notes)) => {
             let trailing = !payload[end..].trim().is_empty();
-            Ok((from_map(map, notes), trailing))
+            Ok((from_map(map, notes, Profile::Cli), trailing))
         }
         Ok((other, _, _)) => Err(format!(
             "printed a HOOK_CONTROL line holding {}, not a JSON object",
@@ -202,7 +203,10 @@ fn deep_control(payload: &str) -> Option<(Verdict, bool)> {
         return None;
     }
     let trailing = !payload[end..].trim().is_empty();
-    Some((from_fields(span, fields, Unkept::Deep), trailing))
+    Some((
+        from_fields(span, fields, Unkept::Deep, Profile::Cli),
+        trailing,
+    ))
 }
 
 /// Rule 5: the last control line that holds a JSON object is the verdict. A broken control
@@ -254,7 +258,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
     let scan = &kept.scan;
     let mut verdict = match kept.text(span.start, span.end) {
         Some(text) => match verdict::parse_value(text) {
-            Ok((Value::Object(map), notes)) => from_map(map, notes),
+            Ok((Value::Object(map), notes)) => from_map(map, notes, kept.profile),
             // The scan accepts exactly what lenient.rs reads; this only keeps that promise honest.
             Ok((other, _)) => {
                 return broken(format!(
@@ -264,7 +268,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
             }
             // Deeper than serde_json reads, but `JSON.parse` reads it: the scan checked it.
             Err(_) if verdict::nesting(text).0 > MAX_DEPTH => {
-                from_fields(span, fields, Unkept::Deep)
+                from_fields(span, fields, Unkept::Deep, kept.profile)
             }
             Err(err) => {
                 return broken(format!(
@@ -272,7 +276,7 @@ fn object_verdict(kept: &Kept, span: Span, fields: Option<&Fields>) -> Verdict {
                 ))
             }
         },
-        None => from_fields(span, fields, Unkept::Large),
+        None => from_fields(span, fields, Unkept::Large, kept.profile),
     };
     // An unclosed `"cancel": true` after it still blocks (see `unclosed_cancel`).
     if scan.cancel_replaced && !verdict.cancel && scan.unclosed_cancel.is_none() {
@@ -569,8 +573,8 @@ fn what(field: &Field) -> String {
 }
 
 /// The verdict of a whole object.
-fn from_map(map: Map<String, Value>, notes: Notes) -> Verdict {
-    let mut verdict = read_fields(|key| map.get(key.name()).map(Field::Value));
+fn from_map(map: Map<String, Value>, notes: Notes, profile: Profile) -> Verdict {
+    let mut verdict = read_fields(|key| map.get(key.name()).map(Field::Value), profile);
     verdict.warnings.extend(notes.warnings());
     verdict.object = Some(map);
     verdict
@@ -586,7 +590,7 @@ enum Unkept {
 }
 
 /// The verdict of an object the runner could not keep whole, from the fields the scan kept.
-fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept) -> Verdict {
+fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept, profile: Profile) -> Verdict {
     let mut notes = Notes::default();
     let mut whole: [Option<Value>; 7] = Default::default();
     for key in Key::ALL {
@@ -636,7 +640,7 @@ fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept) -> Verdict {
             Captured::Container(kind) => Field::Container(*kind),
         })
     };
-    let mut verdict = read_fields(get);
+    let mut verdict = read_fields(get, profile);
     // An object with no verdict field is the verdict only by being the last object.
     let what = if fields.is_some() {
         "a verdict object"
@@ -668,7 +672,7 @@ fn from_fields(span: Span, fields: Option<&Fields>, why: Unkept) -> Verdict {
 }
 
 /// Checks the known fields' types; unknown fields stay in `object` untouched.
-fn read_fields<'a>(get: impl Fn(Key) -> Option<Field<'a>>) -> Verdict {
+fn read_fields<'a>(get: impl Fn(Key) -> Option<Field<'a>>, profile: Profile) -> Verdict {
     let mut verdict = Verdict::default();
     let mut problems = Vec::new();
 
@@ -703,13 +707,13 @@ fn read_fields<'a>(get: impl Fn(Key) -> Option<Field<'a>>) -> Verdict {
         )),
     }
 
-    let context = match text_field(&get, Key::ContextModification, &mut problems) {
-        Some(text) => Some(text),
-        None => text_field(&get, Key::Context, &mut problems),
+    let [first, second] = context_keys(profile);
+    let context = match text_field(&get, first, &mut problems) {
+        Some(text) => Some((first, text)),
+        None => text_field(&get, second, &mut problems).map(|text| (second, text)),
     };
-    if let Some((text, len)) = context {
-        verdict.context_modification =
-            cut_text("contextModification", text, len, &mut verdict.warnings);
+    if let Some((key, (text, len))) = context {
+        verdict.context_modification = cut_text(key.name(), text, len, &mut verdict.warnings);
     }
     if let Some((text, len)) = text_field(&get, Key::ErrorMessage, &mut problems) {
         verdict.error_message = cut_text("errorMessage", text, len, &mut verdict.warnings);
@@ -738,6 +742,17 @@ fn read_fields<'a>(get: impl Fn(Key) -> Option<Field<'a>>) -> Verdict {
         ));
     }
     verdict
+}
+
+/// The two names of the context a hook adds, the one that wins first when a hook prints both as
+/// strings: the CLI's own `context` in the CLI profile, as the Cline SDK reads it (`typeof
+/// context === 'string' ? context : contextModification`); the contract's
+/// `contextModification` in the extension profile, whose contract has no `context`. Pure.
+pub fn context_keys(profile: Profile) -> [Key; 2] {
+    match profile {
+        Profile::Cli => [Key::Context, Key::ContextModification],
+        Profile::Extension => [Key::ContextModification, Key::Context],
+    }
 }
 
 /// A string field: its text (or what was kept of it) and its length.
@@ -1211,6 +1226,68 @@ mod tests {
         assert_eq!(v.context_modification, "from cli");
         let v = p("{\"context\": \"cli\", \"contextModification\": \"ext\"}");
         assert_eq!(v.context_modification, "ext");
+    }
+
+    /// Of `context` and `contextModification` printed as strings, the CLI profile takes
+    /// `context` (the Cline SDK's rule), the extension profile `contextModification`, whether
+    /// the object is read whole, from a HOOK_CONTROL line, or from what the scan kept of it.
+    #[test]
+    fn the_cli_profile_prefers_context_and_the_extension_profile_context_modification() {
+        let both = "{\"context\": \"cli\", \"contextModification\": \"ext\"}";
+        assert_eq!(
+            context_keys(Profile::Cli),
+            [Key::Context, Key::ContextModification]
+        );
+        assert_eq!(cli(both).context_modification, "cli");
+        assert_eq!(p(both).context_modification, "ext");
+        assert_eq!(
+            cli(&format!("HOOK_CONTROL\t{both}\n")).context_modification,
+            "cli"
+        );
+        // An empty `context` is a string too: it wins, and adds nothing.
+        let empty = cli("{\"context\": \"\", \"contextModification\": \"ext\"}");
+        assert_eq!(
+            (empty.context_modification.as_str(), empty.problem),
+            ("", None)
+        );
+        // One of the wrong type fails the hook, and the other is read.
+        for (text, problem) in [
+            (
+                "{\"context\": 5, \"contextModification\": \"ext\"}",
+                "\"context\" must be a string",
+            ),
+            ("{\"context\": \"cli\", \"contextModification\": null}", ""),
+        ] {
+            let v = cli(text);
+            let want = if problem.is_empty() { "cli" } else { "ext" };
+            assert_eq!(v.context_modification, want, "{text}");
+            assert_eq!(
+                v.problem.is_some_and(|why| why.contains(problem)),
+                !problem.is_empty(),
+                "{text}"
+            );
+        }
+        // Neither kept window holds the object: its fields come from the scan, the same way.
+        let data = "d".repeat(3 * MIB);
+        let big = format!(
+            "{{\"context\":\"cli\",\"data\":\"{data}\",\"contextModification\":\"ext\"}}\n"
+        );
+        for (profile, want) in [(Profile::Cli, "cli"), (Profile::Extension, "ext")] {
+            let v = streamed_in(profile, big.as_bytes(), 64 << 10, MIB, MIB);
+            assert_eq!(v.context_modification, want, "{profile:?}");
+        }
+        // A `context` over the limit is cut, and named as printed.
+        let long = "x".repeat(MAX_CONTEXT_BYTES + 10);
+        let v =
+            cli(&serde_json::json!({ "context": long, "contextModification": "ext" }).to_string());
+        assert!(v
+            .context_modification
+            .ends_with("context is limited to 50000 bytes]"));
+        assert!(
+            v.warnings[0].starts_with("context was 50010 bytes"),
+            "{:?}",
+            v.warnings
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub struct Reader {
     control: Option<ControlLines>,
     raw_len: u64,
     utf16_later: Utf16Later,
+    profile: Profile,
 }
 
 /// What was kept of stdout once it ended.
@@ -54,6 +55,9 @@ pub struct Kept {
     pub raw_len: u64,
     /// Where output read as UTF-8 turned to UTF-16 JSON, if it did.
     pub utf16_later: Option<u64>,
+    /// Whose conventions the verdict follows (which of `context` and `contextModification`
+    /// wins).
+    pub profile: Profile,
 }
 
 /// What the `HOOK_CONTROL` lines said.
@@ -88,6 +92,7 @@ impl Reader {
             control: (profile == Profile::Cli).then(ControlLines::default),
             raw_len: 0,
             utf16_later: Utf16Later::default(),
+            profile,
         }
     }
 
@@ -123,6 +128,7 @@ impl Reader {
             control,
             raw_len: self.raw_len,
             utf16_later: self.utf16_later.found,
+            profile: self.profile,
         }
     }
 
@@ -300,6 +306,8 @@ pub fn is_js_space(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
 
     fn kept(chunks: &[&[u8]], head: usize, tail: usize) -> Kept {
         let mut reader = Reader::with_windows(Profile::Cli, head, tail);
@@ -382,5 +390,142 @@ mod tests {
         let control = kept(&[long.as_bytes()], 64, 64).control.unwrap();
         assert!(control.last.is_none());
         assert!(control.broken_later.unwrap().contains("longer than 1 MiB"));
+    }
+
+    /// Every character JavaScript's `trim` removes (ECMA-262: WhiteSpace, i.e. tab, VT, FF,
+    /// ZWNBSP and the Zs category, and LineTerminator), and no other.
+    #[test]
+    fn js_space_is_what_javascript_trims() {
+        let zs = [
+            ' ', '\u{a0}', '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}',
+            '\u{2005}', '\u{2006}', '\u{2007}', '\u{2008}', '\u{2009}', '\u{200a}', '\u{202f}',
+            '\u{205f}', '\u{3000}',
+        ];
+        let others = [
+            '\t', '\u{b}', '\u{c}', '\u{feff}', '\n', '\r', '\u{2028}', '\u{2029}',
+        ];
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let trimmed = zs.contains(&c) || others.contains(&c);
+            assert_eq!(is_js_space(c), trimmed, "U+{:04X}", c as u32);
+        }
+    }
+
+    /// Issue 13: a control line indented with any blank JavaScript's `trim` removes carries
+    /// the verdict, its cancel included, wherever the chunks of stdout are cut.
+    #[test]
+    fn an_indented_control_line_carries_its_cancel() {
+        for indent in [
+            "  ", "\t", " \t ", "\u{a0}", "\u{feff}", "\u{3000}", "\r", "\u{2028}",
+        ] {
+            let text = format!(
+                "log\n{indent}HOOK_CONTROL\t{{\"cancel\": true, \"errorMessage\": \"no\"}}{indent}\n{{\"cancel\": false}}\n"
+            );
+            for chunk in [1, 2, 5, text.len()] {
+                let mut reader = Reader::with_windows(Profile::Cli, 16, 16);
+                for piece in text.as_bytes().chunks(chunk) {
+                    reader.feed(piece);
+                }
+                let v = verdict::read(reader.finish());
+                assert!(v.cancel, "{text:?} in pieces of {chunk}");
+                assert_eq!(
+                    (v.error_message.as_str(), v.problem),
+                    ("no", None),
+                    "{text:?}"
+                );
+            }
+        }
+        // NEL and a zero-width space are no blanks to JavaScript: such a line is a log line.
+        for indent in ["\u{85}", "\u{200b}"] {
+            let text = format!("{indent}HOOK_CONTROL\t{{\"cancel\": true}}\n");
+            assert!(
+                kept(&[text.as_bytes()], 64, 64).control.is_none(),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// The Cline SDK's reading of control lines: stdout split at `\n`, each line trimmed as
+    /// JavaScript trims, those starting `HOOK_CONTROL<tab>` kept, the last one's rest parsed
+    /// with `JSON.parse`. Whether there was one, and the object of the last one that starts
+    /// with a JSON object. Where the SDK drops all of the hook's output because its last
+    /// control line is broken, or has text after its object (`\u{85}` is no blank to it), ours
+    /// keeps the last usable line and fails the hook: a cancel is never lost.
+    fn sdk_control(text: &str) -> (bool, Option<Value>) {
+        let payloads: Vec<&str> = text
+            .trim_matches(is_js_space)
+            .split('\n')
+            .map(|line| line.trim_matches(is_js_space))
+            .filter_map(|line| line.strip_prefix(CONTROL_PREFIX))
+            .collect();
+        let last = payloads.iter().rev().find_map(|p| {
+            let first = serde_json::Deserializer::from_str(p)
+                .into_iter::<Value>()
+                .next();
+            first.and_then(Result::ok).filter(Value::is_object)
+        });
+        (!payloads.is_empty(), last)
+    }
+
+    fn blank() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "", " ", "\t", " \t", "\r", "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "\u{3000}",
+            "\u{2028}", "\u{85}", "\u{200b}",
+        ])
+    }
+
+    fn body() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "HOOK_CONTROL\t{\"cancel\":true}",
+            "HOOK_CONTROL\t{\"cancel\":false}",
+            "HOOK_CONTROL\t {\"cancel\": true, \"errorMessage\": \"x\"}",
+            "HOOK_CONTROL\t{\"context\":\"c\"}",
+            "HOOK_CONTROL\t{\"cancel\":tr",
+            "HOOK_CONTROL\t[1]",
+            "HOOK_CONTROL\t\"x\"",
+            "HOOK_CONTROL\t",
+            "HOOK_CONTROL {\"cancel\":true}",
+            "HOOK_CONTROLX\t{\"cancel\":true}",
+            "log HOOK_CONTROL\t{\"cancel\":true}",
+            "{\"cancel\":false}",
+            "log",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 2_000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Issue 13: the control lines found, and the cancel of the last usable one, are the
+        /// SDK's, whatever blanks surround the lines and wherever the chunks are cut.
+        #[test]
+        fn control_lines_are_read_as_the_sdk_reads_them(
+            lines in prop::collection::vec((blank(), body(), blank()), 1..6),
+            chunk in 1usize..24,
+        ) {
+            let text: String = lines
+                .iter()
+                .map(|(before, body, after)| format!("{before}{body}{after}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let (any, last) = sdk_control(&text);
+            let mut reader = Reader::with_windows(Profile::Cli, 1 << 20, 1 << 20);
+            for piece in text.as_bytes().chunks(chunk) {
+                reader.feed(piece);
+            }
+            let kept = reader.finish();
+            prop_assert_eq!(kept.control.is_some(), any, "{:?}", text);
+            let ours = kept.control.as_ref().and_then(|c| c.last.as_ref());
+            prop_assert_eq!(ours.and_then(|(v, _)| v.object.clone()), last.clone().and_then(|v| match v {
+                Value::Object(map) => Some(map),
+                _ => None,
+            }), "{:?}", text);
+            if let Some(last) = last {
+                let cancel = last.get("cancel") == Some(&Value::Bool(true));
+                prop_assert_eq!(verdict::read(kept).cancel, cancel, "{:?}", text);
+            }
+        }
     }
 }
