@@ -6,7 +6,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-const { startModelServer, requestText } = require('./support/model-server')
+const { startModelServer } = require('./support/model-server')
 const { runCline, finishReason, hookStopReason, toolCalls } = require('./support/cline-cli')
 const { runSdkTask } = require('./support/sdk-host')
 const { makeTempDir, removeTempDirs, writeFileHook, shellQuote } = require('./support/workspace')
@@ -175,7 +175,9 @@ describe('an SDK host with a runtime hooks object and no file hooks', () => {
 
   test('beforeTool returning { input }: the replacement command runs instead', async () => {
     const workspace = makeTempDir('ws')
-    const replacement = 'echo replaced > replaced.txt'
+    // It also shows that commands run with the run's marker (what the leftover check looks for) and
+    // its temp HOME.
+    const replacement = 'printf "%s %s\\n" "$CLINE_E2E_RUN" "$HOME" > replaced.txt'
     server = await startModelServer({ script: [runCommandsTurn()], maxRequests: 10, maxSeconds: 150 })
 
     const result = await runSdkTask({
@@ -187,11 +189,12 @@ describe('an SDK host with a runtime hooks object and no file hooks', () => {
 
     expect(result.error).toBeUndefined()
     expect(result.finishReason).toBe('completed')
-    expect(fs.readFileSync(path.join(workspace, 'replaced.txt'), 'utf8')).toBe('replaced\n')
+    expect(fs.readFileSync(path.join(workspace, 'replaced.txt'), 'utf8')).toBe(`${result.runId} ${result.home}\n`)
     expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(false)
     expect(result.result.toolCalls).toEqual([expect.objectContaining({ name: 'run_commands', input: { commands: [replacement] } })])
     // The model saw the replacement's result, not the command it asked for.
-    expect(requestText(server.requests[1])).toContain(replacement)
+    const toolMessage = server.requests[1].messages.find((m) => m.role === 'tool')
+    expect(JSON.parse(toolMessage.content)).toEqual([expect.objectContaining({ query: replacement, success: true })])
     expect(await waitForNoProcesses(result.runId)).toEqual([])
   })
 })

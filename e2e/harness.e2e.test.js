@@ -114,7 +114,10 @@ describe('the CLI runner', () => {
     const result = await runCline({ workspace, prompt: 'Create made.txt.', server, auth: 'file', timeoutMs: 15000 })
 
     expect(result.timedOut).toBe(true)
-    expect(result.exitCode === 0).toBe(false)
+    expect(result.signal).toBe('SIGKILL')
+    // Killed with the hook still running: no verdict, no tool run, no result.
+    expect(finishReason(result)).toBeUndefined()
+    expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(false)
     const hookPid = Number(fs.readFileSync(path.join(records, 'hook-pid'), 'utf8'))
     expect(isAlive(hookPid)).toBe(false)
     expect(processGroupMembers(result.pgid)).toEqual([])

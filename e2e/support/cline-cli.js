@@ -14,10 +14,6 @@ const { parseJsonLines, controlledStopReason } = require('./log-entries')
 const { MARKER_VAR, newRunId, processesOfRun, killProcessesOfRun } = require('./processes')
 const { makeTempDir } = require('./workspace')
 
-// Time between SIGTERM and SIGKILL when a run is over time: the CLI catches SIGTERM and, with a
-// model request in flight, may never exit on it.
-const KILL_GRACE_MS = 3000
-
 /**
  * The environment the CLI runs with: the test's, without anything that would point Cline at the
  * user's state or a real provider, plus the isolation the CLI needs (see
@@ -66,30 +62,26 @@ function spawnCli(args, { cwd, env, deadline, runId }) {
     child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
     child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
     let timedOut = false
-    let killTimer = null
-    const signalGroup = (signal) => {
+    // Over time, everything goes at once with SIGKILL. Not SIGTERM: the CLI catches it and, with a
+    // model request in flight, may not exit; and a SIGTERM to the group kills a PreToolUse hook under
+    // the CLI, which the CLI takes for "no verdict" and runs the tool anyway (seen with 3.0.65).
+    const killAll = () => {
       try {
-        process.kill(-pgid, signal)
+        process.kill(-pgid, 'SIGKILL')
       } catch {}
+      killProcessesOfRun(runId)
     }
     const overTime = setTimeout(() => {
       timedOut = true
-      signalGroup('SIGTERM')
-      killTimer = setTimeout(() => {
-        signalGroup('SIGKILL')
-        killProcessesOfRun(runId)
-      }, KILL_GRACE_MS)
+      killAll()
     }, Math.max(0, deadline - Date.now()))
     child.on('error', (error) => {
       stderr += `\n[e2e] spawn failed: ${error.message}`
     })
     child.on('close', (exitCode, signal) => {
       clearTimeout(overTime)
-      if (killTimer) clearTimeout(killTimer)
-      if (timedOut) {
-        signalGroup('SIGKILL')
-        killProcessesOfRun(runId)
-      }
+      // Marked processes that outlived the group (started in a group of their own) went too.
+      if (timedOut) killAll()
       resolve({ exitCode, signal, timedOut, stdout, stderr, pid: child.pid, pgid, durationMs: Date.now() - started })
     })
   })

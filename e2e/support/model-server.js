@@ -73,7 +73,8 @@ function streamChunks(turn, id) {
  * @param {object} [options]
  * @param {Array<object>|function(object, number): object} [options.script] the turns, in order:
  *   `{ toolCall: { name, arguments } }`, `{ toolCalls: [...] }` or `{ text }`; or a function
- *   `(requestBody, index) => turn` (return null/undefined for the final text).
+ *   `(requestBody, index) => turn` or a promise of one (null/undefined: the final text). A turn
+ *   that cannot be made is answered with HTTP 500 and its message.
  * @param {string} [options.finalText] the answer once the script is spent.
  * @param {number} [options.maxRequests] completions answered before it closes itself (default 20).
  * @param {number} [options.maxSeconds] lifetime before it closes itself (default 120).
@@ -88,15 +89,15 @@ function startModelServer({ script = [], finalText = 'All done.', maxRequests = 
   let resolveClosed
   const closed = new Promise((resolve) => { resolveClosed = resolve })
 
-  const turnFor = (body, index) => {
-    const raw = typeof script === 'function' ? script(body, index) : script[index]
+  const turnFor = async (body, index) => {
+    const raw = typeof script === 'function' ? await script(body, index) : script[index]
     return normaliseTurn(raw, index) ?? { text: finalText }
   }
 
   const server = http.createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
-    req.on('end', () => {
+    req.on('end', async () => {
       const path = req.url.split('?')[0].replace(/\/+$/, '')
       if (req.method === 'GET' && path.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' })
@@ -120,7 +121,7 @@ function startModelServer({ script = [], finalText = 'All done.', maxRequests = 
       requests.push(body)
       let turn
       try {
-        turn = turnFor(body, index)
+        turn = await turnFor(body, index)
       } catch (error) {
         res.writeHead(500, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: error.message } }))

@@ -1,4 +1,5 @@
-// Temporary folders for end-to-end runs (workspaces, HOMEs) and file hooks written into them.
+// Temporary folders for end-to-end runs (workspaces, HOMEs), and the file hooks and plugins written
+// into them.
 'use strict'
 
 const fs = require('node:fs')
@@ -32,9 +33,22 @@ function writeFileHook(workspace, eventName, body, { dir = path.join('.clinerule
   return file
 }
 
+/**
+ * Writes a Cline plugin module, `<workspace>/.cline/plugins/<fileName>` (.js or .mjs). The CLI
+ * loads it in a Node process of its own (CLINE_JS_RUNTIME_PATH: this Node, see cline-cli.js); a
+ * CommonJS `module.exports = { name, manifest: { capabilities: ['hooks'] }, hooks: {...} }` works.
+ */
+function writePlugin(workspace, fileName, source) {
+  const dir = path.join(workspace, '.cline', 'plugins')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, fileName)
+  fs.writeFileSync(file, source)
+  return file
+}
+
 /** A bash single-quoted literal of `value` (for paths put into hook scripts). */
 function shellQuote(value) {
   return `'${String(value).replace(/'/g, `'\\''`)}'`
 }
 
-module.exports = { makeTempDir, removeTempDirs, writeFileHook, shellQuote }
+module.exports = { makeTempDir, removeTempDirs, writeFileHook, writePlugin, shellQuote }
