@@ -105,9 +105,9 @@ describe('an SDK host with a runtime hooks object and no file hooks', () => {
   let server
   afterEach(() => server?.close())
 
-  // A file hook that would leave a marker if Cline ran it.
+  // A file hook that would leave a marker (outside the workspace) if Cline ran it.
   function markerFileHook(workspace) {
-    const marker = path.join(workspace, '..', `${path.basename(workspace)}-file-hook-ran`)
+    const marker = path.join(makeTempDir('records'), 'file-hook-ran')
     writeFileHook(workspace, 'PreToolUse', `cat > /dev/null\ntouch ${shellQuote(marker)}\necho '{"cancel":false}'`)
     return marker
   }
