@@ -117,7 +117,7 @@ setInterval(() => {}, 1000)
 
   test('copied into .cline/plugins/, it finds the package by name, or by CLINE_HOOKS_PACKAGE, or says how to install it', () => {
     const workspace = makeTempDir('cline-plugin-ws-')
-    const copy = path.join(workspace, '.cline', 'plugins', 'cline-hooks.mjs')
+    const copy = path.join(workspace, '.cline', 'plugins', 'cline-hooks.js')
     fs.mkdirSync(path.dirname(copy), { recursive: true })
     fs.copyFileSync(PLUGIN, copy)
     const hooksDir = makeTempDir()

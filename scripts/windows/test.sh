@@ -197,7 +197,7 @@ step "Jest on the Windows node.exe under Wine"
 PKG=$JEST_DIR/pkg
 rm -rf "$PKG"
 mkdir -p "$PKG"
-for item in package.json index.js index.d.ts sdk cline-plugin.mjs __test__ bin examples; do
+for item in package.json index.js index.d.ts sdk cline-plugin.js __test__ bin examples; do
   [[ -e $ROOT/$item ]] && cp -R "$ROOT/$item" "$PKG/"
 done
 cp "$ADDON" "$PKG/cline-hooks.win32-x64-msvc.node"

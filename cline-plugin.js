@@ -1,6 +1,8 @@
 // A plugin for the shipped Cline CLI (`cline`, 3.0.65) that runs file hooks through @cline/hooks.
 // Copy it into `<workspace>/.cline/plugins/` (or `$CLINE_DIR/plugins`, `~/Documents/Cline/Plugins`);
-// the CLI runs it in a separate Node process and merges its verdicts with its own runner's.
+// the CLI runs it in a separate Node process and merges its verdicts with its own runner's. It is
+// CommonJS in a `.js` file because the CLI loads only `.js` and `.ts` plugin files (through jiti),
+// and Node loads it as CommonJS wherever the package is installed.
 //
 // The CLI's built-in runner cannot be turned off, so by default this plugin runs only the folder
 // the built-in one ignores: the `--hooks-dir` folder (the CLI exports it as CLINE_HOOKS_DIR).
@@ -9,8 +11,10 @@
 // the plugin started; so each hook gets CLINE_HOOKS_PLUGIN_TIMEOUT_MS (default 2500) and is then
 // stopped with its whole process tree, before the CLI gives up.
 
-import { createRequire } from 'node:module'
-import path from 'node:path'
+'use strict'
+
+const { createRequire } = require('node:module')
+const path = require('node:path')
 
 const PACKAGE = '@cline/hooks'
 const DEFAULT_TIMEOUT_MS = 2500
@@ -28,7 +32,7 @@ function loadAdapter() {
   const prefix = path.dirname(path.dirname(process.execPath))
   const globalModules =
     process.platform === 'win32' ? path.join(path.dirname(process.execPath), 'node_modules') : path.join(prefix, 'lib', 'node_modules')
-  const origins = [import.meta.url, path.join(process.cwd(), 'package.json'), path.join(globalModules, 'package.json')]
+  const origins = [__filename, path.join(process.cwd(), 'package.json'), path.join(globalModules, 'package.json')]
   for (const origin of origins) {
     try {
       return createRequire(origin)(`${PACKAGE}/sdk`)
@@ -75,7 +79,7 @@ const hooks = createFileHooks({
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),
 })
 
-export default {
+module.exports = {
   name: 'cline-hooks',
   manifest: { capabilities: ['hooks'] },
   hooks,
