@@ -284,6 +284,27 @@ process.stdin.on('end', () => {
     }
   })
 
+  test('a run\'s own prompt (last in the conversation at beforeRun) fires prompt_submit once, unwrapped; history does not', async () => {
+    const dir = makeTempDir()
+    const root = workspace({ 'UserPromptSubmit.cjs': program({ verdict: { cancel: true, errorMessage: 'Not that.' }, record: path.join(dir, 'prompt.json') }) })
+    const history = { id: 'old', role: 'user', content: [{ type: 'text', text: 'earlier' }], createdAt: 1 }
+    const prompt = { id: 'new', role: 'user', content: [{ type: 'text', text: '<user_input mode="act">Delete prod</user_input>' }], createdAt: 2 }
+    const run = { snapshot: { ...snapshot, messages: [history, prompt] } }
+
+    const blocking = fileHooks(root, { blockingRunStartHooks: true })
+    expect(await blocking.beforeRun(run)).toEqual({ stop: true, reason: 'Not that.' })
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'prompt.json'), 'utf8')).userPromptSubmit).toEqual({ prompt: 'Delete prod', attachments: [] })
+    // Seen once: a later event or run for the same message fires nothing.
+    fs.rmSync(path.join(dir, 'prompt.json'))
+    await blocking.onEvent({ type: 'message-added', snapshot, message: prompt })
+    expect(await blocking.beforeRun(run)).toBeUndefined()
+    expect(fs.existsSync(path.join(dir, 'prompt.json'))).toBe(false)
+
+    // Not blocking: the hook runs, its cancel cannot stop the run (as the SDK's runner).
+    expect(await fileHooks(root, { detachAsyncHooks: false }).beforeRun(run)).toBeUndefined()
+    expect(fs.existsSync(path.join(dir, 'prompt.json'))).toBe(true)
+  })
+
   test('messages the SDK itself adds (displayRole system) fire no prompt_submit', async () => {
     const record = path.join(makeTempDir(), 'prompt.json')
     const root = workspace({ 'UserPromptSubmit.cjs': program({ verdict: {}, record }) })

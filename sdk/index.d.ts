@@ -71,19 +71,21 @@ export interface FileHooksOptions {
   sequential?: boolean
 }
 
+interface Message {
+  id: string
+  role: string
+  content: ReadonlyArray<unknown>
+  metadata?: Record<string, unknown>
+}
+
 interface Snapshot {
   agentId: string
   conversationId?: string
   runId?: string
   parentAgentId?: string | null
   iteration: number
-}
-
-interface Message {
-  id: string
-  role: string
-  content: ReadonlyArray<unknown>
-  metadata?: Record<string, unknown>
+  /** At `beforeRun`: the conversation, the run's own prompt last. */
+  messages?: ReadonlyArray<Message>
 }
 
 interface ToolCall {

@@ -10,7 +10,7 @@
 
 const { HookFactory } = require('..')
 const payloads = require('./payloads')
-const { controlOf, couldNotRun } = require('./verdicts')
+const { controlOf, couldNotRun, combineControls } = require('./verdicts')
 
 /** The SDK's default per-hook timeout for blocking events. */
 const DEFAULT_TIMEOUT_MS = 120_000
@@ -174,23 +174,46 @@ function createFileHooks(options) {
     }
   }
 
-  // With blocking run-start hooks, a prompt's UserPromptSubmit verdict is awaited when the
-  // prompt is added and applied before the model sees it: its cancel stops the run, and its
-  // context is shown to the model after the prompt on every request of the session.
-  // The SDK awaits `onEvent`, so the verdict is in before the next model call.
-  let promptStop // the first cancelling prompt's control, until a model call applies it
-  const promptContexts = new Map() // message id → context text
+  // UserPromptSubmit fires once per prompt the user sent. A run's own prompt is the last
+  // message of the conversation when the run starts (the SDK adds it then, with no event): its
+  // hooks run in `beforeRun`, whose result the SDK applies (a stop, or context appended after the
+  // prompt). A prompt added during a run comes as a `message-added` event, which cannot answer:
+  // with blocking run-start hooks its verdict waits for the next model call, which it stops, or
+  // whose request shows its context right after it (on every later request too).
+  const promptsSeen = new Set() // message ids
+  let promptStop // a mid-run prompt's cancel, until the next model call applies it
+  const promptContexts = new Map() // mid-run prompt's message id → context text
 
-  async function promptAdded(event) {
-    const prompt = payloads.textOf(event.message.content)
-    const payload = payloads.promptSubmit(event.snapshot, prompt, settings, env(), now())
-    if (!settings.blockingRunStart) return observe('prompt_submit', payload)
-    const control = await decide('prompt_submit', payload, false)
-    if (control?.stop) promptStop ??= { stop: true, reason: control.reason }
-    else if (control?.appendContext) promptContexts.set(event.message.id, control.appendContext)
+  const isPrompt = (message) =>
+    message !== null && typeof message === 'object' && message.role === 'user' && message.metadata?.displayRole !== 'system'
+
+  /** Runs the prompt's hooks once; resolves with their control when blocking. */
+  async function promptSubmitted(snapshot, message) {
+    if (promptsSeen.has(message.id)) return undefined
+    promptsSeen.add(message.id)
+    const payload = payloads.promptSubmit(snapshot, payloads.promptOf(message.content), settings, env(), now())
+    if (!settings.blockingRunStart) return void (await observe('prompt_submit', payload))
+    return decide('prompt_submit', payload, false)
   }
 
-  async function beforeModel(context) {
+  async function beforeRun({ snapshot }) {
+    const history = snapshot.messages ?? []
+    const last = history[history.length - 1]
+    for (const message of history.slice(0, -1)) if (isPrompt(message)) promptsSeen.add(message.id)
+    const hookName = env().CLINE_HOOK_AGENT_RESUME === '1' ? 'agent_resume' : 'agent_start'
+    const payload = payloads.runStart(hookName, snapshot, settings, env(), now())
+    if (!settings.blockingRunStart) {
+      await observe(hookName, payload)
+      if (isPrompt(last)) await promptSubmitted(snapshot, last)
+      return undefined
+    }
+    const start = await decide(hookName, payload, false)
+    if (start?.stop) return start
+    const prompt = isPrompt(last) ? await promptSubmitted(snapshot, last) : undefined
+    return combineControls(start, prompt)
+  }
+
+  async function beforeModel({ request }) {
     if (promptStop) {
       const stop = promptStop
       promptStop = undefined
@@ -198,27 +221,21 @@ function createFileHooks(options) {
     }
     if (promptContexts.size === 0) return undefined
     const messages = []
-    for (const message of context.request.messages) {
+    for (const message of request.messages) {
       messages.push(message)
       const text = promptContexts.get(message.id)
-      if (text !== undefined) {
-        messages.push(payloads.promptContextMessage(message, text))
-      }
+      if (text !== undefined) messages.push(payloads.promptContextMessage(message, text))
     }
     return { messages }
   }
 
   return {
-    async beforeRun({ snapshot }) {
-      const hookName = env().CLINE_HOOK_AGENT_RESUME === '1' ? 'agent_resume' : 'agent_start'
-      const payload = payloads.runStart(hookName, snapshot, settings, env(), now())
-      if (!settings.blockingRunStart) return void (await observe(hookName, payload))
-      return decide(hookName, payload, false)
-    },
+    beforeRun,
     async onEvent(event) {
-      if (event.type !== 'message-added' || event.message.role !== 'user') return
-      if (event.message.metadata?.displayRole === 'system') return
-      await promptAdded(event)
+      if (event.type !== 'message-added' || !isPrompt(event.message)) return
+      const control = await promptSubmitted(event.snapshot, event.message)
+      if (control?.stop) promptStop ??= control
+      else if (control?.appendContext) promptContexts.set(event.message.id, control.appendContext)
     },
     beforeModel,
     async beforeTool(context) {

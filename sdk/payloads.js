@@ -50,6 +50,16 @@ function textOf(content) {
     .join('')
 }
 
+/**
+ * The text a user sent, from a prompt message: its text parts, without the
+ * `<user_input mode="...">` element the SDK host wraps a prompt in.
+ */
+function promptOf(content) {
+  const text = textOf(content)
+  const wrapped = /^<user_input(?: [^>]*)?>([\s\S]*)<\/user_input>$/.exec(text)
+  return wrapped ? wrapped[1] : text
+}
+
 /** `agent_start` or `agent_resume` (the SDK picks resume when CLINE_HOOK_AGENT_RESUME=1). */
 function runStart(hookName, snapshot, settings, env, now) {
   const base = { ...common(idsOf(snapshot), settings, env, now), hookName }
@@ -167,6 +177,7 @@ function asJson(payload) {
 module.exports = {
   idsOf,
   textOf,
+  promptOf,
   promptContextMessage,
   runStart,
   promptSubmit,

@@ -63,4 +63,16 @@ function couldNotRun(hookName, error) {
   return { stop: true, reason: `The ${hookName} hooks could not run${code}: ${message}` }
 }
 
-module.exports = { controlOf, couldNotRun, contextOf, reasonOf }
+/** Two events' controls as one: the first stop wins; contexts are joined, first first. */
+function combineControls(first, second) {
+  if (!first) return second
+  if (!second) return first
+  if (first.stop) return first
+  if (second.stop) return second
+  const combined = { ...first, ...second }
+  const appendContext = joinNonBlank([first.appendContext, second.appendContext])
+  if (appendContext) combined.appendContext = appendContext
+  return combined
+}
+
+module.exports = { controlOf, couldNotRun, combineControls, contextOf, reasonOf }

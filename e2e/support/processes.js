@@ -45,11 +45,17 @@ function listProcesses({ withEnviron = false } = {}) {
   return out
 }
 
-/** Live processes started with `CLINE_E2E_RUN=<runId>` (this process itself excluded). */
+/** @cline/hooks's watchdog of this process: it lives as long as its host, by design. */
+const isOwnWatchdog = (p) => p.ppid === process.pid && p.cmd.includes('cline-hooks-watchdog')
+
+/**
+ * Live processes started with `CLINE_E2E_RUN=<runId>`, this process itself and its @cline/hooks
+ * watchdog excluded (an in-process SDK host starts it during its first run, with the run's env).
+ */
 function processesOfRun(runId) {
   const needle = `${MARKER_VAR}=${runId}`
   return listProcesses({ withEnviron: true })
-    .filter((p) => p.pid !== process.pid && p.environ.includes(needle))
+    .filter((p) => p.pid !== process.pid && !isOwnWatchdog(p) && p.environ.includes(needle))
     .map(({ environ, ...rest }) => rest)
 }
 
