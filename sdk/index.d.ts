@@ -108,7 +108,7 @@ export interface FileHookControl {
 /** The SDK's runtime hooks (`AgentHooks`), backed by this runtime. */
 export interface FileHooks {
   beforeRun(context: { snapshot: Snapshot }): Promise<FileHookControl | undefined>
-  onEvent(event: { type: string; snapshot?: Snapshot; message?: Message }): Promise<void>
+  onEvent(event: { type: string; snapshot?: Snapshot; message?: unknown }): Promise<void>
   beforeModel<M extends { id: string }>(context: {
     request: { messages: ReadonlyArray<M> }
   }): Promise<{ stop?: boolean; reason?: string; messages?: ReadonlyArray<M> } | undefined>
