@@ -115,6 +115,12 @@ export interface HookExecution {
    */
   status: 'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'
   /**
+   * Whether its process was started: `false` when it waited for a process slot until its
+   * timeout, the system refused to start it, or its run was stopped first. A host that
+   * treats the hook as a guardrail can refuse to go ahead when it never ran.
+   */
+  started: boolean
+  /**
    * The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
    * failed, timed out or was stopped by `terminateAll()`.
    */

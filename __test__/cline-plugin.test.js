@@ -133,9 +133,15 @@ setInterval(() => {}, 1000)
       stop: true,
       reason: 'found',
     })
-    // Installed in the workspace (a link stands in for `npm install`): found by name.
-    fs.mkdirSync(path.join(workspace, 'node_modules', '@cline'), { recursive: true })
-    fs.symlinkSync(PACKAGE_DIR, path.join(workspace, 'node_modules', '@cline', 'hooks'), 'junction')
+    // Installed in the workspace: found by name. A package folder whose sdk entry is the real one
+    // stands in for `npm install` (a link would do, but Wine has none).
+    const installed = path.join(workspace, 'node_modules', '@cline', 'hooks')
+    fs.mkdirSync(installed, { recursive: true })
+    fs.writeFileSync(
+      path.join(installed, 'package.json'),
+      JSON.stringify({ name: '@cline/hooks', exports: { './sdk': './sdk.js', './package.json': './package.json' } }),
+    )
+    fs.writeFileSync(path.join(installed, 'sdk.js'), `module.exports = require(${JSON.stringify(require.resolve('@cline/hooks/sdk'))})\n`)
     expect(callPlugin({ plugin: copy, cwd: workspace, env }).control).toEqual({ stop: true, reason: 'found' })
   })
 })

@@ -9,7 +9,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { makeTempDir, writeFile, waitForFile, opts } = require('./helpers')
+const { makeTempDir, writeFile, waitFor, waitForFile, opts } = require('./helpers')
 const { createFileHooks } = require('../sdk')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -228,6 +228,20 @@ process.stdin.on('end', () => {
     ])
   })
 
+  test('a run stopped by a hook fires session_shutdown only: agent_abort is for a cancel (the SDK\'s rule)', async () => {
+    const dir = makeTempDir()
+    const root = workspace({
+      'TaskCancel.cjs': program({ verdict: {}, record: path.join(dir, 'abort.json') }),
+      'SessionShutdown.cjs': program({ verdict: {}, record: path.join(dir, 'shutdown.json') }),
+    })
+    await fileHooks(root, { detachAsyncHooks: false }).afterRun({
+      snapshot,
+      result: { status: 'aborted', iterations: 1, outputText: '', error: { name: 'ControlledStopError', message: 'No ls here.' } },
+    })
+    expect(fs.existsSync(path.join(dir, 'abort.json'))).toBe(false)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'shutdown.json'), 'utf8')).reason).toBe('No ls here.')
+  })
+
   test('a failed run fires agent_error with the error', async () => {
     const record = path.join(makeTempDir(), 'error.json')
     const root = workspace({ 'TaskError.cjs': program({ verdict: {}, record }) })
@@ -318,6 +332,53 @@ process.stdin.on('end', () => {
   })
 })
 
+describe('createFileHooks: process slots', () => {
+  test('hooks left running (a TaskStart that starts a watcher) never hold the slots of a guardrail', async () => {
+    const pids = makeTempDir()
+    const hooks = {}
+    // Three long-running TaskStart hooks, more than the limit of 2.
+    for (const n of [1, 2, 3]) {
+      hooks[`TaskStart${' '.repeat(n)}.cjs`] = `require('fs').writeFileSync(${JSON.stringify(path.join(pids, String(n)))}, String(process.pid)); setTimeout(() => {}, 60000)\n`
+    }
+    hooks['PreToolUse.cjs'] = program({ verdict: { cancel: true, errorMessage: 'guard' } })
+    const root = workspace(hooks)
+    const fileHooksWithLimit = fileHooks(root, { maxConcurrentHooks: 2, timeoutMs: 20000 })
+    const started = Date.now()
+    await fileHooksWithLimit.beforeRun({ snapshot: { ...snapshot, messages: [] } })
+    // Not awaited, as the SDK's runner: beforeRun returned while a hook still waits for a slot.
+    expect(Date.now() - started).toBeLessThan(5000)
+    // Two of them hold both slots of the observation-only hooks; the third waits.
+    await waitFor(() => fs.readdirSync(pids).length === 2, { timeoutMs: 20000, what: 'two TaskStart hooks running' })
+    expect(await fileHooksWithLimit.beforeTool(toolContext)).toEqual({ stop: true, reason: 'guard' })
+    expect(Date.now() - started).toBeLessThan(15000)
+    const { terminateAll } = require('..')
+    await terminateAll()
+  })
+
+  test('a guardrail that never started (no slot before its timeout) stops the operation, saying so', async () => {
+    const running = path.join(makeTempDir(), 'running')
+    // It holds its slot (limit 1) when asked to `sleep`, and allows anything else at once.
+    const root = workspace({
+      'PreToolUse.cjs': `let input = ''
+process.stdin.on('data', (c) => (input += c))
+process.stdin.on('end', () => {
+  if (JSON.parse(input).tool_call.input.commands[0] !== 'sleep') return void process.stdout.write('{}')
+  require('fs').writeFileSync(${JSON.stringify(running)}, String(process.pid))
+  setTimeout(() => {}, 60000)
+})
+`,
+    })
+    const hooks = fileHooks(root, { maxConcurrentHooks: 1, timeoutMs: 1500 })
+    const holder = hooks.beforeTool({ ...toolContext, input: { commands: ['sleep'] } })
+    await waitForFile(running, 20000)
+    const control = await hooks.beforeTool(toolContext)
+    expect(control.stop).toBe(true)
+    expect(control.reason).toMatch(/^The tool_call hooks did not all run \(PreToolUse\.cjs: .*never started/)
+    // The holder timed out after starting: no cancel, no stop (as the SDK's runner).
+    expect(await holder).toBeUndefined()
+  })
+})
+
 describe('createFileHooks: options', () => {
   test('bad options throw at once with ERR_INVALID_OPTION, naming the option', () => {
     const cases = [
@@ -327,6 +388,15 @@ describe('createFileHooks: options', () => {
       [{ workspacePath: '/w', toolCallTimeoutMs: 5, timeoutMs: 6 }, /name the same per-hook timeout/],
       [{ workspacePath: '/w', logger: console.log }, /logger must be an object with a log/],
       [{ workspacePath: '/w', maxConcurrentHooks: 0 }, /maxConcurrentHooks/],
+      [{ workspacePath: '/w', timeoutMs: -5 }, /timeoutMs must be a number of milliseconds from 1 to 86400000/],
+      [{ workspacePath: '/w', toolCallTimeoutMs: NaN }, /toolCallTimeoutMs must be a number of milliseconds/],
+      [{ workspacePath: '/w', env: 5 }, /env must be a plain object/],
+      [{ workspacePath: '/w', env: { A: null } }, /env\.A must be a string without NUL/],
+      [{ workspacePath: '/w', signal: {} }, /signal must be an AbortSignal/],
+      [{ workspacePath: '/w', sequential: 'yes' }, /sequential must be true or false/],
+      [{ workspacePath: '/w', blockingRunStartHooks: 'true' }, /blockingRunStartHooks must be true or false/],
+      [{ workspacePath: '/w', rootSessionId: 5 }, /rootSessionId must be a string/],
+      [{ workspacePath: '/w', logger: { log() {}, debug: 5 } }, /logger must be an object with a log/],
     ]
     for (const [options, message] of cases) {
       let error

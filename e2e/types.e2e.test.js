@@ -34,6 +34,12 @@ const options: FileHooksOptions = {
   env: { A: 'b' },
 }
 export const hooks: AgentHooks = createFileHooks(options)
+
+// A host's options typed as the SDK's own runner's, and its runtime observer, are taken as they are.
+import type { createHookConfigFileHooks } from '@cline/core'
+declare const sdkOptions: Parameters<typeof createHookConfigFileHooks>[0]
+declare const observer: NonNullable<Parameters<typeof createHookConfigFileHooks>[0]['onHookRuntime']>
+export const fromSdkOptions: AgentHooks = createFileHooks({ ...sdkOptions, onHookRuntime: observer })
 // A check that the SDK's types are really read (not \`any\`): this must not compile.
 // @ts-expect-error
 export const wrong: AgentHooks = { beforeTool: 5 }

@@ -9,9 +9,21 @@ export interface FileHooksLogger {
   log: (message: string, metadata?: Record<string, unknown>) => void
 }
 
+/** The events the adapter runs hooks for (the SDK's `HookEventName`, less `pre_compact`). */
+export type FileHookEventName =
+  | 'agent_start'
+  | 'agent_resume'
+  | 'prompt_submit'
+  | 'tool_call'
+  | 'tool_result'
+  | 'agent_end'
+  | 'agent_error'
+  | 'agent_abort'
+  | 'session_shutdown'
+
 /** The SDK's `HookRuntimeObserver` event: how long a lifecycle hook ran. */
 export interface HookRuntimeEvent {
-  hookName: string
+  hookName: FileHookEventName
   durationMs: number
   exitCode: number | null
   exited: boolean
@@ -47,7 +59,11 @@ export interface FileHooksOptions {
    * request). Default `false`, as the SDK: a long-running start hook would hold every run.
    */
   blockingRunStartHooks?: boolean
-  /** Called per hook of an awaited lifecycle run (`detachAsyncHooks: false`) with its duration. */
+  /**
+   * Called per hook of an awaited lifecycle run (`detachAsyncHooks: false`) with its duration.
+   * Unlike the SDK's runner, detached hooks are not observed: this runtime does not follow a
+   * hook it left running.
+   */
   onHookRuntime?: (event: HookRuntimeEvent) => void
   /** Forwarded into every payload as `workspaceInfo`. */
   workspaceInfo?: unknown

@@ -8,6 +8,8 @@
 // hooks added during a session run. Payload and verdict rules live in payloads.js and
 // verdicts.js; this file holds the options and the I/O.
 
+const os = require('node:os')
+
 const { HookFactory } = require('..')
 const payloads = require('./payloads')
 const { controlOf, couldNotRun, combineControls } = require('./verdicts')
@@ -45,7 +47,13 @@ function invalidOption(message) {
   return error
 }
 
-/** Checks the options this file reads itself; the runtime checks the ones it passes on. */
+/** Longest per-hook timeout the runtime takes: a day. */
+const MAX_TIMEOUT_MS = 86_400_000
+
+/**
+ * Checks every option now, so that a mistake throws here rather than failing each hook call
+ * inside the agent loop. The discovery options are checked by the HookFactory constructor.
+ */
 function settingsOf(options) {
   if (options === null || typeof options !== 'object') {
     throw invalidOption(`options must be an object with at least { workspacePath }, got ${options === null ? 'null' : typeof options}`)
@@ -55,21 +63,43 @@ function settingsOf(options) {
       throw invalidOption(`unknown option "${name}"; the options are ${[...SDK_OPTIONS, ...RUNTIME_OPTIONS].join(', ')}`)
     }
   }
-  const { workspacePath, toolCallTimeoutMs, timeoutMs, logger, onHookRuntime } = options
+  const { workspacePath, toolCallTimeoutMs, timeoutMs, logger, onHookRuntime, signal, env } = options
   if (typeof workspacePath !== 'string' || workspacePath === '') {
     throw invalidOption('workspacePath must be the workspace folder, a non-empty string')
+  }
+  for (const [name, value] of [['toolCallTimeoutMs', toolCallTimeoutMs], ['timeoutMs', timeoutMs]]) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 1 && value <= MAX_TIMEOUT_MS)) {
+      throw invalidOption(`${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (24 hours), got ${String(value)}`)
+    }
   }
   if (toolCallTimeoutMs !== undefined && timeoutMs !== undefined && toolCallTimeoutMs !== timeoutMs) {
     throw invalidOption(
       `toolCallTimeoutMs (${toolCallTimeoutMs}) and timeoutMs (${timeoutMs}) name the same per-hook timeout; give one`,
     )
   }
-  if (logger !== undefined && (logger === null || typeof logger.log !== 'function')) {
-    throw invalidOption('logger must be an object with a log(message, metadata) method (the SDK\'s BasicLogger)')
+  for (const name of ['detachAsyncHooks', 'blockingRunStartHooks', 'sequential']) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw invalidOption(`${name} must be true or false, got ${JSON.stringify(options[name]) ?? typeof options[name]}`)
+    }
+  }
+  for (const name of ['cwd', 'rootSessionId']) {
+    if (options[name] !== undefined && typeof options[name] !== 'string') {
+      throw invalidOption(`${name} must be a string, got ${typeof options[name]}`)
+    }
+  }
+  if (
+    logger !== undefined &&
+    (logger === null || typeof logger.log !== 'function' || (logger.debug !== undefined && typeof logger.debug !== 'function'))
+  ) {
+    throw invalidOption('logger must be an object with a log(message, metadata) method and, if any, a debug(message) method (the SDK\'s BasicLogger)')
   }
   if (onHookRuntime !== undefined && typeof onHookRuntime !== 'function') {
     throw invalidOption('onHookRuntime must be a function')
   }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw invalidOption('signal must be an AbortSignal (for example new AbortController().signal)')
+  }
+  checkEnv(env)
   return {
     workspacePath,
     rootSessionId: options.rootSessionId,
@@ -79,9 +109,29 @@ function settingsOf(options) {
     timeoutMs: timeoutMs ?? toolCallTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     detach: options.detachAsyncHooks ?? true,
     blockingRunStart: options.blockingRunStartHooks === true,
-    signal: options.signal,
-    env: options.env,
+    signal,
+    env,
     sequential: options.sequential,
+  }
+}
+
+/** `env` by the runtime's rules (see RunOptions.env), so a bad one throws now. */
+function checkEnv(env) {
+  if (env === undefined) return
+  const prototype = env === null || typeof env !== 'object' ? undefined : Object.getPrototypeOf(env)
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw invalidOption('env must be a plain object of variable names to strings, such as { DEBUG: "1" }')
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) {
+      throw invalidOption(`env: ${JSON.stringify(name)} is not a variable name (empty, or with "=" or NUL)`)
+    }
+    const usable =
+      value === undefined ||
+      (typeof value === 'string' && !value.includes('\0')) ||
+      (typeof value === 'number' && Number.isFinite(value)) ||
+      typeof value === 'bigint'
+    if (!usable) throw invalidOption(`env.${name} must be a string without NUL (or a finite number, or undefined), got ${value === null ? 'null' : typeof value}`)
   }
 }
 
@@ -125,7 +175,12 @@ function report(log, hookName, result) {
  */
 function createFileHooks(options) {
   const settings = settingsOf(options)
-  const factory = new HookFactory(discoveryOf(options))
+  // Two factories, each with a process limit of its own: hooks that are started and left
+  // running (a TaskStart that starts a watcher) must never hold the slots a guardrail needs.
+  const discovery = discoveryOf(options)
+  const limit = options.maxConcurrentHooks ?? Math.min(1024, 8 * (os.availableParallelism?.() ?? os.cpus().length))
+  const factory = new HookFactory({ ...discovery, maxConcurrentHooks: limit })
+  const observers = new HookFactory({ ...discovery, maxConcurrentHooks: limit })
   const log = logWith(settings.logger)
   const env = () => ({ ...process.env, ...settings.env })
   const now = () => new Date()
@@ -152,26 +207,33 @@ function createFileHooks(options) {
     return controlOf(result, hookName, { withInput })
   }
 
-  /** Runs an observation-only event: detached unless `detachAsyncHooks: false`. */
+  /**
+   * Runs an observation-only event. Detached (the default): started and not awaited, as the
+   * SDK's runner does, so a hook waiting for a process slot holds nothing. With
+   * `detachAsyncHooks: false`: awaited, its runtime reported to `onHookRuntime`.
+   */
   async function observe(hookName, payload) {
-    try {
-      const runner = await factory.create(hookName)
+    const run = async () => {
+      const runner = await observers.create(hookName)
       if (runner.hooks.length === 0) return
       const result = await runner.run(payloads.asJson(payload), runOptions(settings.detach))
       report(log, hookName, result)
-      if (!settings.detach && settings.onHookRuntime) {
-        for (const execution of result.hooks) {
+      if (settings.detach || !settings.onHookRuntime) return
+      for (const execution of result.hooks) {
+        try {
           settings.onHookRuntime({
             hookName,
             durationMs: execution.durationMs,
             exitCode: execution.exitCode,
             exited: execution.status !== 'timedOut' && execution.status !== 'aborted',
           })
+        } catch (error) {
+          log(`onHookRuntime threw: ${error && error.message}`, 'warn', error)
         }
       }
-    } catch (error) {
-      log(`${hookName} hooks could not run: ${error && error.message}`, 'warn', error)
     }
+    const done = run().catch((error) => log(`${hookName} hooks could not run: ${error && error.message}`, 'warn', error))
+    if (!settings.detach) await done
   }
 
   // UserPromptSubmit fires once per prompt the user sent. A run's own prompt is the last

@@ -122,7 +122,8 @@ function readsAsAbort(message) {
 
 /**
  * The events that follow a finished run, in the SDK's order: `agent_end` for a completed run;
- * `agent_abort` then `session_shutdown` for an aborted one; `agent_error` for a failed one.
+ * for an aborted one `session_shutdown`, after `agent_abort` when its reason reads as a cancel
+ * (a hook's stop is not one); `agent_error` for a failed one.
  */
 function runEnd(snapshot, result, settings, env, now) {
   const base = (hookName) => ({ ...common(idsOf(snapshot), settings, env, now), hookName })
@@ -138,10 +139,9 @@ function runEnd(snapshot, result, settings, env, now) {
   }
   if (result.status === 'aborted' || readsAsAbort(result.error?.message)) {
     const reason = result.error?.message
-    return [
-      { ...base('agent_abort'), reason, taskCancel: { taskMetadata: {} } },
-      { ...base('session_shutdown'), reason },
-    ]
+    const shutdown = { ...base('session_shutdown'), reason }
+    if (!readsAsAbort(reason)) return [shutdown]
+    return [{ ...base('agent_abort'), reason, taskCancel: { taskMetadata: {} } }, shutdown]
   }
   if (result.error) {
     const { name, message, stack } = result.error

@@ -36,6 +36,13 @@ function joinNonBlank(texts) {
  */
 function controlOf(result, hookName, { withInput }) {
   const control = {}
+  const unstarted = result.hooks.filter((execution) => !execution.started)
+  if (!result.cancel && unstarted.length > 0) {
+    // A guardrail that never ran (no process slot before its timeout, refused by the system)
+    // must not let the operation through.
+    const why = unstarted.map((execution) => `${path.basename(execution.path)}: ${execution.failure}`).join('; ')
+    return { stop: true, reason: `The ${hookName} hooks did not all run (${why})` }
+  }
   if (result.cancel) {
     const cancelling = result.hooks.filter((execution) => execution.cancel)
     control.stop = true

@@ -94,6 +94,10 @@ pub struct HookExecution {
     /// hook, started and left running.
     #[napi(ts_type = "'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'")]
     pub status: String,
+    /// Whether its process was started: `false` when it waited for a process slot until its
+    /// timeout, the system refused to start it, or its run was stopped first. A host that
+    /// treats the hook as a guardrail can refuse to go ahead when it never ran.
+    pub started: bool,
     /// The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
     /// failed, timed out or was stopped by `terminateAll()`.
     pub cancel: bool,
@@ -222,6 +226,7 @@ struct ExecutionJson<'a> {
     path: std::borrow::Cow<'a, str>,
     source: &'static str,
     status: &'static str,
+    started: bool,
     cancel: bool,
     context_modification: &'a str,
     error_message: &'a str,
@@ -246,6 +251,7 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             path: e.path.to_string_lossy(),
             source: e.source.as_str(),
             status: e.status.as_str(),
+            started: e.started,
             cancel: e.cancel,
             context_modification: &e.context_modification,
             error_message: &e.error_message,

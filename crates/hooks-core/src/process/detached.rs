@@ -57,6 +57,7 @@ pub async fn start_detached(
             tree.release();
             registration.attach(tree, None);
             exec.status = Status::Started;
+            exec.started = true;
             tokio::spawn(follow_detached(child, registration, permit));
         }
         Err(NotStarted::Stopped(status, why)) => {

@@ -66,6 +66,10 @@ pub struct Execution {
     pub workspace_root: Option<PathBuf>,
     /// How it ended.
     pub status: Status,
+    /// Whether its process was started: `false` when it waited for a process slot until its
+    /// deadline, the system refused to start it, or its run was stopped first. A host that
+    /// treats a hook as a guardrail can refuse to go ahead when it never ran.
+    pub started: bool,
     /// The `cancel` it printed.
     pub cancel: bool,
     /// The `contextModification` (or CLI `context`) it printed, possibly cut.
@@ -101,6 +105,7 @@ impl Execution {
             source: hook.source,
             workspace_root: hook.workspace_root.clone(),
             status,
+            started: false,
             cancel: false,
             context_modification: String::new(),
             error_message: String::new(),
@@ -176,7 +181,10 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     )
     .await;
     let mut child = match spawned {
-        Ok(child) => child,
+        Ok(child) => {
+            exec.started = true;
+            child
+        }
         Err(NotStarted::Stopped(status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
