@@ -356,26 +356,13 @@ describe('createFileHooks: process slots', () => {
   })
 
   test('a guardrail that never started (no slot before its timeout) stops the operation, saying so', async () => {
-    const running = path.join(makeTempDir(), 'running')
-    // It holds its slot (limit 1) when asked to `sleep`, and allows anything else at once.
-    const root = workspace({
-      'PreToolUse.cjs': `let input = ''
-process.stdin.on('data', (c) => (input += c))
-process.stdin.on('end', () => {
-  if (JSON.parse(input).tool_call.input.commands[0] !== 'sleep') return void process.stdout.write('{}')
-  require('fs').writeFileSync(${JSON.stringify(running)}, String(process.pid))
-  setTimeout(() => {}, 60000)
-})
-`,
-    })
-    const hooks = fileHooks(root, { maxConcurrentHooks: 1, timeoutMs: 1500 })
-    const holder = hooks.beforeTool({ ...toolContext, input: { commands: ['sleep'] } })
-    await waitForFile(running, 20000)
-    const control = await hooks.beforeTool(toolContext)
+    // Two hooks that hold their slot to the deadline, and a limit of 1: whichever starts first,
+    // the other waits for a slot until the shared deadline and never starts.
+    const sleeper = `process.stdin.resume(); setTimeout(() => {}, 60000)\n`
+    const root = workspace({ 'PreToolUse .cjs': sleeper, 'PreToolUse  .cjs': sleeper })
+    const control = await fileHooks(root, { maxConcurrentHooks: 1, timeoutMs: 3000 }).beforeTool(toolContext)
     expect(control.stop).toBe(true)
-    expect(control.reason).toMatch(/^The tool_call hooks did not all run \(PreToolUse\.cjs: .*never started/)
-    // The holder timed out after starting: no cancel, no stop (as the SDK's runner).
-    expect(await holder).toBeUndefined()
+    expect(control.reason).toMatch(/^The tool_call hooks did not all run \(PreToolUse +\.cjs: .*never started/)
   })
 })
 

@@ -10,7 +10,7 @@ const path = require('node:path')
 const { startModelServer, requestText } = require('./support/model-server')
 const { runSdkTask } = require('./support/sdk-host')
 const { makeTempDir, removeTempDirs, writeFileHook, shellQuote } = require('./support/workspace')
-const { waitForNoProcesses, isAlive } = require('./support/processes')
+const { waitForNoProcesses, isAlive, killProcessesOfRun } = require('./support/processes')
 const { createFileHooks } = require('../sdk')
 
 afterAll(removeTempDirs)
@@ -177,5 +177,88 @@ describe('the payload a hook reads: ours and the SDK\'s own runner', () => {
       expect(Object.keys(mine)).toEqual(Object.keys(theirs))
       expect(mine).toEqual(theirs)
     }
+  })
+})
+
+describe('lifecycle events: ours and the SDK\'s own runner (found by the attack on issue 13)', () => {
+  let server
+  afterEach(() => server?.close())
+  const EVENTS = ['TaskStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'TaskComplete', 'TaskError', 'TaskCancel', 'SessionShutdown']
+
+  /** Runs one task with every event's hook recording its input; returns `{ event: [payload] }`. */
+  async function fired(useOurs, preToolUse) {
+    const workspace = makeTempDir('ws')
+    const records = makeTempDir('records')
+    for (const event of EVENTS) {
+      const answer = event === 'PreToolUse' ? `echo ${shellQuote(JSON.stringify(preToolUse))}` : `echo '{}'`
+      writeFileHook(workspace, event, `cat > ${shellQuote(records)}/${event}.$(date +%s%N).json\n${answer}`)
+    }
+    const server = await startModelServer({ script: [runCommandsTurn], maxRequests: 10, maxSeconds: 150 })
+    const result = await runSdkTask({
+      workspace,
+      prompt: 'Create made.txt please.',
+      server,
+      ...(useOurs
+        ? { hooks: fileHooks(workspace, { detachAsyncHooks: false }) }
+        : { configExtensions: ['rules', 'skills', 'workflows', 'hooks'], config: {} }),
+    })
+    server.close()
+    // The SDK's runner leaves its lifecycle hooks running: wait for them to have written.
+    await waitForNoProcesses(result.runId)
+    const out = {}
+    for (const file of fs.readdirSync(records).sort()) {
+      ;(out[file.split('.')[0]] ??= []).push(JSON.parse(fs.readFileSync(path.join(records, file), 'utf8')))
+    }
+    return { out, workspace }
+  }
+
+  const shape = (payload, workspace) => {
+    const { workspaceInfo, model, ...rest } = payload
+    return JSON.parse(
+      JSON.stringify(rest)
+        .replaceAll(workspace, '<workspace>')
+        .replace(/"(timestamp|startedAt|endedAt)":"[^"]+"/g, '"$1":"<iso>"')
+        .replace(/"(executionTimeMs|durationMs)":\d+/g, '"$1":0')
+        .replace(/"(taskId|rootSessionId|agent_id|conversationId|id)":"[^"]+"/g, '"$1":"<id>"'),
+    )
+  }
+
+  for (const [label, verdict] of [
+    ['a task that completes', {}],
+    ['a task a PreToolUse hook stops (no TaskCancel: that is for a cancel)', { cancel: true, errorMessage: 'blocked' }],
+  ]) {
+    test(`${label}: the same events with the same payloads, plus UserPromptSubmit for the task's prompt`, async () => {
+      const sdk = await fired(false, verdict)
+      const ours = await fired(true, verdict)
+      const { UserPromptSubmit, ...ourOthers } = ours.out
+      expect(UserPromptSubmit).toHaveLength(1)
+      expect(sdk.out.UserPromptSubmit).toBeUndefined()
+      expect(Object.keys(ourOthers).sort()).toEqual(Object.keys(sdk.out).sort())
+      for (const event of Object.keys(sdk.out)) {
+        expect(ourOthers[event].map((p) => shape(p, ours.workspace))).toEqual(sdk.out[event].map((p) => shape(p, sdk.workspace)))
+      }
+    })
+  }
+
+  test('16 long-running TaskStart hooks do not starve the PreToolUse guardrail', async () => {
+    const workspace = makeTempDir('ws')
+    const dir = path.join(workspace, '.clinerules', 'hooks')
+    fs.mkdirSync(dir, { recursive: true })
+    // 16 TaskStart hooks (names differing in case) that take 20 s: uploads, a slow `git fetch`.
+    for (let mask = 1; mask <= 16; mask++) {
+      const name = [...'taskstart'].map((c, i) => ((mask >> i) & 1 ? c.toUpperCase() : c)).join('')
+      fs.writeFileSync(path.join(dir, `${name}.sh`), 'cat > /dev/null\nsleep 20\n')
+    }
+    fs.writeFileSync(path.join(dir, 'PreToolUse.sh'), `cat > /dev/null\necho '{"cancel": true, "errorMessage": "GUARD"}'\n`)
+    server = await startModelServer({ script: [runCommandsTurn], maxRequests: 10, maxSeconds: 150 })
+    const result = await runSdkTask({
+      workspace,
+      prompt: 'Create made.txt please.',
+      server,
+      hooks: fileHooks(workspace, { maxConcurrentHooks: 16, toolCallTimeoutMs: 10000 }),
+    })
+    killProcessesOfRun(result.runId)
+    expect(result.stopReason).toBe('GUARD')
+    expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(false)
   })
 })
