@@ -38,13 +38,18 @@ function callPlugin({ plugin = PLUGIN, cwd, env = {} }) {
       process.stdout.write(JSON.stringify({ name: plugin.name, capabilities: plugin.manifest.capabilities, control: control ?? null, ms: Date.now() - started }))
     }, (error) => { process.stdout.write(JSON.stringify({ error: error.message })) })`
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLINE_')))
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', driver], {
-    cwd,
-    env: { ...base, HOME: makeTempDir(), USERPROFILE: makeTempDir(), ...env },
-    encoding: 'utf8',
-    timeout: 60000,
-  })
-  if (out.status !== 0) throw new Error(`the driver failed (${out.status}): ${out.stderr}`)
+  const spawnDriver = () =>
+    spawnSync(process.execPath, ['--input-type=module', '-e', driver], {
+      cwd,
+      env: { ...base, HOME: makeTempDir(), USERPROFILE: makeTempDir(), ...env },
+      encoding: 'utf8',
+      timeout: 60000,
+    })
+  let out = spawnDriver()
+  // Wine's CreateProcess now and then refuses a start under load (ERROR_INTERNAL_ERROR); a
+  // driver that never started is started again, one that ran is never run twice.
+  for (let tries = 1; out.error && out.status === null && out.stdout === null && tries < 3; tries++) out = spawnDriver()
+  if (out.status !== 0) throw new Error(`the driver failed (${out.status}, ${out.error}): ${out.stderr}`)
   return JSON.parse(out.stdout)
 }
 
