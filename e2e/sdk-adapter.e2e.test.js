@@ -29,6 +29,21 @@ function setup(body) {
 
 const runs = (ran) => (fs.existsSync(ran) ? fs.readFileSync(ran, 'utf8').trim().split('\n').length : 0)
 
+/**
+ * A hook's payload with what differs per run replaced by its kind, without `workspaceInfo` (the
+ * SDK host builds it; a host passes it to createFileHooks) and `model` (this runtime fills it).
+ */
+function shape(payload, workspace) {
+  const { workspaceInfo, model, ...rest } = payload
+  return JSON.parse(
+    JSON.stringify(rest)
+      .replaceAll(workspace, '<workspace>')
+      .replace(/"(timestamp|startedAt|endedAt)":"[^"]+"/g, '"$1":"<iso>"')
+      .replace(/"(executionTimeMs|durationMs)":\d+/g, '"$1":0')
+      .replace(/"(taskId|rootSessionId|agent_id|conversationId|id)":"[^"]+"/g, '"$1":"<id>"'),
+  )
+}
+
 /** createFileHooks for `workspace`, the user's global folders kept out. */
 function fileHooks(workspace, extra = {}) {
   return createFileHooks({ workspacePath: workspace, globalHooksDir: null, clineDir: makeTempDir('cline-dir'), ...extra })
@@ -150,22 +165,6 @@ describe('the payload a hook reads: ours and the SDK\'s own runner', () => {
     return { workspace, pre: read('pre.json'), post: read('post.json') }
   }
 
-  /**
-   * The payload with what differs per run replaced by its kind, without `workspaceInfo` (the SDK
-   * host builds it; a host passes it to createFileHooks) and `model` (this runtime fills it).
-   */
-  function shape(payload, workspace) {
-    const { workspaceInfo, model, ...rest } = payload
-    payload = rest
-    return JSON.parse(
-      JSON.stringify(payload)
-        .replaceAll(workspace, '<workspace>')
-        .replace(/"(timestamp|startedAt|endedAt)":"[^"]+"/g, '"$1":"<iso>"')
-        .replace(/"(executionTimeMs|durationMs)":\d+/g, '"$1":0')
-        .replace(/"(taskId|rootSessionId|agent_id|conversationId|id)":"[^"]+"/g, '"$1":"<id>"'),
-    )
-  }
-
   test('tool_call and tool_result payloads are the same, field for field and in order', async () => {
     const sdk = await recorded(false)
     const ours = await recorded(true)
@@ -200,7 +199,7 @@ describe('lifecycle events: ours and the SDK\'s own runner (found by the attack 
       server,
       ...(useOurs
         ? { hooks: fileHooks(workspace, { detachAsyncHooks: false }) }
-        : { configExtensions: ['rules', 'skills', 'workflows', 'hooks'], config: {} }),
+        : { configExtensions: ['rules', 'skills', 'workflows', 'hooks'] }),
     })
     server.close()
     // The SDK's runner leaves its lifecycle hooks running: wait for them to have written.
@@ -210,17 +209,6 @@ describe('lifecycle events: ours and the SDK\'s own runner (found by the attack 
       ;(out[file.split('.')[0]] ??= []).push(JSON.parse(fs.readFileSync(path.join(records, file), 'utf8')))
     }
     return { out, workspace }
-  }
-
-  const shape = (payload, workspace) => {
-    const { workspaceInfo, model, ...rest } = payload
-    return JSON.parse(
-      JSON.stringify(rest)
-        .replaceAll(workspace, '<workspace>')
-        .replace(/"(timestamp|startedAt|endedAt)":"[^"]+"/g, '"$1":"<iso>"')
-        .replace(/"(executionTimeMs|durationMs)":\d+/g, '"$1":0')
-        .replace(/"(taskId|rootSessionId|agent_id|conversationId|id)":"[^"]+"/g, '"$1":"<id>"'),
-    )
   }
 
   for (const [label, verdict] of [

@@ -262,8 +262,9 @@ function createFileHooks(options) {
     const history = snapshot.messages ?? []
     const last = history[history.length - 1]
     for (const message of history.slice(0, -1)) if (isPrompt(message)) promptsSeen.add(message.id)
-    const hookName = env().CLINE_HOOK_AGENT_RESUME === '1' ? 'agent_resume' : 'agent_start'
-    const payload = payloads.runStart(hookName, snapshot, settings, env(), now())
+    const environment = env()
+    const hookName = environment.CLINE_HOOK_AGENT_RESUME === '1' ? 'agent_resume' : 'agent_start'
+    const payload = payloads.runStart(hookName, snapshot, settings, environment, now())
     if (!settings.blockingRunStart) {
       await observe(hookName, payload)
       if (isPrompt(last)) await promptSubmitted(snapshot, last)

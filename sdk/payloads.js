@@ -175,8 +175,6 @@ function asJson(payload) {
 }
 
 module.exports = {
-  idsOf,
-  textOf,
   promptOf,
   promptContextMessage,
   runStart,
@@ -185,5 +183,4 @@ module.exports = {
   toolResult,
   runEnd,
   asJson,
-  readsAsAbort,
 }

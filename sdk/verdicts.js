@@ -35,7 +35,6 @@ function joinNonBlank(texts) {
  * `undefined` when there is nothing to say, as the SDK resolves.
  */
 function controlOf(result, hookName, { withInput }) {
-  const control = {}
   const unstarted = result.hooks.filter((execution) => !execution.started)
   if (!result.cancel && unstarted.length > 0) {
     // A guardrail that never ran (no process slot before its timeout, refused by the system)
@@ -43,6 +42,7 @@ function controlOf(result, hookName, { withInput }) {
     const why = unstarted.map((execution) => `${path.basename(execution.path)}: ${execution.failure}`).join('; ')
     return { stop: true, reason: `The ${hookName} hooks did not all run (${why})` }
   }
+  const control = {}
   if (result.cancel) {
     const cancelling = result.hooks.filter((execution) => execution.cancel)
     control.stop = true
@@ -82,4 +82,4 @@ function combineControls(first, second) {
   return combined
 }
 
-module.exports = { controlOf, couldNotRun, combineControls, contextOf, reasonOf }
+module.exports = { controlOf, couldNotRun, combineControls }
