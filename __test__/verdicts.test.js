@@ -167,8 +167,11 @@ describe('no cancel is ever dropped', () => {
     }
     const result = await run
     expect(result.hooks).toHaveLength(1)
-    if (status) expect(result.hooks[0].status).toBe(status)
-    expect(result.hooks[0].cancel).toBe(true)
+    const [hook] = result.hooks
+    // What the hook did, for a failure that shows up only on a loaded CI machine (once under Wine).
+    if (!hook.cancel) console.error('no cancel read:', JSON.stringify({ ...hook, output: hook.output }))
+    if (status) expect(hook.status).toBe(status)
+    expect(hook.cancel).toBe(true)
     expect(result.cancel).toBe(true)
   })
 })
