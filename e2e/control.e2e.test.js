@@ -10,7 +10,7 @@ const { startModelServer } = require('./support/model-server')
 const { runCline, finishReason, hookStopReason, toolCalls } = require('./support/cline-cli')
 const { runSdkTask } = require('./support/sdk-host')
 const { makeTempDir, removeTempDirs, writeFileHook, shellQuote } = require('./support/workspace')
-const { waitForNoProcesses, processGroupMembers, isAlive } = require('./support/processes')
+const { waitForNoProcesses, waitForGroupGone, isAlive } = require('./support/processes')
 
 afterAll(removeTempDirs)
 
@@ -41,10 +41,10 @@ function readHookRecord(records) {
 // Nothing the run started is alive: no marked process, nothing in the CLI's group or the hook's.
 async function expectNoProcessLeft(result, hook) {
   expect(await waitForNoProcesses(result.runId)).toEqual([])
-  if (result.pgid) expect(processGroupMembers(result.pgid)).toEqual([])
+  if (result.pgid) expect(await waitForGroupGone(result.pgid)).toEqual([])
   if (hook) {
     expect(isAlive(hook.pid)).toBe(false)
-    expect(processGroupMembers(hook.pgid)).toEqual([])
+    expect(await waitForGroupGone(hook.pgid)).toEqual([])
   }
 }
 

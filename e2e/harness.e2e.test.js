@@ -13,7 +13,7 @@ const { startModelServer, requestText } = require('./support/model-server')
 const { runCline, finishReason, writeProviderSettings, clineEnv } = require('./support/cline-cli')
 const { runSdkTask } = require('./support/sdk-host')
 const { makeTempDir, removeTempDirs, writeFileHook, shellQuote } = require('./support/workspace')
-const { processesOfRun, killProcessesOfRun, waitForNoProcesses, isAlive, processGroupMembers } = require('./support/processes')
+const { processesOfRun, killProcessesOfRun, waitForNoProcesses, isAlive, waitForGroupGone } = require('./support/processes')
 const { CLINE_WRAPPER } = require('./support/install')
 
 afterAll(removeTempDirs)
@@ -120,7 +120,7 @@ describe('the CLI runner', () => {
     expect(fs.existsSync(path.join(workspace, 'made.txt'))).toBe(false)
     const hookPid = Number(fs.readFileSync(path.join(records, 'hook-pid'), 'utf8'))
     expect(isAlive(hookPid)).toBe(false)
-    expect(processGroupMembers(result.pgid)).toEqual([])
+    expect(await waitForGroupGone(result.pgid)).toEqual([])
     expect(await waitForNoProcesses(result.runId, { timeoutMs: 2000 })).toEqual([])
   })
 
@@ -139,7 +139,7 @@ describe('the CLI runner', () => {
     const orphan = Number(fs.readFileSync(path.join(records, 'orphan-pid'), 'utf8'))
     try {
       expect(finishReason(result)).toBe('completed')
-      expect(processGroupMembers(result.pgid)).toEqual([])
+      expect(await waitForGroupGone(result.pgid)).toEqual([])
       expect(processesOfRun(result.runId).map((p) => p.pid)).toEqual([orphan])
       expect(await waitForNoProcesses(result.runId, { timeoutMs: 300 })).toEqual([expect.objectContaining({ pid: orphan })])
     } finally {

@@ -10,7 +10,7 @@ const path = require('node:path')
 const { startModelServer, requestText } = require('./support/model-server')
 const { runCline, finishReason, hookStopReason } = require('./support/cline-cli')
 const { makeTempDir, removeTempDirs, shellQuote } = require('./support/workspace')
-const { waitForNoProcesses, processGroupMembers, isAlive } = require('./support/processes')
+const { waitForNoProcesses, waitForGroupGone, isAlive } = require('./support/processes')
 
 afterAll(removeTempDirs)
 
@@ -118,6 +118,6 @@ describe('the plugin in the real CLI, running the --hooks-dir folder', () => {
     expect(isAlive(hook)).toBe(false)
     expect(isAlive(grandchild)).toBe(false)
     expect(await waitForNoProcesses(result.runId)).toEqual([])
-    if (result.pgid) expect(processGroupMembers(result.pgid)).toEqual([])
+    if (result.pgid) expect(await waitForGroupGone(result.pgid)).toEqual([])
   })
 })

@@ -74,18 +74,31 @@ function isAlive(pid) {
   }
 }
 
+/** Polls `list()` until it is empty or `timeoutMs` passed; returns what is left ([] when none). */
+async function waitUntilEmpty(list, { timeoutMs = 10000, intervalMs = 50 } = {}) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const left = list()
+    if (left.length === 0 || Date.now() >= deadline) return left
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+}
+
 /**
  * Waits until no process of the run is left (fire-and-forget hooks may outlive the CLI by a moment)
  * and returns those still alive at `timeoutMs` ([] when all are gone). No event tells a test that
  * an unrelated process ended, so this polls /proc.
  */
-async function waitForNoProcesses(runId, { timeoutMs = 10000, intervalMs = 50 } = {}) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const left = processesOfRun(runId)
-    if (left.length === 0 || Date.now() >= deadline) return left
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  }
+function waitForNoProcesses(runId, options) {
+  return waitUntilEmpty(() => processesOfRun(runId), options)
+}
+
+/**
+ * Waits until process group `pgid` has no member left and returns those still alive at
+ * `timeoutMs`: a member SIGKILLed a moment ago can still be tearing down (state D) in /proc.
+ */
+function waitForGroupGone(pgid, options) {
+  return waitUntilEmpty(() => processGroupMembers(pgid), options)
 }
 
 /** SIGKILLs every process of the run and the groups they lead; returns what it signalled. */
@@ -103,6 +116,7 @@ function killProcessesOfRun(runId) {
 }
 
 module.exports = {
+  waitForGroupGone,
   MARKER_VAR,
   newRunId,
   listProcesses,
