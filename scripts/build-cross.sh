@@ -6,8 +6,8 @@
 #   scripts/build-cross.sh                 default targets (below)
 #   scripts/build-cross.sh <triple>...     only these
 #
-# Installs what is missing, skipping what is there: the rustup targets, zig (PyPI `ziglang`) and
-# cargo-zigbuild (crates.io). Artifacts go to artifacts/ (CLINE_CROSS_OUT to change it), named as
+# Installs what is missing, skipping what is there: the rustup targets, and zig and cargo-zigbuild
+# (both from PyPI). Artifacts go to artifacts/ (CLINE_CROSS_OUT to change it), named as
 # napi names them (cline-hooks.<platform>.node), the layout `napi artifacts` expects; the host's
 # cline-hooks.linux-x64-gnu.node, index.js and index.d.ts in the repo root are never written.
 # glibc targets are linked against glibc 2.17 symbols (zig's `<triple>.2.17`), so they load on
@@ -22,6 +22,8 @@ cd "$ROOT"
 OUT=${CLINE_CROSS_OUT:-$ROOT/artifacts}
 MAX_BYTES=$((2 * 1024 * 1024))
 GLIBC=2.17
+ZIGBUILD_VERSION=0.24.0
+ZIGLANG_VERSION=0.17.1
 
 DEFAULT_TARGETS=(
   aarch64-unknown-linux-gnu
@@ -75,24 +77,25 @@ for t in "${TARGETS[@]}"; do
   fi
 done
 
-if ! command -v zig >/dev/null && ! python3 -m ziglang version >/dev/null 2>&1; then
-  log "installing zig (pip install ziglang)"
-  python3 -m pip install --quiet ziglang || python3 -m pip install --quiet --user ziglang
-fi
-if ! command -v zig >/dev/null; then
-  # cargo-zigbuild falls back to `python3 -m ziglang` by itself; napi only needs the build to
-  # work, but a `zig` on PATH keeps both happy.
-  mkdir -p "$ROOT/.ci-cache/zig-shim"
-  printf '#!/bin/sh\nexec python3 -m ziglang "$@"\n' >"$ROOT/.ci-cache/zig-shim/zig"
-  chmod +x "$ROOT/.ci-cache/zig-shim/zig"
-  export PATH="$ROOT/.ci-cache/zig-shim:$PATH"
+# zig and cargo-zigbuild from PyPI (prebuilt wheels: seconds, where `cargo install` compiles for
+# minutes), in a virtualenv under .ci-cache/zigbuild, unless both are on PATH already.
+TOOLS=$ROOT/.ci-cache/zigbuild
+if ! command -v cargo-zigbuild >/dev/null || ! command -v zig >/dev/null; then
+  if [[ ! -x $TOOLS/bin/cargo-zigbuild ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1; then
+    log "installing cargo-zigbuild $ZIGBUILD_VERSION and zig (ziglang $ZIGLANG_VERSION) from PyPI into ${TOOLS#$ROOT/}"
+    rm -rf "$TOOLS"
+    python3 -m venv "$TOOLS"
+    "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "cargo-zigbuild==$ZIGBUILD_VERSION" "ziglang==$ZIGLANG_VERSION"
+  fi
+  # cargo-zigbuild runs `python3 -m ziglang` when no `zig` is on PATH; a `zig` that runs the
+  # virtualenv's keeps napi and cargo-zigbuild on the same one.
+  mkdir -p "$TOOLS/shim"
+  printf '#!/bin/sh\nexec "%s/bin/python" -m ziglang "$@"\n' "$TOOLS" >"$TOOLS/shim/zig"
+  chmod +x "$TOOLS/shim/zig"
+  export PATH="$TOOLS/shim:$TOOLS/bin:$PATH"
 fi
 log "zig $(zig version)"
-
-if ! command -v cargo-zigbuild >/dev/null; then
-  log "cargo install cargo-zigbuild --locked"
-  cargo install cargo-zigbuild --locked
-fi
 log "$(cargo-zigbuild --version 2>/dev/null || cargo zigbuild --version)"
 
 # A strip that knows every format here: llvm-strip, else rustup's llvm-tools objcopy.

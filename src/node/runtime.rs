@@ -20,9 +20,14 @@ pub fn install() {
 }
 
 /// Sets the calling thread's policy; a refusal (a sandbox's filter) leaves it as it was.
+///
+/// The system call, not libc's wrapper: musl's `sched_setscheduler` does nothing (it returns
+/// ENOSYS by design), and its `sched_param` has more fields than glibc's. The kernel reads only
+/// the priority, which is 0 for both policies.
 #[cfg(target_os = "linux")]
 fn policy(policy: libc::c_int) {
-    let param = libc::sched_param { sched_priority: 0 };
+    // Safety: all-zero is a valid `sched_param` in every libc.
+    let param: libc::sched_param = unsafe { std::mem::zeroed() };
     // Safety: pid 0 is the calling thread; `param` is valid for the call.
-    unsafe { libc::sched_setscheduler(0, policy, &param) };
+    unsafe { libc::syscall(libc::SYS_sched_setscheduler, 0, policy, &param as *const _) };
 }
