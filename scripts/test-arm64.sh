@@ -16,7 +16,7 @@
 # so it works in any mount namespace) for the duration of the run, and removes the registration
 # again if it added it. QEMU_LD_PREFIX points QEMU at the arm64 loader and libraries.
 #
-# The suite runs in a temp copy of the loader (index.js), bin/, examples/ and __test__/ with the
+# The suite runs in a temp copy of the published files, examples/ and __test__/ with the
 # arm64 binary beside index.js, the repo's node_modules linked in (Jest is plain JavaScript): no
 # x86_64 addon is reachable from it.
 set -euo pipefail
@@ -91,8 +91,9 @@ trap cleanup EXIT
 log "arm64 node: $("$NODE" -p 'process.version + " " + process.platform + "-" + process.arch') (under $(qemu-aarch64-static --version | head -n1))"
 
 # 4. A temp copy of the package with the arm64 binary beside the loader.
-cp "$ROOT/index.js" "$ROOT/index.d.ts" "$ROOT/package.json" "$TMP/"
-cp -R "$ROOT/bin" "$ROOT/examples" "$ROOT/__test__" "$TMP/"
+# What npm publishes (package.json `files`), and the tests with their fixtures.
+read -r -a published <<<"$(cd "$ROOT" && node -p 'require("./package.json").files.map((f) => f.replace(/\/$/, "")).join(" ")')"
+for item in package.json "${published[@]}" examples __test__; do cp -R "$ROOT/$item" "$TMP/"; done
 cp "$BINARY" "$TMP/cline-hooks.linux-arm64-gnu.node"
 ln -s "$ROOT/node_modules" "$TMP/node_modules"
 mkdir -p "$TMP/.arm64-bin"

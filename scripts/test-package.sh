@@ -50,9 +50,9 @@ log "host platform: $PLATFORM ($PLATFORM_PKG)"
 #    the binary it downloaded from the build job).
 if [[ -n ${CLINE_PACKAGE_TEST_NO_BUILD:-} ]]; then
   [[ -f $BINARY ]] || die "CLINE_PACKAGE_TEST_NO_BUILD is set but there is no $BINARY"
-elif [[ ! -f $BINARY ]] || [[ -n $(find src Cargo.toml Cargo.lock build.rs -newer "$BINARY" 2>/dev/null | head -n1) ]]; then
+elif [[ ! -f $BINARY ]] || [[ -n $(find src crates/hooks-core/src Cargo.toml Cargo.lock build.rs -newer "$BINARY" 2>/dev/null | head -n1) ]]; then
   log "building $BINARY (missing or older than the sources)"
-  npx napi build --platform --release
+  npm run build
 fi
 [[ -f $BINARY ]] || die "the build did not produce $BINARY"
 
@@ -89,7 +89,7 @@ root_files=$(tar -tzf "$ROOT_TGZ" | sed 's|^package/||' | sort)
 platform_files=$(tar -tzf "$PLATFORM_TGZ" | sed 's|^package/||' | sort)
 echo "  $(basename "$ROOT_TGZ"): $(echo "$root_files" | tr '\n' ' ')"
 echo "  $(basename "$PLATFORM_TGZ"): $(echo "$platform_files" | tr '\n' ' ')"
-for f in index.js index.d.ts bin/cline-hooks.js package.json; do
+for f in index.js binding.js platform-package.js index.d.ts bin/cline-hooks.js package.json; do
   grep -qx "$f" <<<"$root_files" || die "the root tarball lacks $f"
 done
 if grep -q '\.node$' <<<"$root_files"; then die "the root tarball ships a binary; it must ship the loader and types only"; fi
@@ -141,6 +141,12 @@ module.exports = require('@cline/hooks')
 EOF
 # The example extension's tsconfig maps @cline/hooks to ../../index.d.ts: the installed types.
 cp "$PROJECT/node_modules/@cline/hooks/index.d.ts" "$PROJECT/index.d.ts"
+cat >"$PROJECT/platform-package.js" <<'EOF'
+'use strict'
+// The copied tests require('../platform-package.js'): here that is the installed package's file.
+const path = require('path')
+module.exports = require(path.join(path.dirname(require.resolve('@cline/hooks/package.json')), 'platform-package.js'))
+EOF
 mkdir -p "$PROJECT/sdk"
 cat >"$PROJECT/sdk/index.js" <<'EOF'
 'use strict'

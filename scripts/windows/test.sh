@@ -197,7 +197,9 @@ step "Jest on the Windows node.exe under Wine"
 PKG=$JEST_DIR/pkg
 rm -rf "$PKG"
 mkdir -p "$PKG"
-for item in package.json index.js index.d.ts sdk cline-plugin.js __test__ bin examples; do
+# What npm publishes (package.json `files`), and the tests with their fixtures.
+read -r -a published <<<"$(cd "$ROOT" && node -p 'require("./package.json").files.map((f) => f.replace(/\/$/, "")).join(" ")')"
+for item in package.json "${published[@]}" __test__ examples; do
   [[ -e $ROOT/$item ]] && cp -R "$ROOT/$item" "$PKG/"
 done
 cp "$ADDON" "$PKG/cline-hooks.win32-x64-msvc.node"
