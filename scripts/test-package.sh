@@ -28,33 +28,13 @@ log() { echo "[test:package] $*"; }
 die() { echo "[test:package] FAIL: $*" >&2; exit 1; }
 
 # --------------------------------------------------------------------------------------------
-# The host platform, named as napi names it (the npm/<platform> folder and the .node suffix).
-PLATFORM=$(node -e '
-  const { platform, arch } = process
-  let name
-  if (platform === "linux") {
-    const glibc = process.report.getReport().header.glibcVersionRuntime
-    name = `linux-${arch}-${arch === "arm" ? "gnueabihf" : glibc ? "gnu" : "musl"}`
-  } else if (platform === "win32") {
-    name = `win32-${arch}-msvc`
-  } else {
-    name = `${platform}-${arch}`
-  }
-  console.log(name)')
-BINARY=cline-hooks.$PLATFORM.node
+# The host platform and its binary (scripts/host-binary.sh), built if missing or stale unless
+# CLINE_PACKAGE_TEST_NO_BUILD=1 (CI: the binary comes from the build job).
+source scripts/host-binary.sh
 PLATFORM_PKG=@cline/hooks-$PLATFORM
 [[ -f npm/$PLATFORM/package.json ]] || die "no npm/$PLATFORM/package.json: $PLATFORM is not a target of this package"
 log "host platform: $PLATFORM ($PLATFORM_PKG)"
-
-# 1. The host build (CLINE_PACKAGE_TEST_NO_BUILD=1: use the binary that is there, as CI does with
-#    the binary it downloaded from the build job).
-if [[ -n ${CLINE_PACKAGE_TEST_NO_BUILD:-} ]]; then
-  [[ -f $BINARY ]] || die "CLINE_PACKAGE_TEST_NO_BUILD is set but there is no $BINARY"
-elif [[ ! -f $BINARY ]] || [[ -n $(find src crates/hooks-core/src Cargo.toml Cargo.lock build.rs -newer "$BINARY" 2>/dev/null | head -n1) ]]; then
-  log "building $BINARY (missing or older than the sources)"
-  npm run build
-fi
-[[ -f $BINARY ]] || die "the build did not produce $BINARY"
+host_binary "${CLINE_PACKAGE_TEST_NO_BUILD:-}" | sed 's/^/[test:package] /' || die "no $BINARY to package"
 
 # --------------------------------------------------------------------------------------------
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cline-hooks-package-test.XXXXXX")

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+'use strict'
+// The release, one step per command. The GitHub workflow's publish job runs these on a `v*` tag,
+// and `npm run test:release` runs the same ones against a local registry, so the rehearsal and the
+// release cannot drift apart:
+//
+//   node scripts/release.js check [--tag vX.Y.Z]     the manifests can be released (and match the tag)
+//   node scripts/release.js prepare --artifacts DIR [--only-present]
+//                                                     platform manifests get the root's fields, and
+//                                                     each binary goes into npm/<platform>/
+//   node scripts/release.js contents                  each tarball holds only what it should
+//                                                     (npm pack --dry-run of every package)
+//   node scripts/release.js publish [--provenance] [--dist-tag TAG]
+//                                                     napi prepublish (every platform package, and
+//                                                     optionalDependencies), then the root package
+//   node scripts/release.js verify [--dist-tag TAG]   the registry serves every package as published
+//
+// Run from the checkout being released: `prepare` and `publish` write into it (npm/<platform>/,
+// package.json), which is why the workflow runs them in its throwaway checkout and the rehearsal in
+// a copy. `--only-present` (rehearsal only) releases the targets whose binary is in DIR and says
+// which it leaves out; a real release needs them all. The registry is npm's configured one.
+
+const fs = require('fs')
+const path = require('path')
+const { execFileSync } = require('child_process')
+const { parseTriple } = require('@napi-rs/cli')
+const { platformManifest, releaseProblems, contentProblems } = require('./release-manifests.js')
+
+const log = (message) => console.log(`[release] ${message}`)
+class ReleaseError extends Error {}
+
+function readJson(file) {
+  return JSON.parse(fs.readFileSync(file, 'utf8'))
+}
+function writeJson(file, value) {
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n')
+}
+
+function options(argv, known) {
+  const parsed = {}
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].replace(/^--/, '')
+    if (!argv[i].startsWith('--') || !(name in known)) throw new ReleaseError(`unknown argument ${argv[i]}`)
+    if (known[name] === 'flag') parsed[name] = true
+    else if (i + 1 < argv.length) parsed[name] = argv[++i]
+    else throw new ReleaseError(`--${name} needs a value`)
+  }
+  return parsed
+}
+
+function platformManifests() {
+  const manifests = {}
+  for (const folder of fs.readdirSync('npm')) {
+    const file = path.join('npm', folder, 'package.json')
+    if (fs.existsSync(file)) manifests[folder] = readJson(file)
+  }
+  return manifests
+}
+
+function run(command, args, env = process.env) {
+  log(`$ ${[command, ...args].join(' ')}`)
+  execFileSync(command, args, { stdio: 'inherit', env })
+}
+
+function check(args) {
+  const root = readJson('package.json')
+  const problems = releaseProblems({
+    root,
+    tag: args.tag === undefined ? null : args.tag,
+    targets: root.napi.targets.map(parseTriple),
+    platforms: platformManifests(),
+  })
+  if (problems.length > 0) throw new ReleaseError(`this checkout cannot be released:\n  - ${problems.join('\n  - ')}`)
+  log(`${root.name}@${root.version}: ${root.napi.targets.length} platform packages and the root can be released`)
+}
+
+// Every `<binaryName>.<platform>.node` under `dir`, by platform (the layout download-artifact and
+// build:cross leave: bindings-<triple>/<file> or flat).
+function findBinaries(dir, binaryName) {
+  const found = new Map()
+  const walk = (folder) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else if (entry.name.startsWith(`${binaryName}.`) && entry.name.endsWith('.node')) {
+        found.set(entry.name.slice(binaryName.length + 1, -'.node'.length), full)
+      }
+    }
+  }
+  walk(dir)
+  return found
+}
+
+function prepare(args) {
+  if (!args.artifacts) throw new ReleaseError('prepare needs --artifacts DIR (the folder the build jobs\' binaries are in)')
+  const root = readJson('package.json')
+  const dir = path.resolve(args.artifacts)
+  if (!fs.existsSync(dir)) throw new ReleaseError(`no artifacts folder ${dir}`)
+  const binaries = findBinaries(dir, root.napi.binaryName)
+  const targets = root.napi.targets.map(parseTriple)
+  const missing = targets.filter((t) => !binaries.has(t.platformArchABI))
+  if (missing.length > 0 && !args['only-present']) {
+    throw new ReleaseError(`no binary in ${dir} for ${missing.map((t) => `${t.triple} (${root.napi.binaryName}.${t.platformArchABI}.node)`).join(', ')}`)
+  }
+  for (const target of missing) log(`left out: ${target.triple} (no ${root.napi.binaryName}.${target.platformArchABI}.node in ${dir})`)
+  const kept = targets.filter((t) => binaries.has(t.platformArchABI))
+  if (kept.length === 0) throw new ReleaseError(`no binary for any target in ${dir}`)
+  if (missing.length > 0) {
+    root.napi.targets = kept.map((t) => t.triple)
+    writeJson('package.json', root)
+  }
+  for (const target of kept) {
+    const file = path.join('npm', target.platformArchABI, 'package.json')
+    writeJson(file, platformManifest(root, readJson(file)))
+    fs.copyFileSync('LICENSE', path.join('npm', target.platformArchABI, 'LICENSE'))
+  }
+  run('npx', ['--no-install', 'napi', 'artifacts', '--output-dir', dir, '--npm-dir', 'npm'])
+  for (const target of kept) {
+    const binary = path.join('npm', target.platformArchABI, `${root.napi.binaryName}.${target.platformArchABI}.node`)
+    if (!fs.existsSync(binary)) throw new ReleaseError(`napi artifacts left no ${binary}`)
+    log(`${binary}: ${fs.statSync(binary).size} bytes`)
+  }
+}
+
+function contents() {
+  const root = readJson('package.json')
+  const packages = [['.', false], ...root.napi.targets.map((t) => [path.join('npm', parseTriple(t).platformArchABI), true])]
+  const problems = []
+  for (const [dir, platform] of packages) {
+    const manifest = readJson(path.join(dir, 'package.json'))
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    const files = JSON.parse(out)[0].files.map((f) => f.path).sort()
+    log(`${manifest.name}: ${files.join(' ')}`)
+    problems.push(...contentProblems(manifest, files, { platform }))
+  }
+  if (problems.length > 0) throw new ReleaseError(`a tarball is not what it should be:\n  - ${problems.join('\n  - ')}`)
+  log(`${packages.length} tarballs hold only what they should`)
+}
+
+function publish(args) {
+  const root = readJson('package.json')
+  const env = { ...process.env, NPM_CONFIG_ACCESS: 'public' }
+  // napi runs `npm publish` for each platform package: the environment carries the settings.
+  if (args.provenance) env.NPM_CONFIG_PROVENANCE = 'true'
+  if (args['dist-tag']) env.NPM_CONFIG_TAG = args['dist-tag']
+  // --no-gh-release: napi would otherwise create a GitHub release (its default), which needs a
+  // token with write access the job does not have; the release is npm's.
+  run('npx', ['--no-install', 'napi', 'prepublish', '-t', 'npm', '--no-gh-release'], env)
+  const flags = ['--access', 'public']
+  if (args.provenance) flags.push('--provenance')
+  if (args['dist-tag']) flags.push('--tag', args['dist-tag'])
+  run('npm', ['publish', ...flags], env)
+  log(`published ${root.name}@${root.version} and ${root.napi.targets.length} platform packages`)
+}
+
+function view(spec, field) {
+  const out = execFileSync('npm', ['view', spec, field, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  return out.trim() === '' ? undefined : JSON.parse(out)
+}
+
+function verify(args) {
+  const root = readJson('package.json')
+  const platforms = root.napi.targets.map((t) => `${root.name}-${parseTriple(t).platformArchABI}`)
+  const optional = view(`${root.name}@${root.version}`, 'optionalDependencies') || {}
+  const want = Object.fromEntries(platforms.map((name) => [name, root.version]))
+  if (JSON.stringify(Object.entries(optional).sort()) !== JSON.stringify(Object.entries(want).sort())) {
+    throw new ReleaseError(`${root.name}@${root.version} on the registry has optionalDependencies ${JSON.stringify(optional)}, expected ${JSON.stringify(want)}`)
+  }
+  for (const name of platforms) {
+    if (view(`${name}@${root.version}`, 'version') !== root.version) throw new ReleaseError(`the registry has no ${name}@${root.version}`)
+  }
+  const tag = args['dist-tag'] || 'latest'
+  if (view(root.name, `dist-tags.${tag}`) !== root.version) throw new ReleaseError(`${root.name}'s dist-tag ${tag} is not ${root.version}`)
+  log(`the registry serves ${root.name}@${root.version} (dist-tag ${tag}) and ${platforms.length} platform packages at ${root.version}`)
+}
+
+const COMMANDS = {
+  check: [check, { tag: 'value' }],
+  prepare: [prepare, { artifacts: 'value', 'only-present': 'flag' }],
+  contents: [contents, {}],
+  publish: [publish, { provenance: 'flag', 'dist-tag': 'value' }],
+  verify: [verify, { 'dist-tag': 'value' }],
+}
+
+const [command, ...rest] = process.argv.slice(2)
+try {
+  if (!COMMANDS[command]) throw new ReleaseError(`usage: node scripts/release.js ${Object.keys(COMMANDS).join('|')} [options]`)
+  const [step, known] = COMMANDS[command]
+  step(options(rest, known))
+} catch (error) {
+  if (!(error instanceof ReleaseError) && !error.status) throw error
+  console.error(`[release] FAIL: ${error.message}`)
+  process.exit(1)
+}
