@@ -5,7 +5,8 @@
 #
 #   1. the host's binary (built if missing or stale) and cross-built ones (scripts/build-cross.sh;
 #      CLINE_RELEASE_TEST_CROSS lists the Rust targets, default the two arm64 Linux ones, "" for
-#      none); a target that cannot be built here is left out with a message;
+#      none); a target that cannot be built here is left out with a message. Or, with
+#      CLINE_RELEASE_TEST_ARTIFACTS=DIR, the binaries in DIR (the workflow's build jobs' nine);
 #   2. verdaccio (npm, cached in .ci-cache/release/verdaccio) on a free port with temp storage and
 #      config, no uplink (nothing can come from the internet), a user made for the run, and at most
 #      CLINE_RELEASE_TEST_TIMEOUT seconds to live (default 900); stopped by pid at the end;
@@ -15,8 +16,8 @@
 #      optionalDependencies; then the root; provenance off: it needs GitHub's OIDC), verify;
 #   4. `npm install @cline/hooks`: exactly the root and the host's platform package, whose binary
 #      loads, runs real hooks (CommonJS, ES module), `npx cline-hooks list` and the subpath exports;
-#   5. `npm install --os --cpu --libc` for each cross target: exactly its platform package, with the
-#      binary that was published, byte for byte;
+#   5. `npm install --os --cpu --libc` for every other platform published: exactly its platform
+#      package, with the binary that was published, byte for byte;
 #   6. `npm install --omit=optional`: loading fails naming the package and version to install, and
 #      installing it as the message says fixes it;
 #   7. a mismatched pair (a root whose optionalDependencies pin an older platform package, published
@@ -67,21 +68,24 @@ trap cleanup EXIT
 
 # ---------------------------------------------------------------------------------------------
 # 1. Binaries, in the layout the workflow's download-artifact leaves: bindings-<triple>/<file>.
+#    CLINE_RELEASE_TEST_ARTIFACTS: a folder of binaries built elsewhere (the workflow's build jobs)
+#    to publish instead of the host build and the cross builds.
 ARTIFACTS=$TMP/artifacts
-mkdir -p "$ARTIFACTS/bindings-host"
-cp "$BINARY" "$ARTIFACTS/bindings-host/"
-CROSS_PUBLISHED=()
-CROSS_PLATFORMS=()
+if [[ -n ${CLINE_RELEASE_TEST_ARTIFACTS:-} ]]; then
+  [[ -d $CLINE_RELEASE_TEST_ARTIFACTS ]] || die "CLINE_RELEASE_TEST_ARTIFACTS is not a folder: $CLINE_RELEASE_TEST_ARTIFACTS"
+  cp -R "$CLINE_RELEASE_TEST_ARTIFACTS" "$ARTIFACTS"
+  CROSS=
+else
+  mkdir -p "$ARTIFACTS/bindings-host"
+  cp "$BINARY" "$ARTIFACTS/bindings-host/"
+fi
 if [[ -n $CROSS && $(uname -sm) != "Linux x86_64" ]]; then
   log "left out the cross targets ($CROSS): scripts/build-cross.sh links them on Linux x86_64 only"
   CROSS=
 fi
 for target in $CROSS; do
   log "cross-building $target (scripts/build-cross.sh)"
-  if CLINE_CROSS_OUT=$ARTIFACTS/bindings-$target bash scripts/build-cross.sh "$target" 2>&1 | sed 's/^/  /'; then
-    CROSS_PUBLISHED+=("$target")
-    CROSS_PLATFORMS+=("$(node -p "require('@napi-rs/cli').parseTriple('$target').platformArchABI")")
-  else
+  if ! CLINE_CROSS_OUT=$ARTIFACTS/bindings-$target bash scripts/build-cross.sh "$target" 2>&1 | sed 's/^/  /'; then
     log "left out $target: its binary could not be built here (the output above says why); the release builds it on GitHub"
   fi
 done
@@ -205,27 +209,27 @@ in_project "$P" node -e "
   import('$NAME/sdk').then((m) => assert.equal(typeof m.createFileHooks, 'function'))"
 log "host: exactly $NAME and $NAME-$PLATFORM installed; the binary loads from it and runs hooks; npx cline-hooks list and the subpath exports work"
 
-# 5. The cross targets, resolved from the registry by npm's --os/--cpu/--libc.
-for target in $CROSS; do
-  platform=$(node -p "require('@napi-rs/cli').parseTriple('$target').platformArchABI")
-  if [[ ! " ${CROSS_PUBLISHED[*]} " == *" $target "* ]]; then
-    log "skipped the install for $platform: its binary could not be built here"
-    continue
-  fi
-  flags=$(node -e "
-    const t = require('@napi-rs/cli').parseTriple('$target')
-    const libc = t.abi && t.abi.startsWith('musl') ? 'musl' : t.abi && t.abi.startsWith('gnu') ? 'glibc' : ''
-    console.log(['--os=' + t.platform, '--cpu=' + t.arch, libc && '--libc=' + libc].filter(Boolean).join(' '))")
+# 5. Every other published platform, resolved from the registry by npm's --os/--cpu/--libc.
+OTHERS=()
+while IFS=' ' read -r platform flags; do
+  [[ $platform == "$PLATFORM" ]] && continue
+  OTHERS+=("$platform")
   P=$(new_project "$platform")
   log "npm install $flags $NAME"
   # shellcheck disable=SC2086 # flags are words
-  in_project "$P" npm install --loglevel=error $flags "$NAME"
+  in_project "$P" npm install --loglevel=error $flags "$NAME" </dev/null
   want=$(printf '%s\n' hooks "hooks-$platform")
   [[ $(installed "$P") == "$want" ]] || die "$flags installed $(installed "$P" | tr '\n' ' '), expected exactly: $(tr '\n' ' ' <<<"$want")"
-  cmp "$P/node_modules/@cline/hooks-$platform/cline-hooks.$platform.node" "$ARTIFACTS/bindings-$target/cline-hooks.$platform.node" ||
+  built=$(find "$ARTIFACTS" -name "cline-hooks.$platform.node" | head -n1)
+  cmp "$P/node_modules/@cline/hooks-$platform/cline-hooks.$platform.node" "$built" ||
     die "the $platform binary npm installed is not the one published"
   log "$flags: exactly $NAME and $NAME-$platform, with the published binary"
-done
+done < <(cd "$STAGE" && node -e "
+  // The targets the release kept (prepare left out those without a binary), with npm's flags.
+  for (const t of require('./package.json').napi.targets.map(require('@napi-rs/cli').parseTriple)) {
+    const libc = t.abi && t.abi.startsWith('musl') ? 'musl' : t.platform === 'linux' ? 'glibc' : ''
+    console.log([t.platformArchABI, '--os=' + t.platform, '--cpu=' + t.arch, libc && '--libc=' + libc].filter(Boolean).join(' '))
+  }")
 
 # 6. Optional dependencies left out: the loader says what to install, and that fixes it.
 P=$(new_project omitted)
@@ -258,4 +262,4 @@ log "a mismatched pair: the error names $NAME-$PLATFORM@$MISMATCH"
 
 stop_registry
 if pgrep -f "$TMP/registry/config.yaml" >/dev/null; then die "the registry is still running after it was stopped"; fi
-log "passed: $NAME@$VERSION and $((1 + ${#CROSS_PLATFORMS[@]})) platform packages ($PLATFORM ${CROSS_PLATFORMS[*]}) published to a local registry by the release steps and installed from it; the registry is stopped"
+log "passed: $NAME@$VERSION and $((1 + ${#OTHERS[@]})) platform packages ($PLATFORM ${OTHERS[*]}) published to a local registry by the release steps and installed from it; the registry is stopped"
