@@ -30,8 +30,11 @@ function installedPackage(name) {
   } catch {
     return null
   }
+  // require(), not JSON.parse: Node's own parser, which a host that replaced the global one (the
+  // hostile-host tests do) cannot change.
   try {
-    return { version: JSON.parse(readFileSync(file, 'utf8')).version, dir: dirname(file) }
+    const { version } = require(file)
+    return { version: typeof version === 'string' ? version : `without a version (${String(version)})`, dir: dirname(file) }
   } catch (error) {
     return { version: `unreadable (${error.message})`, dir: dirname(file) }
   }

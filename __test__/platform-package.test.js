@@ -121,8 +121,8 @@ describe('the entry point, required for real from an npm-shaped install', () => 
   }
 
   /** Requires the package in a child Node from `dir`; returns what loaded or the error. */
-  function load(dir) {
-    const script = `
+  function load(dir, prelude = '') {
+    const script = `${prelude}
       try {
         const h = require(${JSON.stringify(manifest.name)})
         const loaded = Object.keys(require.cache).filter((f) => f.endsWith('.node'))
@@ -143,6 +143,13 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     const result = load(dir)
     expect(result.ok).toBe(true)
     expect(result.loaded).toEqual([fs.realpathSync(path.join(dir, 'node_modules', PLATFORM_PKG, `${manifest.napi.binaryName}.${PLATFORM}.node`))])
+  })
+
+  test('a host that replaced JSON.parse before the require still loads it (the check reads with Node\'s own parser)', () => {
+    const dir = project({ platformVersion: manifest.version })
+    const result = load(dir, "JSON.parse = () => { throw new Error('JSON.parse is disabled in this host') }")
+    expect(result.ok).toBe(true)
+    expect(result.loaded).toHaveLength(1)
   })
 
   test('no platform package: the error names the package and version to install', () => {

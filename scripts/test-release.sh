@@ -65,6 +65,10 @@ cleanup() {
   if [[ -n ${CLINE_RELEASE_TEST_KEEP:-} ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
+# A signal ends the run through the EXIT trap, so the registry is stopped on Ctrl-C too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # ---------------------------------------------------------------------------------------------
 # 1. Binaries, in the layout the workflow's download-artifact leaves: bindings-<triple>/<file>.
