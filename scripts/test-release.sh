@@ -265,5 +265,12 @@ expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_VERSION "\`npm install $NAME-$PLAT
 log "a mismatched pair: the error names $NAME-$PLATFORM@$MISMATCH"
 
 stop_registry
-if pgrep -f "$TMP/registry/config.yaml" >/dev/null; then die "the registry is still running after it was stopped"; fi
+left=$(node -e '
+  // Any process whose command line names this run'"'"'s registry config (Linux: /proc).
+  const fs = require("fs")
+  if (!fs.existsSync("/proc/self/cmdline")) process.exit(0)
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
+    try { if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(process.argv[1])) console.log(pid) } catch {}
+  }' "$TMP/registry/config.yaml")
+[[ -z $left ]] || die "the registry is still running after it was stopped (pids $left)"
 log "passed: $NAME@$VERSION and $((1 + ${#OTHERS[@]})) platform packages ($PLATFORM ${OTHERS[*]}) published to a local registry by the release steps and installed from it; the registry is stopped"
