@@ -54,6 +54,15 @@ describeInSource('releaseProblems', () => {
     expect(releaseProblems({ ...good, tag: 'v1.2.4' })).toEqual(['the tag v1.2.4 is not v1.2.3, package.json\'s version'])
   })
 
+  test('a repository other than the GitHub one the release runs in (provenance would refuse it)', () => {
+    expect(releaseProblems({ ...good, github: 'cline/hooks' })).toEqual([])
+    expect(releaseProblems({ ...good, github: 'Cline/Hooks' })).toEqual([])
+    expect(releaseProblems({ ...good, github: 'cline/hook' })).toEqual([
+      'package.json repository is git+https://github.com/cline/hooks.git, not github.com/cline/hook, where this release runs (npm provenance would refuse it)',
+    ])
+    expect(releaseProblems({ ...good, github: 'someone/cline/hooks' })).toHaveLength(1)
+  })
+
   test('no repository (provenance), no public access, a registry pinned in publishConfig', () => {
     const { repository, ...bare } = root
     expect(releaseProblems({ ...good, root: { ...bare, publishConfig: { registry: 'https://x' } } })).toEqual([

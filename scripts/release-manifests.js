@@ -19,15 +19,20 @@ function platformManifest(root, manifest) {
  *
  * - `root`: the root package.json;
  * - `tag`: the git tag being released (`v1.2.3`), or null when not releasing from a tag;
+ * - `github`: the GitHub repository the release runs in (`owner/name`), or null: npm provenance
+ *   refuses a package whose `repository` is another one;
  * - `targets`: napi's target of each `napi.targets` triple (`{ triple, platformArchABI }`);
  * - `platforms`: npm/<platform>/package.json of each folder there, by folder name.
  */
-function releaseProblems({ root, tag, targets, platforms }) {
+function releaseProblems({ root, tag, github = null, targets, platforms }) {
   const problems = []
   if (!SEMVER.test(String(root.version))) problems.push(`package.json version "${root.version}" is not a semver version`)
   if (tag !== null && tag !== `v${root.version}`) problems.push(`the tag ${tag} is not v${root.version}, package.json's version`)
   const repository = root.repository && (root.repository.url || root.repository)
   if (!repository) problems.push('package.json has no repository (npm publish --provenance needs it)')
+  else if (github !== null && !new RegExp(`github\\.com[/:]${github.replace(/[.]/g, '\\.')}(\\.git)?$`, 'i').test(repository)) {
+    problems.push(`package.json repository is ${repository}, not github.com/${github}, where this release runs (npm provenance would refuse it)`)
+  }
   for (const field of ['homepage', 'bugs', 'license', 'keywords']) {
     if (root[field] === undefined) problems.push(`package.json has no ${field}`)
   }

@@ -4,7 +4,9 @@
 // and `npm run test:release` runs the same ones against a local registry, so the rehearsal and the
 // release cannot drift apart:
 //
-//   node scripts/release.js check [--tag vX.Y.Z]     the manifests can be released (and match the tag)
+//   node scripts/release.js check [--tag vX.Y.Z] [--repository OWNER/NAME]
+//                                                     the manifests can be released (and match the
+//                                                     tag, and the GitHub repository)
 //   node scripts/release.js prepare --artifacts DIR [--only-present]
 //                                                     platform manifests get the root's fields, and
 //                                                     each binary goes into npm/<platform>/
@@ -67,6 +69,7 @@ function check(args) {
   const problems = releaseProblems({
     root,
     tag: args.tag === undefined ? null : args.tag,
+    github: args.repository === undefined ? null : args.repository,
     targets: root.napi.targets.map(parseTriple),
     platforms: platformManifests(),
   })
@@ -175,7 +178,7 @@ function verify(args) {
 }
 
 const COMMANDS = {
-  check: [check, { tag: 'value' }],
+  check: [check, { tag: 'value', repository: 'value' }],
   prepare: [prepare, { artifacts: 'value', 'only-present': 'flag' }],
   contents: [contents, {}],
   publish: [publish, { provenance: 'flag', 'dist-tag': 'value' }],
