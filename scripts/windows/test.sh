@@ -202,6 +202,9 @@ read -r -a published <<<"$(cd "$ROOT" && node -p 'require("./package.json").file
 for item in package.json "${published[@]}" __test__ examples; do
   [[ -e $ROOT/$item ]] && cp -R "$ROOT/$item" "$PKG/"
 done
+# The release's pure rules, which release-manifests.test.js tests on any platform.
+mkdir -p "$PKG/scripts"
+cp "$ROOT/scripts/release-manifests.js" "$PKG/scripts/"
 cp "$ADDON" "$PKG/cline-hooks.win32-x64-msvc.node"
 
 export CLINE_HOOKS_TEST_ECHO_EXE
