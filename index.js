@@ -1,85 +1,142 @@
 'use strict'
 // The package's entry point. It checks that the platform package npm installed for this machine
-// is there and of this release, so a missing or mismatched binary fails with an error that says
-// what to install, then loads the addon through napi-rs's generated loader (binding.js).
+// is there, of this release, and holds an intact binary built for this machine, so a missing,
+// mismatched or damaged binary fails with an error that says what to do (and is never handed to
+// the system's loader, which a cut-off file can crash), then loads the addon through napi-rs's
+// generated loader (binding.js).
 
-const { existsSync, readFileSync } = require('fs')
-const { dirname, join } = require('path')
-const { platformName, nativeProblem } = require('./platform-package.js')
+const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } = require('fs')
+const { dirname, join, sep } = require('path')
+const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('./platform-package.js')
 const manifest = require('./package.json')
 
-// The rule binding.js applies, without its last resort (running `ldd`): /usr/bin/ldd names musl,
-// else the process report says which C library Node runs on.
+// musl or glibc: /usr/bin/ldd names musl, else the C library mapped into this process does. Not
+// process.report, which resolves the name of every open socket and can take seconds.
 function isMusl() {
   if (process.platform !== 'linux') return false
-  try {
-    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
-  } catch {
-    const report = process.report && process.report.getReport ? process.report.getReport() : null
-    if (!report || (report.header && report.header.glibcVersionRuntime)) return false
-    const objects = Array.isArray(report.sharedObjects) ? report.sharedObjects : []
-    return objects.some((file) => file.includes('libc.musl-') || file.includes('ld-musl-'))
+  for (const [file, test] of [
+    ['/usr/bin/ldd', (text) => text.includes('musl')],
+    ['/proc/self/maps', (text) => text.includes('/ld-musl-') || text.includes('/libc.musl-')],
+  ]) {
+    try {
+      return test(readFileSync(file, 'utf8'))
+    } catch {
+      // next source
+    }
   }
+  return false
 }
 
-// The platform package Node resolves from here, or null.
+// The platform package Node resolves from here: null, { version, dir, manifest }, or { dir,
+// unreadable } when its package.json is there but cannot be read.
 function installedPackage(name) {
   let file
   try {
     file = require.resolve(`${name}/package.json`)
-  } catch {
-    return null
+  } catch (error) {
+    if (error.code === 'MODULE_NOT_FOUND') return null
+    // Found, but its package.json is not JSON (resolution reads it): the path is in the message.
+    return { dir: name, unreadable: `is not valid (${error.message.split('\n')[0]})` }
   }
   // require(), not JSON.parse: Node's own parser, which a host that replaced the global one (the
   // hostile-host tests do) cannot change.
   try {
-    const { version } = require(file)
-    return { version: typeof version === 'string' ? version : `without a version (${String(version)})`, dir: dirname(file) }
+    const read = require(file)
+    if (typeof read.version !== 'string') return { dir: dirname(file), unreadable: 'has no version' }
+    return { version: read.version, dir: dirname(file), manifest: read }
   } catch (error) {
-    return { version: `unreadable (${error.message})`, dir: dirname(file) }
+    return { dir: dirname(file), unreadable: `cannot be read (${error.message.split('\n')[0]})` }
   }
 }
 
+// Size and first 4 KiB of a file, or the reason it cannot be opened.
+function inspectBinary(file) {
+  let fd
+  try {
+    fd = openSync(file, 'r')
+    const size = fstatSync(fd).size
+    const bytes = Buffer.alloc(Math.min(size, 4096))
+    readSync(fd, bytes, 0, bytes.length, 0)
+    return { size, bytes }
+  } catch (error) {
+    return { size: null, bytes: Buffer.alloc(0), openError: error.code || error.message }
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+function fail(problem) {
+  const error = new Error(problem.message)
+  error.code = problem.code
+  throw error
+}
+
+// The platform package to load from, after its checks; null when something else is loaded (an
+// explicit NAPI_RS_NATIVE_LIBRARY_PATH, or a build beside this file in a source checkout).
 function checkNativeBinary() {
-  // An explicit binary, or one built beside this file (a source checkout): the loader's business.
   if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH) return null
-  const platform = platformName({ platform: process.platform, arch: process.arch, musl: isMusl() })
+  const machine = { platform: process.platform, arch: process.arch }
+  const platform = platformName({ ...machine, musl: isMusl() })
   if (existsSync(join(__dirname, `${manifest.napi.binaryName}.${platform}.node`))) return null
   const prefix = `${manifest.name}-`
-  const published = Object.keys(manifest.optionalDependencies || {})
-    .filter((name) => name.startsWith(prefix))
-    .map((name) => name.slice(prefix.length))
+  const installed = installedPackage(prefix + platform)
   const problem = nativeProblem({
     packageName: manifest.name,
     version: manifest.version,
     platform,
-    installed: installedPackage(prefix + platform),
-    published,
+    installed,
+    published: Object.keys(manifest.optionalDependencies || {})
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => name.slice(prefix.length)),
+    linkedFrom: __dirname.split(sep).includes('node_modules') ? null : __dirname,
   })
-  if (problem) {
-    const error = new Error(problem.message)
-    error.code = problem.code
-    throw error
-  }
+  if (problem) fail(problem)
+  const file = join(installed.dir, installed.manifest.main || `${manifest.napi.binaryName}.${platform}.node`)
+  const { size, bytes, openError } = inspectBinary(file)
+  const release = installed.manifest.clineHooksBinary || {}
+  const invalid = binaryProblem({
+    file,
+    dir: installed.dir,
+    wanted: `${prefix}${platform}@${manifest.version}`,
+    size,
+    openError,
+    recordedSize: release.size,
+    format: binaryFormat(bytes),
+    machine,
+  })
+  if (invalid) fail(invalid)
   return platform
 }
 
 const checked = checkNativeBinary()
+let binding
 try {
-  module.exports = require('./binding.js')
+  binding = require('./binding.js')
 } catch (error) {
-  if (!checked) throw error
-  // The right package is installed but its binary did not load (a C library too old, a damaged
-  // file): the loader's own message blames npm; the cause that is not a module it could not find
-  // (its fallbacks) is the system's reason.
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (!checked && !override) throw error
+  // The loader's own message blames npm; the cause that is not a module it could not find (its
+  // fallbacks) is the system's reason.
   const causes = []
   for (let e = error.cause; e && causes.length < 32; e = e.cause) causes.push(String(e.message))
-  const cause = causes.find((message) => !message.startsWith('Cannot find module')) || error.message
-  const failed = new Error(
-    `${manifest.name} ${manifest.version} found ${manifest.name}-${checked}@${manifest.version} but ` +
-      `could not load its binary: ${cause}`,
-  )
+  const cause = causes.find((message) => !message.startsWith('Cannot find module')) || causes[0] || error.message
+  const from = checked ? `${manifest.name}-${checked}@${manifest.version}` : `NAPI_RS_NATIVE_LIBRARY_PATH (${override})`
+  const failed = new Error(`${manifest.name} ${manifest.version} could not load its binary from ${from}: ${cause}`)
   failed.code = 'ERR_CLINE_HOOKS_BINARY_LOAD'
   failed.cause = error
   throw failed
 }
+// NAPI_RS_NATIVE_LIBRARY_PATH is read by every napi-rs package in the process: it may name
+// another package's addon.
+if (typeof binding.runHook !== 'function' || typeof binding.HookFactory !== 'function') {
+  const failed = new Error(
+    `${manifest.name} ${manifest.version} loaded a binary that is not its own (it has no runHook): ` +
+      `NAPI_RS_NATIVE_LIBRARY_PATH is ${JSON.stringify(process.env.NAPI_RS_NATIVE_LIBRARY_PATH || '')}, ` +
+      'and every napi-rs package in the process reads it. Unset it, or point it at a cline-hooks .node file.',
+  )
+  failed.code = 'ERR_CLINE_HOOKS_BINARY_LOAD'
+  throw failed
+}
+// The same module again (cached, not loaded twice), written as a re-export so that Node's ES
+// module import sees every named export.
+module.exports = require('./binding.js')

@@ -10,7 +10,7 @@ const path = require('path')
 const { spawnSync } = require('child_process')
 
 const { makeTempDir } = require('./helpers')
-const { platformName, nativeProblem } = require('../platform-package.js')
+const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('../platform-package.js')
 
 describe('platformName', () => {
   test.each([
@@ -59,15 +59,17 @@ describe('nativeProblem', () => {
     const problem = nativeProblem({ ...base, installed: { version: '1.2.2', dir: '/p/node_modules/@cline/hooks-linux-x64-gnu' } })
     expect(problem.code).toBe('ERR_CLINE_HOOKS_BINARY_VERSION')
     expect(problem.message).toContain('@cline/hooks-linux-x64-gnu 1.2.2 is installed (/p/node_modules/@cline/hooks-linux-x64-gnu)')
-    expect(problem.message).toContain('`npm install @cline/hooks-linux-x64-gnu@1.2.3`')
+    expect(problem.message).toContain('`npm install --no-save @cline/hooks-linux-x64-gnu@1.2.3`')
   })
 
   test('not installed on a published platform: the install command and why npm skipped it', () => {
     const problem = nativeProblem({ ...base, installed: null })
     expect(problem.code).toBe('ERR_CLINE_HOOKS_BINARY_MISSING')
-    expect(problem.message).toContain('`npm install @cline/hooks-linux-x64-gnu@1.2.3`')
+    // --no-save: a platform package saved in package.json breaks installs on other platforms.
+    expect(problem.message).toContain('`npm install --no-save @cline/hooks-linux-x64-gnu@1.2.3`')
     expect(problem.message).toContain('--omit=optional')
     expect(problem.message).not.toContain('npm run build')
+    expect(problem.message).not.toContain('outside node_modules')
   })
 
   test('not installed in a source checkout (nothing published): also says how to build it', () => {
@@ -85,6 +87,93 @@ describe('nativeProblem', () => {
   test('an installed package wins over the published list (a build of its own for that platform)', () => {
     expect(nativeProblem({ ...base, platform: 'freebsd-x64', installed: { version: '1.2.3', dir: '/x' } })).toBeNull()
   })
+
+  test('a platform package whose package.json cannot be read: says so, and to delete it before installing', () => {
+    const problem = nativeProblem({ ...base, installed: { dir: '/p/x', unreadable: 'has no version' } })
+    expect(problem.code).toBe('ERR_CLINE_HOOKS_BINARY_VERSION')
+    expect(problem.message).toContain('at /p/x is: its package.json has no version. Delete /p/x and run `npm install --no-save @cline/hooks-linux-x64-gnu@1.2.3`')
+  })
+
+  test('a linked copy (npm link, file:): says Node looks from the link target, and to run the command there', () => {
+    const problem = nativeProblem({ ...base, installed: null, linkedFrom: '/src/hooks' })
+    expect(problem.message).toContain('This @cline/hooks is at /src/hooks, outside node_modules (npm link or a file: dependency)')
+    expect(problem.message).toContain('run it in /src/hooks.')
+  })
+})
+
+describe('binaryFormat and binaryProblem', () => {
+  // A minimal 64-bit little-endian ELF header for `machine` whose section headers end at `end`.
+  function elf(machine, end) {
+    const b = Buffer.alloc(64)
+    b.write('\x7fELF', 0, 'latin1')
+    b[4] = 2 // 64-bit
+    b[5] = 1 // little-endian
+    b.writeUInt16LE(machine, 18)
+    b.writeBigUInt64LE(BigInt(end - 64 * 10), 0x28) // e_shoff
+    b.writeUInt16LE(64, 0x3a) // e_shentsize
+    b.writeUInt16LE(10, 0x3c) // e_shnum
+    return b
+  }
+  const machOArm64 = Buffer.from([0xcf, 0xfa, 0xed, 0xfe, 0x0c, 0x00, 0x00, 0x01])
+  function pe(machine) {
+    const b = Buffer.alloc(0x100)
+    b.write('MZ', 0, 'latin1')
+    b.writeUInt32LE(0x80, 0x3c)
+    b.write('PE\0\0', 0x80, 'latin1')
+    b.writeUInt16LE(machine, 0x84)
+    return b
+  }
+
+  test('reads the platform and architecture of ELF, Mach-O and PE files, and nothing else', () => {
+    expect(binaryFormat(elf(0x3e, 5000))).toEqual({ platform: 'linux', arch: 'x64', minSize: 5000 })
+    expect(binaryFormat(elf(0xb7, 5000))).toMatchObject({ platform: 'linux', arch: 'arm64' })
+    expect(binaryFormat(machOArm64)).toEqual({ platform: 'darwin', arch: 'arm64' })
+    expect(binaryFormat(Buffer.from([0xca, 0xfe, 0xba, 0xbe]))).toEqual({ platform: 'darwin', arch: 'universal' })
+    expect(binaryFormat(pe(0x8664))).toEqual({ platform: 'win32', arch: 'x64' })
+    expect(binaryFormat(pe(0xaa64))).toEqual({ platform: 'win32', arch: 'arm64' })
+    for (const junk of [Buffer.alloc(0), Buffer.from('not a shared object\n'), Buffer.from('MZ'), elf(0x9999, 5000)]) {
+      expect(binaryFormat(junk)).toBeNull()
+    }
+  })
+
+  test('the binary this process loaded is read as this machine\'s, and needs exactly its own size', () => {
+    require('@cline/hooks')
+    const loaded = Object.keys(require.cache).find((file) => file.endsWith('.node'))
+    const bytes = fs.readFileSync(loaded)
+    const format = binaryFormat(bytes.subarray(0, 4096))
+    expect(format).toMatchObject({ platform: process.platform === 'win32' || process.platform === 'darwin' ? process.platform : 'linux', arch: process.arch })
+    if (format.minSize !== undefined) expect(format.minSize).toBe(bytes.length)
+  })
+
+  const at = { file: '/p/x.node', dir: '/p', wanted: '@cline/hooks-linux-x64-gnu@1.2.3', machine: { platform: 'linux', arch: 'x64' } }
+
+  test('a binary that fits: no problem', () => {
+    expect(binaryProblem({ ...at, size: 5000, recordedSize: 5000, format: binaryFormat(elf(0x3e, 5000)) })).toBeNull()
+  })
+
+  test('absent: MISSING, with the reason and the reinstall', () => {
+    const problem = binaryProblem({ ...at, size: null, openError: 'ENOENT', format: null })
+    expect(problem.code).toBe('ERR_CLINE_HOOKS_BINARY_MISSING')
+    expect(problem.message).toBe('@cline/hooks-linux-x64-gnu@1.2.3 is installed at /p, but its binary /p/x.node cannot be opened (ENOENT). Delete /p and run `npm install --no-save @cline/hooks-linux-x64-gnu@1.2.3`.')
+  })
+
+  test('not the size the release recorded, or shorter than its own headers: INVALID, never loaded', () => {
+    expect(binaryProblem({ ...at, size: 4000, recordedSize: 5000, format: binaryFormat(elf(0x3e, 5000)) })).toMatchObject({
+      code: 'ERR_CLINE_HOOKS_BINARY_INVALID',
+      message: expect.stringContaining("/p/x.node is 4000 bytes, but the release's is 5000"),
+    })
+    expect(binaryProblem({ ...at, size: 4000, format: binaryFormat(elf(0x3e, 5000)) })).toMatchObject({
+      code: 'ERR_CLINE_HOOKS_BINARY_INVALID',
+      message: expect.stringContaining('/p/x.node is 4000 bytes, but its own headers need 5000: the file is cut off'),
+    })
+  })
+
+  test('built for another machine, or no binary at all: INVALID, naming both', () => {
+    expect(binaryProblem({ ...at, size: 5000, format: binaryFormat(elf(0xb7, 5000)) }).message).toContain('/p/x.node is ELF arm64, not a Node addon for this machine (ELF x64)')
+    expect(binaryProblem({ ...at, size: 5000, format: binaryFormat(pe(0x8664)) }).message).toContain('is PE x64, not a Node addon')
+    expect(binaryProblem({ ...at, size: 5000, format: null }).message).toContain('is not a shared library, not a Node addon')
+    expect(binaryProblem({ ...at, machine: { platform: 'darwin', arch: 'arm64' }, size: 5000, format: { platform: 'darwin', arch: 'universal' } })).toBeNull()
+  })
 })
 
 describe('the entry point, required for real from an npm-shaped install', () => {
@@ -101,7 +190,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
    * A project with the package's published files in node_modules/@cline/hooks and, unless
    * `platformVersion` is null, a platform package of that version holding `binary`.
    */
-  function project({ platformVersion, binary = BINARY, rootChanges = {} }) {
+  function project({ platformVersion, binary = BINARY, rootChanges = {}, platformChanges = {} }) {
     const dir = makeTempDir('cline-loader-')
     const root = path.join(dir, 'node_modules', manifest.name)
     fs.mkdirSync(root, { recursive: true })
@@ -113,9 +202,9 @@ describe('the entry point, required for real from an npm-shaped install', () => 
       const native = path.join(dir, 'node_modules', PLATFORM_PKG)
       const file = `${manifest.napi.binaryName}.${PLATFORM}.node`
       fs.mkdirSync(native, { recursive: true })
-      fs.writeFileSync(path.join(native, 'package.json'), JSON.stringify({ name: PLATFORM_PKG, version: platformVersion, main: file }))
+      fs.writeFileSync(path.join(native, 'package.json'), JSON.stringify({ name: PLATFORM_PKG, version: platformVersion, main: file, ...platformChanges }))
       if (Buffer.isBuffer(binary)) fs.writeFileSync(path.join(native, file), binary)
-      else fs.copyFileSync(binary, path.join(native, file))
+      else if (binary !== null) fs.copyFileSync(binary, path.join(native, file))
     }
     return dir
   }
@@ -155,7 +244,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
   test('no platform package: the error names the package and version to install', () => {
     const result = load(project({ platformVersion: null }))
     expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_MISSING')
-    expect(result.message).toContain(`npm install ${PLATFORM_PKG}@${manifest.version}`)
+    expect(result.message).toContain(`npm install --no-save ${PLATFORM_PKG}@${manifest.version}`)
   })
 
   test('a platform package of another version: refused before its binary is loaded', () => {
@@ -163,7 +252,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_VERSION')
     expect(result.message).toContain(`${PLATFORM_PKG} 0.0.1-other is installed`)
     expect(result.loaded).toEqual([])
-    expect(result.message).toContain(`npm install ${PLATFORM_PKG}@${manifest.version}`)
+    expect(result.message).toContain(`npm install --no-save ${PLATFORM_PKG}@${manifest.version}`)
   })
 
   test('a platform this release does not publish: says which ones it does', () => {
@@ -172,12 +261,59 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     expect(result.message).toContain(`no prebuilt binary for ${PLATFORM}; it ships elsewhere-x64`)
   })
 
-  test('the right package with a damaged binary: the error says what the loader saw', () => {
+  test('the right package with a text file for a binary: refused before loading (INVALID)', () => {
     const result = load(project({ platformVersion: manifest.version, binary: Buffer.from('not a shared object\n') }))
+    expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_INVALID')
+    expect(result.message).toContain('is not a shared library, not a Node addon for this machine')
+    expect(result.loaded).toEqual([])
+  })
+
+  test('a cut-off binary (a download that stopped) is refused, where loading it would kill the process with SIGBUS', () => {
+    const cut = fs.readFileSync(BINARY).subarray(0, 65536)
+    const result = load(project({ platformVersion: manifest.version, binary: cut }))
+    expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_INVALID')
+    expect(result.loaded).toEqual([])
+    // And with the size the release records in the platform package: named in the message.
+    const recorded = load(project({ platformVersion: manifest.version, binary: cut, platformChanges: { clineHooksBinary: { size: fs.statSync(BINARY).size } } }))
+    expect(recorded.message).toContain(`is 65536 bytes, but the release's is ${fs.statSync(BINARY).size}`)
+  })
+
+  test('a platform package without its binary file: MISSING, naming the file', () => {
+    const result = load(project({ platformVersion: manifest.version, binary: null }))
+    expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_MISSING')
+    expect(result.message).toContain(`${manifest.napi.binaryName}.${PLATFORM}.node cannot be opened`)
+  })
+
+  test('a platform package.json without a version, or that is not JSON: says its package.json is the problem', () => {
+    const noVersion = load(project({ platformVersion: manifest.version, platformChanges: { version: undefined } }))
+    expect(noVersion.code).toBe('ERR_CLINE_HOOKS_BINARY_VERSION')
+    expect(noVersion.message).toContain('its package.json has no version')
+    const dir = project({ platformVersion: manifest.version })
+    fs.writeFileSync(path.join(dir, 'node_modules', PLATFORM_PKG, 'package.json'), '{ not json')
+    const broken = load(dir)
+    expect(broken.code).toBe('ERR_CLINE_HOOKS_BINARY_VERSION')
+    expect(broken.message).toContain('its package.json is not valid')
+  })
+
+  test('NAPI_RS_NATIVE_LIBRARY_PATH naming a file that is not this addon: a coded error that names the variable', () => {
+    const notAddon = path.join(makeTempDir('cline-loader-'), 'x.node')
+    fs.writeFileSync(notAddon, 'not a shared object\n')
+    const result = load(project({ platformVersion: manifest.version }), `process.env.NAPI_RS_NATIVE_LIBRARY_PATH = ${JSON.stringify(notAddon)}`)
     expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_LOAD')
-    expect(result.message).toContain(`found ${PLATFORM_PKG}@${manifest.version} but could not load its binary: `)
-    // The system's reason, which names the file, not the loader's fallbacks it could not find.
-    expect(result.message.split('could not load its binary: ')[1]).toContain(`${manifest.napi.binaryName}.${PLATFORM}.node`)
+    expect(result.message).toContain(`could not load its binary from NAPI_RS_NATIVE_LIBRARY_PATH (${notAddon})`)
+  })
+
+  // A real shared library that is not a Node addon passes every check before loading and fails
+  // in the system's loader: Linux, where one is found in /proc/self/maps.
+  ;(process.platform === 'linux' ? test : test.skip)('a shared library that is not a Node addon: LOAD, with the system\'s reason (Linux: a library from /proc/self/maps)', () => {
+    const lib = fs
+      .readFileSync('/proc/self/maps', 'utf8')
+      .split('\n')
+      .map((line) => line.slice(line.indexOf('/')))
+      .find((file) => /\/lib[^/]*\.so[.\d]*$/.test(file) && !file.includes('ld-linux') && !file.endsWith('.node'))
+    const result = load(project({ platformVersion: manifest.version, binary: lib }))
+    expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_LOAD')
+    expect(result.message).toContain(`could not load its binary from ${PLATFORM_PKG}@${manifest.version}: `)
     expect(result.message).not.toContain('Cannot find module')
   })
 })

@@ -10,7 +10,7 @@ const path = require('path')
 
 const RULES = path.join(__dirname, '..', 'scripts', 'release-manifests.js')
 const inSource = fs.existsSync(RULES)
-const { platformManifest, releaseProblems, contentProblems } = inSource ? require(RULES) : {}
+const { platformManifest, releaseProblems, binaryProblem, contentProblems } = inSource ? require(RULES) : {}
 const describeInSource = inSource ? describe : describe.skip
 
 const root = {
@@ -30,14 +30,16 @@ const root = {
   files: ['index.js', 'index.d.ts', 'sdk/', 'bin/'],
   napi: { binaryName: 'cline-hooks' },
 }
-const linux = { triple: 'x86_64-unknown-linux-gnu', platformArchABI: 'linux-x64-gnu' }
-const mac = { triple: 'aarch64-apple-darwin', platformArchABI: 'darwin-arm64' }
+// napi's parseTriple of each target.
+const linux = { triple: 'x86_64-unknown-linux-gnu', platformArchABI: 'linux-x64-gnu', platform: 'linux', arch: 'x64', abi: 'gnu' }
+const mac = { triple: 'aarch64-apple-darwin', platformArchABI: 'darwin-arm64', platform: 'darwin', arch: 'arm64', abi: null }
+const muslArm = { triple: 'aarch64-unknown-linux-musl', platformArchABI: 'linux-arm64-musl', platform: 'linux', arch: 'arm64', abi: 'musl' }
 const platformPackage = (folder, extra = {}) => ({
   name: `@cline/hooks-${folder}`,
   version: '1.2.3',
   os: [folder.split('-')[0]],
   cpu: [folder.split('-')[1]],
-  ...(folder.startsWith('linux-') ? { libc: ['glibc'] } : {}),
+  ...(folder.startsWith('linux-') ? { libc: [folder.endsWith('musl') ? 'musl' : 'glibc'] } : {}),
   main: `cline-hooks.${folder}.node`,
   files: [`cline-hooks.${folder}.node`],
   ...extra,
@@ -63,12 +65,29 @@ describeInSource('releaseProblems', () => {
     expect(releaseProblems({ ...good, github: 'someone/cline/hooks' })).toHaveLength(1)
   })
 
-  test('no repository (provenance), no public access, a registry pinned in publishConfig', () => {
+  test('no repository URL (provenance), no public access, a registry pinned in publishConfig (plain or scoped)', () => {
     const { repository, ...bare } = root
-    expect(releaseProblems({ ...good, root: { ...bare, publishConfig: { registry: 'https://x' } } })).toEqual([
-      'package.json has no repository (npm publish --provenance needs it)',
+    expect(releaseProblems({ ...good, root: { ...bare, publishConfig: { registry: 'https://x', '@cline:registry': 'https://y' } } })).toEqual([
+      'package.json repository.url is undefined, not a https://github.com/OWNER/NAME URL (npm publish --provenance needs it)',
       'package.json publishConfig.access is not "public" (a scoped package is private by default)',
-      'package.json publishConfig.registry is set: it would override the registry a release or rehearsal chooses',
+      'package.json publishConfig["registry"] is set: it would override the registry a release or rehearsal chooses',
+      'package.json publishConfig["@cline:registry"] is set: it would override the registry a release or rehearsal chooses',
+    ])
+    for (const broken of [{ type: 'git' }, 42, 'https://gitlab.com/cline/hooks']) {
+      expect(releaseProblems({ ...good, root: { ...root, repository: broken } })).toHaveLength(1)
+    }
+  })
+
+  test('os, cpu and libc must be the target\'s own, or npm installs the package on the wrong machines', () => {
+    const platforms = {
+      'linux-x64-gnu': platformPackage('linux-x64-gnu', { cpu: ['arm64'] }),
+      'darwin-arm64': platformPackage('darwin-arm64', { os: ['linux'] }),
+      'linux-arm64-musl': platformPackage('linux-arm64-musl', { libc: ['glibc'] }),
+    }
+    expect(releaseProblems({ ...good, targets: [linux, mac, muslArm], platforms })).toEqual([
+      'npm/linux-x64-gnu cpu is ["arm64"], not ["x64"]',
+      'npm/darwin-arm64 os is ["linux"], not ["darwin"]',
+      'npm/linux-arm64-musl libc is ["glibc"], not ["musl"]',
     ])
   })
 
@@ -78,10 +97,10 @@ describeInSource('releaseProblems', () => {
       'darwin-arm64': platformPackage('darwin-arm64', { name: '@cline/other' }),
       'freebsd-x64': platformPackage('freebsd-x64'),
     }
-    const win = { triple: 'x86_64-pc-windows-msvc', platformArchABI: 'win32-x64-msvc' }
+    const win = { triple: 'x86_64-pc-windows-msvc', platformArchABI: 'win32-x64-msvc', platform: 'win32', arch: 'x64', abi: 'msvc' }
     expect(releaseProblems({ ...good, targets: [linux, mac, win], platforms })).toEqual([
       'npm/linux-x64-gnu is version 1.2.2, not 1.2.3 (run `npx napi version`)',
-      'npm/linux-x64-gnu has no libc (npm would install it on musl and glibc alike)',
+      'npm/linux-x64-gnu libc is undefined, not ["glibc"]',
       'npm/darwin-arm64 is named @cline/other, not @cline/hooks-darwin-arm64',
       'target x86_64-pc-windows-msvc has no npm/win32-x64-msvc/package.json',
       'npm/freebsd-x64 is not a target in package.json napi.targets',
@@ -108,32 +127,92 @@ describeInSource('platformManifest', () => {
   })
 })
 
-describeInSource('contentProblems', () => {
-  const rootFiles = ['LICENSE', 'README.md', 'package.json', 'index.js', 'index.d.ts', 'sdk/index.js', 'sdk/index.mjs', 'bin/cline-hooks.js']
+describeInSource('binaryProblem', () => {
+  // The binary this process loaded: a real one of this machine's format.
+  require('@cline/hooks')
+  const loaded = fs.readFileSync(Object.keys(require.cache).find((file) => file.endsWith('.node')))
+  const head = loaded.subarray(0, 4096)
+  const here = {
+    triple: 'this machine',
+    platformArchABI: 'here',
+    platform: process.platform === 'win32' || process.platform === 'darwin' ? process.platform : 'linux',
+    arch: process.arch,
+  }
 
-  test('the root package with its entry points and nothing else passes', () => {
-    expect(contentProblems(root, rootFiles, { platform: false })).toEqual([])
+  test('this machine\'s binary fits its own target', () => {
+    expect(binaryProblem(here, loaded.length, head)).toBeNull()
   })
 
-  test('tests, fixtures, sources, maps, dot folders and binaries in the root are refused', () => {
-    const extra = ['sdk/index.test.js', 'sdk/fixtures/hook.js', 'bin/.cache/x.js', 'index.js.map', 'cline-hooks.linux-x64-gnu.node', 'sdk/notes.txt', 'src/lib.rs']
-    expect(contentProblems(root, [...rootFiles, ...extra], { platform: false })).toEqual(
+  test('refused for a target of another architecture or system (an x64 file published as arm64)', () => {
+    const other = { ...here, platformArchABI: 'other', arch: process.arch === 'arm64' ? 'x64' : 'arm64' }
+    expect(binaryProblem(other, loaded.length, head)).toBe(`the other binary is ${here.platform} ${process.arch}, not ${here.platform} ${other.arch}`)
+    expect(binaryProblem({ ...here, platform: 'darwin' }, loaded.length, head)).toContain('not darwin')
+  })
+
+  test('refused when empty, tiny, or shorter than its own headers say', () => {
+    expect(binaryProblem(here, 0, Buffer.alloc(0))).toContain('not a shared library')
+    expect(binaryProblem(here, 4096, head)).toMatch(/is 4096 bytes/)
+  })
+})
+
+describeInSource('contentProblems', () => {
+  const rootFiles = ['LICENSE', 'README.md', 'package.json', 'index.js', 'index.d.ts', 'sdk/index.js', 'sdk/index.mjs', 'bin/cline-hooks.js']
+  const sized = (files, size = 1000) => files.map((file) => ({ path: file, size }))
+
+  test('the root package with its entry points and nothing else passes', () => {
+    expect(contentProblems(root, sized(rootFiles), { platform: false })).toEqual([])
+  })
+
+  test('tests and their helpers, fixtures, mocks, sources, maps, dot folders and binaries in the root are refused', () => {
+    const extra = [
+      'sdk/index.test.js',
+      'sdk/verdicts.spec.js',
+      'sdk/__mocks__/binding.js',
+      'sdk/test-helpers.js',
+      'sdk/fixtures.js',
+      'sdk/fixtures/hook.js',
+      'bin/.cache/x.js',
+      'index.js.map',
+      'cline-hooks.linux-x64-gnu.node',
+      'sdk/notes.txt',
+      'src/lib.rs',
+    ]
+    expect(contentProblems(root, sized([...rootFiles, ...extra]), { platform: false })).toEqual(
       extra.map((file) => `@cline/hooks ships ${file}, which it should not`),
     )
   })
 
   test('an entry point package.json names but the tarball lacks', () => {
-    expect(contentProblems(root, rootFiles.filter((f) => f !== 'sdk/index.mjs' && f !== 'LICENSE'), { platform: false })).toEqual([
+    expect(contentProblems(root, sized(rootFiles.filter((f) => f !== 'sdk/index.mjs' && f !== 'LICENSE')), { platform: false })).toEqual([
       '@cline/hooks does not ship LICENSE',
       '@cline/hooks does not ship sdk/index.mjs, which package.json names',
+    ])
+  })
+
+  test('a file one of its files requires, unshipped (a `files` entry dropped); the loader\'s optional .node files are not required', () => {
+    const sources = {
+      'index.js': "require('./binding.js'); require('./platform-package.js'); try { require('./cline-hooks.linux-x64-gnu.node') } catch {}",
+      'sdk/index.js': "require('..'); require('./payloads')",
+      'sdk/index.mjs': "export * from './index.js'",
+    }
+    const withBinding = { ...root, files: [...root.files, 'binding.js'] }
+    expect(contentProblems(withBinding, sized([...rootFiles, 'binding.js', 'sdk/payloads.js']), { platform: false, sources })).toEqual([
+      '@cline/hooks ships index.js, which needs ./platform-package.js, which it does not ship',
+    ])
+  })
+
+  test('over budget: a root over 1 MiB, or one file over 256 KiB', () => {
+    expect(contentProblems(root, [...sized(rootFiles), { path: 'sdk/big.js', size: 50e6 }], { platform: false })).toEqual([
+      '@cline/hooks unpacks to 50008000 bytes, over its 1048576-byte budget',
+      '@cline/hooks ships sdk/big.js of 50000000 bytes, over the 262144-byte budget for one file',
     ])
   })
 
   test('a platform package holds its binary, README, LICENSE and package.json only', () => {
     const manifest = platformPackage('linux-x64-gnu')
     const files = ['LICENSE', 'README.md', 'package.json', 'cline-hooks.linux-x64-gnu.node']
-    expect(contentProblems(manifest, files, { platform: true })).toEqual([])
-    expect(contentProblems(manifest, [...files, 'index.js'], { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu ships index.js, which it should not'])
-    expect(contentProblems(manifest, files.slice(0, 3), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu does not ship cline-hooks.linux-x64-gnu.node, which package.json names'])
+    expect(contentProblems(manifest, sized(files), { platform: true })).toEqual([])
+    expect(contentProblems(manifest, sized([...files, 'index.js']), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu ships index.js, which it should not'])
+    expect(contentProblems(manifest, sized(files.slice(0, 3)), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu does not ship cline-hooks.linux-x64-gnu.node, which package.json names'])
   })
 })

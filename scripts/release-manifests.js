@@ -1,6 +1,9 @@
 'use strict'
-// What the release's package manifests must say: the problems that stop a release, and the fields
-// each platform package takes from the root package. Pure; scripts/release.js reads and writes.
+// What the release's packages must be: the problems that stop a release (manifests, binaries,
+// tarball contents), and the fields each platform package takes from the root package. Pure;
+// scripts/release.js reads and writes.
+
+const { binaryFormat, expectedFormat, formatFits } = require('../platform-package.js')
 
 // Fields a platform package copies from the root, so npm shows one project on every page.
 const SHARED_FIELDS = ['version', 'license', 'engines', 'homepage', 'repository', 'bugs', 'publishConfig']
@@ -21,15 +24,18 @@ function platformManifest(root, manifest) {
  * - `tag`: the git tag being released (`v1.2.3`), or null when not releasing from a tag;
  * - `github`: the GitHub repository the release runs in (`owner/name`), or null: npm provenance
  *   refuses a package whose `repository` is another one;
- * - `targets`: napi's target of each `napi.targets` triple (`{ triple, platformArchABI }`);
+ * - `targets`: napi's target of each `napi.targets` triple (`{ triple, platformArchABI, platform,
+ *   arch, abi }`, from its parseTriple);
  * - `platforms`: npm/<platform>/package.json of each folder there, by folder name.
  */
 function releaseProblems({ root, tag, github = null, targets, platforms }) {
   const problems = []
   if (!SEMVER.test(String(root.version))) problems.push(`package.json version "${root.version}" is not a semver version`)
   if (tag !== null && tag !== `v${root.version}`) problems.push(`the tag ${tag} is not v${root.version}, package.json's version`)
-  const repository = root.repository && (root.repository.url || root.repository)
-  if (!repository) problems.push('package.json has no repository (npm publish --provenance needs it)')
+  const repository = root.repository && typeof root.repository === 'object' ? root.repository.url : root.repository
+  if (typeof repository !== 'string' || !/^(git\+)?https:\/\/github\.com\/[^/]+\/[^/]+?(\.git)?$/.test(repository)) {
+    problems.push(`package.json repository.url is ${JSON.stringify(repository)}, not a https://github.com/OWNER/NAME URL (npm publish --provenance needs it)`)
+  }
   else if (github !== null && !new RegExp(`github\\.com[/:]${github.replace(/[.]/g, '\\.')}(\\.git)?$`, 'i').test(repository)) {
     problems.push(`package.json repository is ${repository}, not github.com/${github}, where this release runs (npm provenance would refuse it)`)
   }
@@ -39,8 +45,8 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
   if (!root.publishConfig || root.publishConfig.access !== 'public') {
     problems.push('package.json publishConfig.access is not "public" (a scoped package is private by default)')
   }
-  if (root.publishConfig && root.publishConfig.registry) {
-    problems.push('package.json publishConfig.registry is set: it would override the registry a release or rehearsal chooses')
+  for (const key of Object.keys(root.publishConfig || {}).filter((k) => /registry$/i.test(k))) {
+    problems.push(`package.json publishConfig["${key}"] is set: it would override the registry a release or rehearsal chooses`)
   }
   const binaryName = root.napi && root.napi.binaryName
   const expected = new Set()
@@ -59,10 +65,13 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
     }
     if (manifest.main !== binary) problems.push(`npm/${folder} main is ${manifest.main}, not ${binary}`)
     if (!Array.isArray(manifest.files) || !manifest.files.includes(binary)) problems.push(`npm/${folder} files does not list ${binary}`)
-    for (const field of ['os', 'cpu']) {
-      if (!Array.isArray(manifest[field]) || manifest[field].length === 0) problems.push(`npm/${folder} has no ${field}`)
+    // npm picks the package by these: a wrong one installs it on the wrong machines.
+    const libc = target.platform !== 'linux' ? undefined : String(target.abi).startsWith('musl') ? ['musl'] : ['glibc']
+    for (const [field, want] of [['os', [target.platform]], ['cpu', [target.arch]], ['libc', libc]]) {
+      if (JSON.stringify(manifest[field]) !== JSON.stringify(want)) {
+        problems.push(`npm/${folder} ${field} is ${JSON.stringify(manifest[field])}, not ${JSON.stringify(want)}`)
+      }
     }
-    if (folder.startsWith('linux-') && !Array.isArray(manifest.libc)) problems.push(`npm/${folder} has no libc (npm would install it on musl and glibc alike)`)
   }
   for (const folder of Object.keys(platforms)) {
     if (!expected.has(folder)) problems.push(`npm/${folder} is not a target in package.json napi.targets`)
@@ -70,8 +79,29 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
   return problems
 }
 
-// What no published package may hold: tests, fixtures, sources, builds and caches.
-const NEVER_SHIPPED = /(^|\/)(__test__|tests?|fixtures?|e2e|examples|benchmark|scripts|src|crates|target|node_modules|npm|artifacts|\.[^/]+)(\/|$)|\.(rs|map|tsbuildinfo|tgz|log)$|\.test\.[cm]?js$/
+/**
+ * Why `bytes` (a binary's first 4 KiB, `size` bytes in all) cannot be `target`'s binary, or null:
+ * another format or architecture, or cut off.
+ */
+function binaryProblem(target, size, bytes) {
+  const format = binaryFormat(bytes)
+  const want = expectedFormat({ platform: target.platform, arch: target.arch })
+  if (!formatFits(format, want)) {
+    const found = format ? `${format.platform} ${format.arch}` : 'not a shared library'
+    return `the ${target.platformArchABI} binary is ${found}, not ${want.platform} ${want.arch}`
+  }
+  if (size < MIN_BINARY_BYTES) return `the ${target.platformArchABI} binary is ${size} bytes: no build of this addon is under ${MIN_BINARY_BYTES}`
+  if (format.minSize > size) return `the ${target.platformArchABI} binary is ${size} bytes, but its headers need ${format.minSize}: it is cut off`
+  return null
+}
+const MIN_BINARY_BYTES = 256 * 1024
+
+// What no published package may hold: tests and their helpers, fixtures, mocks, sources, builds
+// and caches.
+const NEVER_SHIPPED = /(^|\/)(__[^/]*__|tests?|fixtures?|mocks?|e2e|examples|benchmark|scripts|src|crates|target|node_modules|npm|artifacts|\.[^/]+)(\/|$)|(^|\/)(tests?|fixtures?|mocks?)[-_.][^/]*$|\.(rs|map|tsbuildinfo|tgz|log)$|\.(test|spec)\.[cm]?[jt]s$/
+// Budgets: the root holds JavaScript and types (about 250 kB today); a platform package one binary.
+const ROOT_MAX_BYTES = 1024 * 1024
+const FILE_MAX_BYTES = 256 * 1024
 const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE']
 
 // Every file a manifest names as an entry point: main, types, bin and each exports target.
@@ -87,14 +117,32 @@ function entryPoints(manifest) {
 }
 
 /**
- * Why the file list of a package's tarball (`npm pack --dry-run --json` paths) is not what it
- * should be, as sentences. The root package holds README, LICENSE, package.json and the JavaScript
- * and type files under its `files` entries, each entry point among them; a platform package holds
- * those three and its one binary.
+ * Why a package's tarball is not what it should be, as sentences. `entries` are the `{ path,
+ * size }` of `npm pack --dry-run --json`; `sources` the text of each shipped JavaScript file. The
+ * root package holds README, LICENSE, package.json and the JavaScript and type files under its
+ * `files` entries, each entry point and each file they require among them, within its size
+ * budgets; a platform package holds those three and its one binary.
  */
-function contentProblems(manifest, files, { platform }) {
+function contentProblems(manifest, entries, { platform, sources = {} }) {
   const problems = []
+  const files = entries.map((e) => e.path)
   const have = new Set(files)
+  if (!platform) {
+    const total = entries.reduce((sum, e) => sum + e.size, 0)
+    if (total > ROOT_MAX_BYTES) problems.push(`${manifest.name} unpacks to ${total} bytes, over its ${ROOT_MAX_BYTES}-byte budget`)
+    for (const e of entries) if (e.size > FILE_MAX_BYTES) problems.push(`${manifest.name} ships ${e.path} of ${e.size} bytes, over the ${FILE_MAX_BYTES}-byte budget for one file`)
+  }
+  // Every relative require() or import of a shipped file must be shipped too, but for the
+  // loader's optional binaries (.node, WASI), which the platform packages hold.
+  for (const [file, text] of Object.entries(sources)) {
+    for (const match of text.matchAll(/(?:require\(|from |import\()\s*['"](\.\.?(?:\/[^'"]*)?)['"]/g)) {
+      if (/\.node$|\.wasi[^/]*$/.test(match[1])) continue
+      const target = relative(file, match[1])
+      const candidates = target === '' ? [manifest.main || 'index.js'] : [target, `${target}.js`, `${target}/index.js`]
+      const found = candidates.some((candidate) => have.has(candidate))
+      if (!found) problems.push(`${manifest.name} ships ${file}, which needs ${match[1]}, which it does not ship`)
+    }
+  }
   for (const file of ALWAYS_SHIPPED) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}`)
   for (const file of entryPoints(manifest)) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}, which package.json names`)
   for (const file of files) {
@@ -107,4 +155,14 @@ function contentProblems(manifest, files, { platform }) {
   return problems
 }
 
-module.exports = { SHARED_FIELDS, platformManifest, releaseProblems, contentProblems }
+// `specifier` (./x, ../y) as a path inside the package, from `file`'s folder.
+function relative(file, specifier) {
+  const parts = file.split('/').slice(0, -1)
+  for (const part of specifier.split('/')) {
+    if (part === '..') parts.pop()
+    else if (part !== '.') parts.push(part)
+  }
+  return parts.join('/')
+}
+
+module.exports = { SHARED_FIELDS, platformManifest, releaseProblems, binaryProblem, contentProblems }

@@ -26,7 +26,9 @@ const fs = require('fs')
 const path = require('path')
 const { execFileSync } = require('child_process')
 const { parseTriple } = require('@napi-rs/cli')
-const { platformManifest, releaseProblems, contentProblems } = require('./release-manifests.js')
+const os = require('os')
+const { createHash } = require('crypto')
+const { platformManifest, releaseProblems, binaryProblem, contentProblems } = require('./release-manifests.js')
 
 const log = (message) => console.log(`[release] ${message}`)
 class ReleaseError extends Error {}
@@ -112,16 +114,23 @@ function prepare(args) {
     root.napi.targets = kept.map((t) => t.triple)
     writeJson('package.json', root)
   }
-  for (const target of kept) {
-    const file = path.join('npm', target.platformArchABI, 'package.json')
-    writeJson(file, platformManifest(root, readJson(file)))
-    fs.copyFileSync('LICENSE', path.join('npm', target.platformArchABI, 'LICENSE'))
-  }
+  // Each binary is what its target loads (format, architecture, not cut off) before it moves.
+  const wrong = kept.map((t) => {
+    const bytes = fs.readFileSync(binaries.get(t.platformArchABI))
+    return binaryProblem(t, bytes.length, bytes.subarray(0, 4096))
+  })
+  if (wrong.some(Boolean)) throw new ReleaseError(`a binary is not its target's:\n  - ${wrong.filter(Boolean).join('\n  - ')}`)
   run('npx', ['--no-install', 'napi', 'artifacts', '--output-dir', dir, '--npm-dir', 'npm'])
   for (const target of kept) {
-    const binary = path.join('npm', target.platformArchABI, `${root.napi.binaryName}.${target.platformArchABI}.node`)
+    const folder = path.join('npm', target.platformArchABI)
+    const binary = path.join(folder, `${root.napi.binaryName}.${target.platformArchABI}.node`)
     if (!fs.existsSync(binary)) throw new ReleaseError(`napi artifacts left no ${binary}`)
-    log(`${binary}: ${fs.statSync(binary).size} bytes`)
+    const bytes = fs.readFileSync(binary)
+    // The loader compares the installed file's size with this before it loads it; verify the hash.
+    const record = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+    writeJson(path.join(folder, 'package.json'), { ...platformManifest(root, readJson(path.join(folder, 'package.json'))), clineHooksBinary: record })
+    fs.copyFileSync('LICENSE', path.join(folder, 'LICENSE'))
+    log(`${binary}: ${record.size} bytes, sha256 ${record.sha256}`)
   }
 }
 
@@ -132,9 +141,10 @@ function contents() {
   for (const [dir, platform] of packages) {
     const manifest = readJson(path.join(dir, 'package.json'))
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    const files = JSON.parse(out)[0].files.map((f) => f.path).sort()
-    log(`${manifest.name}: ${files.join(' ')}`)
-    problems.push(...contentProblems(manifest, files, { platform }))
+    const entries = JSON.parse(out)[0].files.map(({ path: file, size }) => ({ path: file, size }))
+    const sources = platform ? {} : Object.fromEntries(entries.filter((e) => /\.[cm]?js$/.test(e.path)).map((e) => [e.path, fs.readFileSync(path.join(dir, e.path), 'utf8')]))
+    log(`${manifest.name}: ${entries.map((e) => e.path).sort().join(' ')}`)
+    problems.push(...contentProblems(manifest, entries, { platform, sources }))
   }
   if (problems.length > 0) throw new ReleaseError(`a tarball is not what it should be:\n  - ${problems.join('\n  - ')}`)
   log(`${packages.length} tarballs hold only what they should`)
@@ -169,12 +179,34 @@ function verify(args) {
   if (JSON.stringify(Object.entries(optional).sort()) !== JSON.stringify(Object.entries(want).sort())) {
     throw new ReleaseError(`${root.name}@${root.version} on the registry has optionalDependencies ${JSON.stringify(optional)}, expected ${JSON.stringify(want)}`)
   }
-  for (const name of platforms) {
-    if (view(`${name}@${root.version}`, 'version') !== root.version) throw new ReleaseError(`the registry has no ${name}@${root.version}`)
+  // Each platform package as the registry serves it holds the binary prepare recorded.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cline-hooks-verify-'))
+  try {
+    for (const t of root.napi.targets.map(parseTriple)) {
+      const name = `${root.name}-${t.platformArchABI}`
+      const file = `${root.napi.binaryName}.${t.platformArchABI}.node`
+      const { clineHooksBinary: record } = readJson(path.join('npm', t.platformArchABI, 'package.json'))
+      let packed
+      try {
+        packed = JSON.parse(execFileSync('npm', ['pack', `${name}@${root.version}`, '--json', '--pack-destination', scratch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))[0]
+      } catch (error) {
+        throw new ReleaseError(`the registry does not serve ${name}@${root.version}: ${String(error.stderr || error.message).split('\n').find((l) => l.includes('ERR')) || error.message}`)
+      }
+      const into = path.join(scratch, t.platformArchABI)
+      fs.mkdirSync(into)
+      execFileSync('tar', ['-xzf', path.join(scratch, packed.filename), '-C', into])
+      const served = path.join(into, 'package', file)
+      const sha256 = fs.existsSync(served) ? createHash('sha256').update(fs.readFileSync(served)).digest('hex') : 'no binary'
+      if (!record || sha256 !== record.sha256) {
+        throw new ReleaseError(`${name}@${root.version} on the registry holds ${sha256 === 'no binary' ? `no ${file}` : `a ${file} of sha256 ${sha256}`}, not the one prepare recorded (${record ? record.sha256 : 'none'})`)
+      }
+    }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
   }
   const tag = args['dist-tag'] || 'latest'
   if (view(root.name, `dist-tags.${tag}`) !== root.version) throw new ReleaseError(`${root.name}'s dist-tag ${tag} is not ${root.version}`)
-  log(`the registry serves ${root.name}@${root.version} (dist-tag ${tag}) and ${platforms.length} platform packages at ${root.version}`)
+  log(`the registry serves ${root.name}@${root.version} (dist-tag ${tag}) and ${platforms.length} platform packages at ${root.version}, each with the binary prepare recorded`)
 }
 
 const COMMANDS = {

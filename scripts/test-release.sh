@@ -9,7 +9,8 @@
 #      CLINE_RELEASE_TEST_ARTIFACTS=DIR, the binaries in DIR (the workflow's build jobs' nine);
 #   2. verdaccio (npm, cached in .ci-cache/release/verdaccio) on a free port with temp storage and
 #      config, no uplink (nothing can come from the internet), a user made for the run, and at most
-#      CLINE_RELEASE_TEST_TIMEOUT seconds to live (default 900); stopped by pid at the end;
+#      CLINE_RELEASE_TEST_TIMEOUT seconds to live (default 900); stopped by pid at the end, and by
+#      scripts/local-registry.js if this script is killed;
 #   3. in a copy of the checkout: release.js check (the tag is v<version>), prepare (binaries into
 #      npm/<platform>/, only the targets built here), contents (npm pack --dry-run of each package
 #      holds only what it should), publish (napi prepublish: the platform packages and the root's
@@ -19,11 +20,13 @@
 #   5. `npm install --os --cpu --libc` for every other platform published: exactly its platform
 #      package, with the binary that was published, byte for byte;
 #   6. `npm install --omit=optional`: loading fails naming the package and version to install, and
-#      installing it as the message says fixes it;
+#      the message's command fixes it without touching package.json; a cut-off binary is refused
+#      before it is loaded;
 #   7. a mismatched pair (a root whose optionalDependencies pin an older platform package, published
 #      under the dist-tag `mismatch`): loading fails naming the package and version to install.
-# npm runs with its own userconfig and cache for the registry (the user's ~/.npmrc and ~/.npm are
-# not read or written). CLINE_RELEASE_TEST_KEEP=1 keeps the temp folder.
+# npm runs with its own userconfig and cache for the registry: nothing is written to the user's
+# ~/.npm or ~/.npmrc (their settings are read only to install verdaccio, into .ci-cache/release
+# with a cache of its own there). CLINE_RELEASE_TEST_KEEP=1 keeps the temp folder.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -107,7 +110,9 @@ if [[ ! -f $VERDACCIO/node_modules/verdaccio/package.json ]] ||
   cat >"$VERDACCIO/package.json" <<EOF
 { "private": true, "dependencies": { "verdaccio": "$VERDACCIO_VERSION" }, "overrides": { "node-fetch": "2.7.0" } }
 EOF
-  (cd "$VERDACCIO" && npm install --no-audit --no-fund --loglevel=error)
+  # A cache of its own: nothing of the rehearsal goes into the user's ~/.npm.
+  (cd "$VERDACCIO" && npm install --no-audit --no-fund --no-update-notifier --loglevel=error \
+    --cache "$ROOT/.ci-cache/release/npm-cache")
 fi
 
 PORT=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
@@ -126,10 +131,9 @@ packages:
     publish: \$authenticated
 log: { type: stdout, format: pretty, level: warn }
 EOF
-log "starting verdaccio on $REGISTRY (lives at most ${LIFETIME}s)"
-timeout --signal=TERM --kill-after=10 "$LIFETIME" \
-  node "$VERDACCIO/node_modules/verdaccio/bin/verdaccio" --config "$TMP/registry/config.yaml" --listen "127.0.0.1:$PORT" \
-  >"$TMP/registry/log" 2>&1 &
+log "starting verdaccio on $REGISTRY (lives at most ${LIFETIME}s, and not past this script)"
+node scripts/local-registry.js "$LIFETIME" "$TMP" "$VERDACCIO/node_modules/verdaccio/bin/verdaccio" \
+  --config "$TMP/registry/config.yaml" --listen "127.0.0.1:$PORT" >"$TMP/registry/log" 2>&1 &
 REGISTRY_PID=$!
 # Up when /-/ping answers; the user the run publishes as.
 TOKEN=$(node - "$REGISTRY" "$REGISTRY_PID" <<'EOF'
@@ -247,11 +251,21 @@ expect_load_error() { # project, error code, text the message must hold
   echo "  $out"
   [[ $out == "$2: "* && $out == *"$3"* ]] || die "loading in $(basename "$1") did not fail with $2 naming '$3'"
 }
-expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_MISSING "\`npm install $NAME-$PLATFORM@$VERSION\`"
-in_project "$P" npm install --loglevel=error "$NAME-$PLATFORM@$VERSION"
+expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_MISSING "\`npm install --no-save $NAME-$PLATFORM@$VERSION\`"
+before=$(cat "$P/package.json")
+in_project "$P" npm install --loglevel=error --no-save "$NAME-$PLATFORM@$VERSION"
+[[ $(cat "$P/package.json") == "$before" ]] || die "the command the error names changed package.json"
 cp scripts/consumers/loaded-binary.cjs "$P/"
 in_project "$P" node loaded-binary.cjs "$NAME-$PLATFORM"
-log "--omit=optional: the error names $NAME-$PLATFORM@$VERSION, and installing it fixes the project"
+log "--omit=optional: the error names $NAME-$PLATFORM@$VERSION, and its command fixes the project without touching package.json"
+
+# A cut-off binary (a download that stopped): refused before the system's loader maps it, which
+# would crash the process (SIGBUS) instead of failing.
+P=$TMP/projects/host
+binary=$P/node_modules/@cline/hooks-$PLATFORM/cline-hooks.$PLATFORM.node
+head -c 65536 "$binary" >"$binary.part" && mv "$binary.part" "$binary"
+expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_INVALID "but the release's is"
+log "a cut-off binary: refused with ERR_CLINE_HOOKS_BINARY_INVALID, not loaded"
 
 # 7. A mismatched pair: a root whose optionalDependencies pin the platform packages of $VERSION.
 MISMATCH=$VERSION-mismatch.1
@@ -261,7 +275,7 @@ rm -f "$TMP/mismatch/node_modules"
 P=$(new_project mismatch)
 log "npm install $NAME@$MISMATCH (its platform packages are $VERSION)"
 in_project "$P" npm install --loglevel=error "$NAME@$MISMATCH"
-expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_VERSION "\`npm install $NAME-$PLATFORM@$MISMATCH\`"
+expect_load_error "$P" ERR_CLINE_HOOKS_BINARY_VERSION "\`npm install --no-save $NAME-$PLATFORM@$MISMATCH\`"
 log "a mismatched pair: the error names $NAME-$PLATFORM@$MISMATCH"
 
 stop_registry
