@@ -8,14 +8,17 @@
 //                                                     the manifests can be released (and match the
 //                                                     tag, and the GitHub repository)
 //   node scripts/release.js prepare --artifacts DIR [--only-present]
-//                                                     platform manifests get the root's fields, and
-//                                                     each binary goes into npm/<platform>/
+//                                                     each binary is its target's (format, arch,
+//                                                     whole) and goes into npm/<platform>/, whose
+//                                                     manifest gets the root's fields and the
+//                                                     binary's size and sha256
 //   node scripts/release.js contents                  each tarball holds only what it should
 //                                                     (npm pack --dry-run of every package)
 //   node scripts/release.js publish [--provenance] [--dist-tag TAG]
 //                                                     napi prepublish (every platform package, and
 //                                                     optionalDependencies), then the root package
 //   node scripts/release.js verify [--dist-tag TAG]   the registry serves every package as published
+//                                                     (each platform binary by its sha256)
 //
 // Run from the checkout being released: `prepare` and `publish` write into it (npm/<platform>/,
 // package.json), which is why the workflow runs them in its throwaway checkout and the rehearsal in
