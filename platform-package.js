@@ -26,9 +26,10 @@ const PE_MACHINES = { 0x8664: 'x64', 0xaa64: 'arm64', 0x014c: 'ia32', 0x01c4: 'a
 /**
  * What the first bytes of a binary say it is: `{ platform, arch }` (Node's names; a universal
  * Mach-O is `arch: 'universal'`), or null when they are no shared library format Node loads.
- * A little-endian ELF also gets `minSize`: the end of its last loaded segment or of its section
- * headers, whichever is later; a shorter file is cut off, and mapping it would crash the process
- * (SIGBUS) instead of failing. 4 KiB of the file's start is enough for all of this.
+ * An ELF (little-endian), Mach-O or PE file also gets `minSize`: where its last segment, section
+ * or section header table ends; a shorter file is cut off, and mapping it can crash the process
+ * (SIGBUS on Linux) instead of failing. 4 KiB of the file's start is enough for all of this
+ * (a `minSize` of -1 says the headers go past the bytes given).
  */
 function binaryFormat(bytes) {
   const u16 = (at, little) => (at + 2 <= bytes.length ? (little ? bytes[at] | (bytes[at + 1] << 8) : (bytes[at] << 8) | bytes[at + 1]) : -1)
@@ -44,16 +45,46 @@ function binaryFormat(bytes) {
   const magic = u32le(0)
   if (magic === 0xfeedfacf || magic === 0xfeedface) {
     const arch = MACHO_CPUS[u32le(4)]
-    return arch ? { platform: 'darwin', arch } : null
+    return arch ? { platform: 'darwin', arch, minSize: machoMinSize(magic === 0xfeedfacf, u32le, u64le) } : null
   }
   if (magic === 0xbebafeca) return { platform: 'darwin', arch: 'universal' }
   if (bytes[0] === 0x4d && bytes[1] === 0x5a) {
     const pe = u32le(0x3c)
     if (pe < 0 || u32le(pe) !== 0x00004550) return null
     const arch = PE_MACHINES[u16(pe + 4, true)]
-    return arch ? { platform: 'win32', arch } : null
+    return arch ? { platform: 'win32', arch, minSize: peMinSize(pe, u16, u32le) } : null
   }
   return null
+}
+
+// The bytes a Mach-O file must have: the end of every segment's file part (LC_SEGMENT(_64)
+// load commands). -1 where a command lies beyond the bytes given.
+function machoMinSize(is64, u32le, u64le) {
+  const ncmds = u32le(16)
+  let at = is64 ? 32 : 28
+  let end = at + Math.max(u32le(20), 0)
+  for (let i = 0; i < ncmds; i++) {
+    const [cmd, size] = [u32le(at), u32le(at + 4)]
+    if (cmd < 0 || size < 8) return -1
+    if (cmd === 0x19 && is64) end = Math.max(end, u64le(at + 40) + u64le(at + 48))
+    if (cmd === 0x01 && !is64) end = Math.max(end, u32le(at + 32) + u32le(at + 36))
+    at += size
+  }
+  return end
+}
+
+// The bytes a PE file must have: the end of every section's raw data. -1 where the section
+// table lies beyond the bytes given.
+function peMinSize(pe, u16, u32le) {
+  const sections = u16(pe + 6, true)
+  const table = pe + 24 + u16(pe + 20, true)
+  let end = table + sections * 40
+  for (let i = 0; i < sections; i++) {
+    const [size, pointer] = [u32le(table + i * 40 + 16), u32le(table + i * 40 + 20)]
+    if (size < 0 || pointer < 0) return -1
+    end = Math.max(end, pointer + size)
+  }
+  return end
 }
 
 // The bytes an ELF file must have: its section header table and every PT_LOAD segment's file

@@ -127,13 +127,23 @@ describe('binaryFormat and binaryProblem', () => {
   test('reads the platform and architecture of ELF, Mach-O and PE files, and nothing else', () => {
     expect(binaryFormat(elf(0x3e, 5000))).toEqual({ platform: 'linux', arch: 'x64', minSize: 5000 })
     expect(binaryFormat(elf(0xb7, 5000))).toMatchObject({ platform: 'linux', arch: 'arm64' })
-    expect(binaryFormat(machOArm64)).toEqual({ platform: 'darwin', arch: 'arm64' })
+    expect(binaryFormat(machOArm64)).toMatchObject({ platform: 'darwin', arch: 'arm64' })
     expect(binaryFormat(Buffer.from([0xca, 0xfe, 0xba, 0xbe]))).toEqual({ platform: 'darwin', arch: 'universal' })
-    expect(binaryFormat(pe(0x8664))).toEqual({ platform: 'win32', arch: 'x64' })
-    expect(binaryFormat(pe(0xaa64))).toEqual({ platform: 'win32', arch: 'arm64' })
+    expect(binaryFormat(pe(0x8664))).toMatchObject({ platform: 'win32', arch: 'x64' })
+    expect(binaryFormat(pe(0xaa64))).toMatchObject({ platform: 'win32', arch: 'arm64' })
     for (const junk of [Buffer.alloc(0), Buffer.from('not a shared object\n'), Buffer.from('MZ'), elf(0x9999, 5000)]) {
       expect(binaryFormat(junk)).toBeNull()
     }
+  })
+
+  test('a PE file needs the end of its last section; a header claiming more than 4 KiB holds is not trusted', () => {
+    const b = pe(0x8664)
+    b.writeUInt16LE(1, 0x86) // one section
+    b.writeUInt32LE(0x1000, 0x80 + 24 + 16) // SizeOfRawData
+    b.writeUInt32LE(0x400, 0x80 + 24 + 20) // PointerToRawData
+    expect(binaryFormat(b).minSize).toBe(0x1400)
+    b.writeUInt16LE(0xffff, 0x86) // 65535 sections: the table runs past the bytes given
+    expect(binaryFormat(b).minSize).toBe(-1)
   })
 
   test('the binary this process loaded is read as this machine\'s, and needs exactly its own size', () => {
@@ -142,7 +152,7 @@ describe('binaryFormat and binaryProblem', () => {
     const bytes = fs.readFileSync(loaded)
     const format = binaryFormat(bytes.subarray(0, 4096))
     expect(format).toMatchObject({ platform: process.platform === 'win32' || process.platform === 'darwin' ? process.platform : 'linux', arch: process.arch })
-    if (format.minSize !== undefined) expect(format.minSize).toBe(bytes.length)
+    expect(format.minSize).toBe(bytes.length)
   })
 
   const at = { file: '/p/x.node', dir: '/p', wanted: '@cline/hooks-linux-x64-gnu@1.2.3', machine: { platform: 'linux', arch: 'x64' } }
