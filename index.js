@@ -6,7 +6,7 @@
 // generated loader (binding.js).
 
 const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } = require('fs')
-const { dirname, join, sep } = require('path')
+const { dirname, isAbsolute, join, sep } = require('path')
 const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('./platform-package.js')
 const manifest = require('./package.json')
 
@@ -35,8 +35,10 @@ function installedPackage(name) {
     file = require.resolve(`${name}/package.json`)
   } catch (error) {
     if (error.code === 'MODULE_NOT_FOUND') return null
-    // Found, but its package.json is not JSON (resolution reads it): the path is in the message.
-    return { dir: name, unreadable: `is not valid (${error.message.split('\n')[0]})` }
+    // Found, but its package.json is not JSON (resolution reads it): the first folder Node tried
+    // that has it.
+    const dir = (require.resolve.paths(name) || []).map((p) => join(p, name)).find((d) => existsSync(d)) || name
+    return { dir, unreadable: `is not valid JSON (${error.message.split('\n')[0]})` }
   }
   // require(), not JSON.parse: Node's own parser, which a host that replaced the global one (the
   // hostile-host tests do) cannot change.
@@ -71,13 +73,32 @@ function fail(problem) {
   throw error
 }
 
+// A binary named other than by a platform package (NAPI_RS_NATIVE_LIBRARY_PATH, a build beside
+// this file) gets the checks that need no release record: it opens, is whole, is this machine's.
+function checkNamedBinary(file, source, machine) {
+  const { size, bytes, openError } = inspectBinary(file)
+  const problem = binaryProblem({ file, size, openError, format: binaryFormat(bytes), machine, source })
+  if (problem) fail(problem)
+}
+
 // The platform package to load from, after its checks; null when something else is loaded (an
 // explicit NAPI_RS_NATIVE_LIBRARY_PATH, or a build beside this file in a source checkout).
 function checkNativeBinary() {
-  if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH) return null
   const machine = { platform: process.platform, arch: process.arch }
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) {
+    // Only a .node file given as a path (binding.js requires it, so a relative one is relative to
+    // binding.js): the variable may name a generated WASI loader, which is JavaScript.
+    const path = isAbsolute(override) ? override : /^\.\.?[\\/]/.test(override) ? join(__dirname, override) : null
+    if (path && path.endsWith('.node')) checkNamedBinary(path, 'NAPI_RS_NATIVE_LIBRARY_PATH', machine)
+    return null
+  }
   const platform = platformName({ ...machine, musl: isMusl() })
-  if (existsSync(join(__dirname, `${manifest.napi.binaryName}.${platform}.node`))) return null
+  const beside = join(__dirname, `${manifest.napi.binaryName}.${platform}.node`)
+  if (existsSync(beside)) {
+    checkNamedBinary(beside, `the build beside ${manifest.name}'s loader (\`npm run build\`)`, machine)
+    return null
+  }
   const prefix = `${manifest.name}-`
   const installed = installedPackage(prefix + platform)
   const problem = nativeProblem({

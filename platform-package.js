@@ -24,8 +24,8 @@ const MACHO_CPUS = { 0x01000007: 'x64', 0x0100000c: 'arm64', 0x07: 'ia32', 0x0c:
 const PE_MACHINES = { 0x8664: 'x64', 0xaa64: 'arm64', 0x014c: 'ia32', 0x01c4: 'arm' }
 
 /**
- * What the first bytes of a binary say it is: `{ platform, arch }` (Node's names; a universal
- * Mach-O is `arch: 'universal'`), or null when they are no shared library format Node loads.
+ * What the first bytes of a binary say it is: `{ platform, arch }` (Node's names), or null when
+ * they are no shared library of one architecture (no release ships a universal Mach-O).
  * An ELF (little-endian), Mach-O or PE file also gets `minSize`: where its last segment, section
  * or section header table ends; a shorter file is cut off, and mapping it can crash the process
  * (SIGBUS on Linux) instead of failing. 4 KiB of the file's start is enough for all of this
@@ -47,7 +47,6 @@ function binaryFormat(bytes) {
     const arch = MACHO_CPUS[u32le(4)]
     return arch ? { platform: 'darwin', arch, minSize: machoMinSize(magic === 0xfeedfacf, u32le, u64le) } : null
   }
-  if (magic === 0xbebafeca) return { platform: 'darwin', arch: 'universal' }
   if (bytes[0] === 0x4d && bytes[1] === 0x5a) {
     const pe = u32le(0x3c)
     if (pe < 0 || u32le(pe) !== 0x00004550) return null
@@ -113,7 +112,7 @@ function expectedFormat({ platform, arch }) {
 /** Whether a binary of `format` loads on `machine` (`{ platform, arch }`). */
 function formatFits(format, machine) {
   const want = expectedFormat(machine)
-  return format !== null && format.platform === want.platform && (format.arch === want.arch || format.arch === 'universal')
+  return format !== null && format.platform === want.platform && format.arch === want.arch
 }
 
 const formatName = (format) => (format ? `${format.platform === 'linux' ? 'ELF' : format.platform === 'darwin' ? 'Mach-O' : 'PE'} ${format.arch}` : 'not a shared library')
@@ -136,7 +135,10 @@ function nativeProblem({ packageName, version, platform, installed, published, l
   const lasting =
     ' To keep it across installs, let npm install optional dependencies: delete node_modules and ' +
     'package-lock.json and run `npm install` without --omit=optional.'
-  const where = linkedFrom ? ` This ${packageName} is at ${linkedFrom}, outside node_modules (npm link or a file: dependency), and Node looks for ${wanted} from there: run it in ${linkedFrom}.` : ''
+  const where = linkedFrom
+    ? ` This ${packageName} is at ${linkedFrom}, outside node_modules (npm link or a file: dependency), and Node looks for ${wanted} from there, not from your project: ` +
+      `in a source checkout, run \`npm run build\` there; otherwise install ${wanted} in your project and run Node with --preserve-symlinks.`
+    : ''
   if (installed && installed.unreadable === undefined && installed.version === version) return null
   if (installed && installed.unreadable !== undefined) {
     return {
@@ -184,10 +186,17 @@ function nativeProblem({ packageName, version, platform, installed, published, l
  * - `recordedSize`: the size the release wrote into the package's manifest, or undefined;
  * - `format`: `binaryFormat()` of its first bytes; `machine`: `{ platform, arch }` of this process.
  */
-function binaryProblem({ file, dir, wanted, size, openError, recordedSize, format, machine }) {
-  const reinstall = `Delete ${dir} and run \`npm install --no-save ${wanted}\`.`
+function binaryProblem({ file, dir, wanted, size, openError, recordedSize, format, machine, source = null }) {
+  // `source`: where a binary not from a platform package was named (NAPI_RS_NATIVE_LIBRARY_PATH,
+  // a build beside the loader), which says what to fix instead of reinstalling.
+  const reinstall = source ? `Fix ${source}.` : `Delete ${dir} and run \`npm install --no-save ${wanted}\`.`
   if (size === null) {
-    return { code: 'ERR_CLINE_HOOKS_BINARY_MISSING', message: `${wanted} is installed at ${dir}, but its binary ${file} cannot be opened (${openError}). ${reinstall}` }
+    return {
+      code: source ? 'ERR_CLINE_HOOKS_BINARY_LOAD' : 'ERR_CLINE_HOOKS_BINARY_MISSING',
+      message: source
+        ? `${file}, named by ${source}, cannot be opened (${openError}). ${reinstall}`
+        : `${wanted} is installed at ${dir}, but its binary ${file} cannot be opened (${openError}). ${reinstall}`,
+    }
   }
   if (typeof recordedSize === 'number' && size !== recordedSize) {
     return {

@@ -94,10 +94,10 @@ describe('nativeProblem', () => {
     expect(problem.message).toContain('at /p/x is: its package.json has no version. Delete /p/x and run `npm install --no-save @cline/hooks-linux-x64-gnu@1.2.3`')
   })
 
-  test('a linked copy (npm link, file:): says Node looks from the link target, and to run the command there', () => {
+  test('a linked copy (npm link, file:): says Node looks from the link target, and what works there', () => {
     const problem = nativeProblem({ ...base, installed: null, linkedFrom: '/src/hooks' })
     expect(problem.message).toContain('This @cline/hooks is at /src/hooks, outside node_modules (npm link or a file: dependency)')
-    expect(problem.message).toContain('run it in /src/hooks.')
+    expect(problem.message).toContain('run `npm run build` there; otherwise install @cline/hooks-linux-x64-gnu in your project and run Node with --preserve-symlinks.')
   })
 })
 
@@ -128,7 +128,8 @@ describe('binaryFormat and binaryProblem', () => {
     expect(binaryFormat(elf(0x3e, 5000))).toEqual({ platform: 'linux', arch: 'x64', minSize: 5000 })
     expect(binaryFormat(elf(0xb7, 5000))).toMatchObject({ platform: 'linux', arch: 'arm64' })
     expect(binaryFormat(machOArm64)).toMatchObject({ platform: 'darwin', arch: 'arm64' })
-    expect(binaryFormat(Buffer.from([0xca, 0xfe, 0xba, 0xbe]))).toEqual({ platform: 'darwin', arch: 'universal' })
+    // A universal Mach-O shares its magic with Java class files, and no release ships one.
+    expect(binaryFormat(Buffer.from([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 2]))).toBeNull()
     expect(binaryFormat(pe(0x8664))).toMatchObject({ platform: 'win32', arch: 'x64' })
     expect(binaryFormat(pe(0xaa64))).toMatchObject({ platform: 'win32', arch: 'arm64' })
     for (const junk of [Buffer.alloc(0), Buffer.from('not a shared object\n'), Buffer.from('MZ'), elf(0x9999, 5000)]) {
@@ -182,7 +183,16 @@ describe('binaryFormat and binaryProblem', () => {
     expect(binaryProblem({ ...at, size: 5000, format: binaryFormat(elf(0xb7, 5000)) }).message).toContain('/p/x.node is ELF arm64, not a Node addon for this machine (ELF x64)')
     expect(binaryProblem({ ...at, size: 5000, format: binaryFormat(pe(0x8664)) }).message).toContain('is PE x64, not a Node addon')
     expect(binaryProblem({ ...at, size: 5000, format: null }).message).toContain('is not a shared library, not a Node addon')
-    expect(binaryProblem({ ...at, machine: { platform: 'darwin', arch: 'arm64' }, size: 5000, format: { platform: 'darwin', arch: 'universal' } })).toBeNull()
+    expect(binaryProblem({ ...at, machine: { platform: 'darwin', arch: 'arm64' }, size: 5000, format: binaryFormat(machOArm64) })).toBeNull()
+  })
+
+  test('a binary named by NAPI_RS_NATIVE_LIBRARY_PATH (a source): the fix is the variable, not a reinstall', () => {
+    const source = { file: '/b/x.node', machine: at.machine, source: 'NAPI_RS_NATIVE_LIBRARY_PATH' }
+    expect(binaryProblem({ ...source, size: null, openError: 'ENOENT', format: null })).toEqual({
+      code: 'ERR_CLINE_HOOKS_BINARY_LOAD',
+      message: '/b/x.node, named by NAPI_RS_NATIVE_LIBRARY_PATH, cannot be opened (ENOENT). Fix NAPI_RS_NATIVE_LIBRARY_PATH.',
+    })
+    expect(binaryProblem({ ...source, size: 4000, format: binaryFormat(elf(0x3e, 5000)) }).message).toMatch(/cut off.*Fix NAPI_RS_NATIVE_LIBRARY_PATH\.$/)
   })
 })
 
@@ -305,12 +315,21 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     expect(broken.message).toContain('its package.json is not valid')
   })
 
-  test('NAPI_RS_NATIVE_LIBRARY_PATH naming a file that is not this addon: a coded error that names the variable', () => {
-    const notAddon = path.join(makeTempDir('cline-loader-'), 'x.node')
-    fs.writeFileSync(notAddon, 'not a shared object\n')
-    const result = load(project({ platformVersion: manifest.version }), `process.env.NAPI_RS_NATIVE_LIBRARY_PATH = ${JSON.stringify(notAddon)}`)
-    expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_LOAD')
-    expect(result.message).toContain(`could not load its binary from NAPI_RS_NATIVE_LIBRARY_PATH (${notAddon})`)
+  test('NAPI_RS_NATIVE_LIBRARY_PATH naming a missing, a text or a cut-off file: a coded error that names the variable, nothing loaded', () => {
+    const dir = makeTempDir('cline-loader-')
+    const cases = [
+      [path.join(dir, 'missing.node'), null, 'ERR_CLINE_HOOKS_BINARY_LOAD', 'cannot be opened'],
+      [path.join(dir, 'text.node'), Buffer.from('not a shared object\n'), 'ERR_CLINE_HOOKS_BINARY_INVALID', 'is not a shared library'],
+      [path.join(dir, 'cut.node'), fs.readFileSync(BINARY).subarray(0, 65536), 'ERR_CLINE_HOOKS_BINARY_INVALID', 'the file is cut off'],
+    ]
+    for (const [file, bytes, code, says] of cases) {
+      if (bytes) fs.writeFileSync(file, bytes)
+      const result = load(project({ platformVersion: manifest.version }), `process.env.NAPI_RS_NATIVE_LIBRARY_PATH = ${JSON.stringify(file)}`)
+      expect([file, result.code]).toEqual([file, code])
+      expect(result.message).toContain(says)
+      expect(result.message).toContain('Fix NAPI_RS_NATIVE_LIBRARY_PATH.')
+      expect(result.loaded).toEqual([])
+    }
   })
 
   // A real shared library that is not a Node addon passes every check before loading and fails
