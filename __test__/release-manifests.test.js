@@ -70,8 +70,11 @@ describeInSource('releaseProblems', () => {
     expect(releaseProblems({ ...good, root: { ...bare, publishConfig: { registry: 'https://x', '@cline:registry': 'https://y' } } })).toEqual([
       'package.json repository.url is undefined, not a https://github.com/OWNER/NAME URL (npm publish --provenance needs it)',
       'package.json publishConfig.access is not "public" (a scoped package is private by default)',
-      'package.json publishConfig["registry"] is set: it would override the registry a release or rehearsal chooses',
-      'package.json publishConfig["@cline:registry"] is set: it would override the registry a release or rehearsal chooses',
+      'package.json publishConfig["registry"] is set: it would override what a release or rehearsal chooses',
+      'package.json publishConfig["@cline:registry"] is set: it would override what a release or rehearsal chooses',
+    ])
+    expect(releaseProblems({ ...good, root: { ...root, publishConfig: { access: 'public', tag: 'next' } } })).toEqual([
+      'package.json publishConfig["tag"] is set: it would override what a release or rehearsal chooses',
     ])
     for (const broken of [{ type: 'git' }, 42, 'https://gitlab.com/cline/hooks']) {
       expect(releaseProblems({ ...good, root: { ...root, repository: broken } })).toHaveLength(1)
@@ -193,11 +196,13 @@ describeInSource('contentProblems', () => {
     const sources = {
       'index.js': "require('./binding.js'); require('./platform-package.js'); try { require('./cline-hooks.linux-x64-gnu.node') } catch {}",
       'sdk/index.js': "require('..'); require('./payloads')",
-      'sdk/index.mjs': "export * from './index.js'",
+      'sdk/index.mjs': "export * from './index.js'; import '../side-effect.mjs'; const later = () => require(`./later.js`); require(`./${'$'}{dynamic}`)",
     }
     const withBinding = { ...root, files: [...root.files, 'binding.js'] }
     expect(contentProblems(withBinding, sized([...rootFiles, 'binding.js', 'sdk/payloads.js']), { platform: false, sources })).toEqual([
       '@cline/hooks ships index.js, which needs ./platform-package.js, which it does not ship',
+      '@cline/hooks ships sdk/index.mjs, which needs ../side-effect.mjs, which it does not ship',
+      '@cline/hooks ships sdk/index.mjs, which needs ./later.js, which it does not ship',
     ])
   })
 
@@ -211,8 +216,11 @@ describeInSource('contentProblems', () => {
   test('a platform package holds its binary, README, LICENSE and package.json only', () => {
     const manifest = platformPackage('linux-x64-gnu')
     const files = ['LICENSE', 'README.md', 'package.json', 'cline-hooks.linux-x64-gnu.node']
-    expect(contentProblems(manifest, sized(files), { platform: true })).toEqual([])
-    expect(contentProblems(manifest, sized([...files, 'index.js']), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu ships index.js, which it should not'])
+    expect(contentProblems(manifest, sized(files, 2e6), { platform: true })).toEqual([])
+    expect(contentProblems(manifest, [...sized(files.slice(0, 3)), { path: files[3], size: 0 }], { platform: true })).toEqual([
+      "@cline/hooks-linux-x64-gnu's binary cline-hooks.linux-x64-gnu.node is 0 bytes: no build of this addon is under 262144",
+    ])
+    expect(contentProblems(manifest, sized([...files, 'index.js'], 2e6), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu ships index.js, which it should not'])
     expect(contentProblems(manifest, sized(files.slice(0, 3)), { platform: true })).toEqual(['@cline/hooks-linux-x64-gnu does not ship cline-hooks.linux-x64-gnu.node, which package.json names'])
   })
 })

@@ -45,8 +45,10 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
   if (!root.publishConfig || root.publishConfig.access !== 'public') {
     problems.push('package.json publishConfig.access is not "public" (a scoped package is private by default)')
   }
-  for (const key of Object.keys(root.publishConfig || {}).filter((k) => /registry$/i.test(k))) {
-    problems.push(`package.json publishConfig["${key}"] is set: it would override the registry a release or rehearsal chooses`)
+  // Only access: any other key (a registry, a tag, provenance) would override what the release or
+  // the rehearsal chooses.
+  for (const key of Object.keys(root.publishConfig || {}).filter((k) => k !== 'access')) {
+    problems.push(`package.json publishConfig["${key}"] is set: it would override what a release or rehearsal chooses`)
   }
   const binaryName = root.napi && root.napi.binaryName
   const expected = new Set()
@@ -135,14 +137,17 @@ function contentProblems(manifest, entries, { platform, sources = {} }) {
   // Every relative require() or import of a shipped file must be shipped too, but for the
   // loader's optional binaries (.node, WASI), which the platform packages hold.
   for (const [file, text] of Object.entries(sources)) {
-    for (const match of text.matchAll(/(?:require\(|from |import\()\s*['"](\.\.?(?:\/[^'"]*)?)['"]/g)) {
-      if (/\.node$|\.wasi[^/]*$/.test(match[1])) continue
-      const target = relative(file, match[1])
+    // require('…'), import … from '…', import '…', import('…'); a template literal without ${}.
+    for (const [, , specifier] of text.matchAll(/(?:require\(|from|import\(?)\s*(['"`])(\.\.?(?:\/[^'"`$]*)?)\1/g)) {
+      if (/\.node$|\.wasi[^/]*$/.test(specifier)) continue
+      const target = relative(file, specifier)
       const candidates = target === '' ? [manifest.main || 'index.js'] : [target, `${target}.js`, `${target}/index.js`]
       const found = candidates.some((candidate) => have.has(candidate))
-      if (!found) problems.push(`${manifest.name} ships ${file}, which needs ${match[1]}, which it does not ship`)
+      if (!found) problems.push(`${manifest.name} ships ${file}, which needs ${specifier}, which it does not ship`)
     }
   }
+  const binary = platform && entries.find((e) => e.path === manifest.main)
+  if (binary && binary.size < MIN_BINARY_BYTES) problems.push(`${manifest.name}'s binary ${binary.path} is ${binary.size} bytes: no build of this addon is under ${MIN_BINARY_BYTES}`)
   for (const file of ALWAYS_SHIPPED) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}`)
   for (const file of entryPoints(manifest)) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}, which package.json names`)
   for (const file of files) {

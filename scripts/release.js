@@ -188,7 +188,8 @@ function verify(args) {
     for (const t of root.napi.targets.map(parseTriple)) {
       const name = `${root.name}-${t.platformArchABI}`
       const file = `${root.napi.binaryName}.${t.platformArchABI}.node`
-      const { clineHooksBinary: record } = readJson(path.join('npm', t.platformArchABI, 'package.json'))
+      const prepared = readJson(path.join('npm', t.platformArchABI, 'package.json'))
+      const record = prepared.clineHooksBinary
       let packed
       try {
         packed = JSON.parse(execFileSync('npm', ['pack', `${name}@${root.version}`, '--json', '--pack-destination', scratch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))[0]
@@ -198,8 +199,17 @@ function verify(args) {
       const into = path.join(scratch, t.platformArchABI)
       fs.mkdirSync(into)
       execFileSync('tar', ['-xzf', path.join(scratch, packed.filename), '-C', into])
+      // What npm decides by (name, main, os, cpu, libc) must be what was prepared.
+      const manifest = readJson(path.join(into, 'package', 'package.json'))
+      for (const field of ['name', 'version', 'main', 'os', 'cpu', 'libc', 'clineHooksBinary']) {
+        if (JSON.stringify(manifest[field]) !== JSON.stringify(prepared[field])) {
+          throw new ReleaseError(`${name}@${root.version} on the registry says ${field} ${JSON.stringify(manifest[field])}, not ${JSON.stringify(prepared[field])} as prepared`)
+        }
+      }
       const served = path.join(into, 'package', file)
-      const sha256 = fs.existsSync(served) ? createHash('sha256').update(fs.readFileSync(served)).digest('hex') : 'no binary'
+      // A regular file: npm drops a symlink when it installs.
+      const regular = fs.existsSync(served) && fs.lstatSync(served).isFile()
+      const sha256 = regular ? createHash('sha256').update(fs.readFileSync(served)).digest('hex') : 'no binary'
       if (!record || sha256 !== record.sha256) {
         throw new ReleaseError(`${name}@${root.version} on the registry holds ${sha256 === 'no binary' ? `no ${file}` : `a ${file} of sha256 ${sha256}`}, not the one prepare recorded (${record ? record.sha256 : 'none'})`)
       }
@@ -209,7 +219,7 @@ function verify(args) {
   }
   const tag = args['dist-tag'] || 'latest'
   if (view(root.name, `dist-tags.${tag}`) !== root.version) throw new ReleaseError(`${root.name}'s dist-tag ${tag} is not ${root.version}`)
-  log(`the registry serves ${root.name}@${root.version} (dist-tag ${tag}) and ${platforms.length} platform packages at ${root.version}, each with the binary prepare recorded`)
+  log(`the registry serves ${root.name}@${root.version} (dist-tag ${tag}) and ${platforms.length} platform packages at ${root.version}, each with the manifest and binary prepare made`)
 }
 
 const COMMANDS = {

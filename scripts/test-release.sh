@@ -132,7 +132,7 @@ packages:
 log: { type: stdout, format: pretty, level: warn }
 EOF
 log "starting verdaccio on $REGISTRY (lives at most ${LIFETIME}s, and not past this script)"
-node scripts/local-registry.js "$LIFETIME" "$TMP" "$VERDACCIO/node_modules/verdaccio/bin/verdaccio" \
+node scripts/local-registry.js $$ "$LIFETIME" "$TMP" "$VERDACCIO/node_modules/verdaccio/bin/verdaccio" \
   --config "$TMP/registry/config.yaml" --listen "127.0.0.1:$PORT" >"$TMP/registry/log" 2>&1 &
 REGISTRY_PID=$!
 # Up when /-/ping answers; the user the run publishes as.
