@@ -67,17 +67,20 @@ function inspectBinary(file) {
   }
 }
 
-function fail(problem) {
+function fail(problem, cause) {
   const error = new Error(problem.message)
   error.code = problem.code
+  if (cause !== undefined) error.cause = cause
   throw error
 }
 
-// A binary named other than by a platform package (NAPI_RS_NATIVE_LIBRARY_PATH, a build beside
-// this file) gets the checks that need no release record: it opens, is whole, is this machine's.
-function checkNamedBinary(file, source, machine) {
+// The checks on a binary before the system loads it. `release` is binaryProblem's say on where
+// it came from: `{ source }` for one named other than by a platform package
+// (NAPI_RS_NATIVE_LIBRARY_PATH, a build beside this file), which has no release record; `{ dir,
+// wanted, recordedSize }` for a platform package's.
+function checkBinary(file, machine, release) {
   const { size, bytes, openError } = inspectBinary(file)
-  const problem = binaryProblem({ file, size, openError, format: binaryFormat(bytes), machine, source })
+  const problem = binaryProblem({ file, size, openError, format: binaryFormat(bytes), machine, ...release })
   if (problem) fail(problem)
 }
 
@@ -90,13 +93,13 @@ function checkNativeBinary() {
     // Only a .node file given as a path (binding.js requires it, so a relative one is relative to
     // binding.js): the variable may name a generated WASI loader, which is JavaScript.
     const path = isAbsolute(override) ? override : /^\.\.?[\\/]/.test(override) ? join(__dirname, override) : null
-    if (path && path.endsWith('.node')) checkNamedBinary(path, 'NAPI_RS_NATIVE_LIBRARY_PATH', machine)
+    if (path && path.endsWith('.node')) checkBinary(path, machine, { source: 'NAPI_RS_NATIVE_LIBRARY_PATH' })
     return null
   }
   const platform = platformName({ ...machine, musl: isMusl() })
   const beside = join(__dirname, `${manifest.napi.binaryName}.${platform}.node`)
   if (existsSync(beside)) {
-    checkNamedBinary(beside, `the build beside ${manifest.name}'s loader (\`npm run build\`)`, machine)
+    checkBinary(beside, machine, { source: `the build beside ${manifest.name}'s loader (\`npm run build\`)` })
     return null
   }
   const prefix = `${manifest.name}-`
@@ -112,20 +115,11 @@ function checkNativeBinary() {
     linkedFrom: __dirname.split(sep).includes('node_modules') ? null : __dirname,
   })
   if (problem) fail(problem)
-  const file = join(installed.dir, installed.manifest.main || `${manifest.napi.binaryName}.${platform}.node`)
-  const { size, bytes, openError } = inspectBinary(file)
-  const release = installed.manifest.clineHooksBinary || {}
-  const invalid = binaryProblem({
-    file,
+  checkBinary(join(installed.dir, installed.manifest.main || `${manifest.napi.binaryName}.${platform}.node`), machine, {
     dir: installed.dir,
     wanted: `${prefix}${platform}@${manifest.version}`,
-    size,
-    openError,
-    recordedSize: release.size,
-    format: binaryFormat(bytes),
-    machine,
+    recordedSize: (installed.manifest.clineHooksBinary || {}).size,
   })
-  if (invalid) fail(invalid)
   return platform
 }
 
@@ -142,21 +136,18 @@ try {
   for (let e = error.cause; e && causes.length < 32; e = e.cause) causes.push(String(e.message))
   const cause = causes.find((message) => !message.startsWith('Cannot find module')) || causes[0] || error.message
   const from = checked ? `${manifest.name}-${checked}@${manifest.version}` : `NAPI_RS_NATIVE_LIBRARY_PATH (${override})`
-  const failed = new Error(`${manifest.name} ${manifest.version} could not load its binary from ${from}: ${cause}`)
-  failed.code = 'ERR_CLINE_HOOKS_BINARY_LOAD'
-  failed.cause = error
-  throw failed
+  fail({ code: 'ERR_CLINE_HOOKS_BINARY_LOAD', message: `${manifest.name} ${manifest.version} could not load its binary from ${from}: ${cause}` }, error)
 }
 // NAPI_RS_NATIVE_LIBRARY_PATH is read by every napi-rs package in the process: it may name
 // another package's addon.
 if (typeof binding.runHook !== 'function' || typeof binding.HookFactory !== 'function') {
-  const failed = new Error(
-    `${manifest.name} ${manifest.version} loaded a binary that is not its own (it has no runHook): ` +
+  fail({
+    code: 'ERR_CLINE_HOOKS_BINARY_LOAD',
+    message:
+      `${manifest.name} ${manifest.version} loaded a binary that is not its own (it has no runHook): ` +
       `NAPI_RS_NATIVE_LIBRARY_PATH is ${JSON.stringify(process.env.NAPI_RS_NATIVE_LIBRARY_PATH || '')}, ` +
       'and every napi-rs package in the process reads it. Unset it, or point it at a cline-hooks .node file.',
-  )
-  failed.code = 'ERR_CLINE_HOOKS_BINARY_LOAD'
-  throw failed
+  })
 }
 // The same module again (cached, not loaded twice), written as a re-export so that Node's ES
 // module import sees every named export.
