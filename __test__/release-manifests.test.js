@@ -10,7 +10,7 @@ const path = require('path')
 
 const RULES = path.join(__dirname, '..', 'scripts', 'release-manifests.js')
 const inSource = fs.existsSync(RULES)
-const { platformManifest, releaseProblems, binaryProblem, contentProblems } = inSource ? require(RULES) : {}
+const { platformManifest, releaseProblems, artifactProblem, contentProblems } = inSource ? require(RULES) : {}
 const describeInSource = inSource ? describe : describe.skip
 
 const root = {
@@ -130,7 +130,7 @@ describeInSource('platformManifest', () => {
   })
 })
 
-describeInSource('binaryProblem', () => {
+describeInSource('artifactProblem', () => {
   // The binary this process loaded: a real one of this machine's format.
   require('@cline/hooks')
   const loaded = fs.readFileSync(Object.keys(require.cache).find((file) => file.endsWith('.node')))
@@ -143,18 +143,18 @@ describeInSource('binaryProblem', () => {
   }
 
   test('this machine\'s binary fits its own target', () => {
-    expect(binaryProblem(here, loaded.length, head)).toBeNull()
+    expect(artifactProblem(here, loaded.length, head)).toBeNull()
   })
 
   test('refused for a target of another architecture or system (an x64 file published as arm64)', () => {
     const other = { ...here, platformArchABI: 'other', arch: process.arch === 'arm64' ? 'x64' : 'arm64' }
-    expect(binaryProblem(other, loaded.length, head)).toBe(`the other binary is ${here.platform} ${process.arch}, not ${here.platform} ${other.arch}`)
-    expect(binaryProblem({ ...here, platform: 'darwin' }, loaded.length, head)).toContain('not darwin')
+    expect(artifactProblem(other, loaded.length, head)).toBe(`the other binary is ${here.platform} ${process.arch}, not ${here.platform} ${other.arch}`)
+    expect(artifactProblem({ ...here, platform: 'darwin' }, loaded.length, head)).toContain('not darwin')
   })
 
   test('refused when empty, tiny, or shorter than its own headers say', () => {
-    expect(binaryProblem(here, 0, Buffer.alloc(0))).toContain('not a shared library')
-    expect(binaryProblem(here, 4096, head)).toMatch(/is 4096 bytes/)
+    expect(artifactProblem(here, 0, Buffer.alloc(0))).toContain('not a shared library')
+    expect(artifactProblem(here, 4096, head)).toMatch(/is 4096 bytes/)
   })
 })
 

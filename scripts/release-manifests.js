@@ -3,12 +3,22 @@
 // tarball contents), and the fields each platform package takes from the root package. Pure;
 // scripts/release.js reads and writes.
 
+const { posix } = require('path')
 const { binaryFormat, expectedFormat, formatFits } = require('../platform-package.js')
 
 // Fields a platform package copies from the root, so npm shows one project on every page.
 const SHARED_FIELDS = ['version', 'license', 'engines', 'homepage', 'repository', 'bugs', 'publishConfig']
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/
+
+/**
+ * The `os`, `cpu` and `libc` a target's platform package must declare (npm installs it on the
+ * machines that match them), from napi's parseTriple of the target.
+ */
+function npmSelectors(target) {
+  const libc = target.platform !== 'linux' ? undefined : String(target.abi).startsWith('musl') ? ['musl'] : ['glibc']
+  return { os: [target.platform], cpu: [target.arch], libc }
+}
 
 /** The platform manifest with the root's shared fields. */
 function platformManifest(root, manifest) {
@@ -68,8 +78,7 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
     if (manifest.main !== binary) problems.push(`npm/${folder} main is ${manifest.main}, not ${binary}`)
     if (!Array.isArray(manifest.files) || !manifest.files.includes(binary)) problems.push(`npm/${folder} files does not list ${binary}`)
     // npm picks the package by these: a wrong one installs it on the wrong machines.
-    const libc = target.platform !== 'linux' ? undefined : String(target.abi).startsWith('musl') ? ['musl'] : ['glibc']
-    for (const [field, want] of [['os', [target.platform]], ['cpu', [target.arch]], ['libc', libc]]) {
+    for (const [field, want] of Object.entries(npmSelectors(target))) {
       if (JSON.stringify(manifest[field]) !== JSON.stringify(want)) {
         problems.push(`npm/${folder} ${field} is ${JSON.stringify(manifest[field])}, not ${JSON.stringify(want)}`)
       }
@@ -82,13 +91,14 @@ function releaseProblems({ root, tag, github = null, targets, platforms }) {
 }
 
 /**
- * Why `bytes` (a binary's first 4 KiB, `size` bytes in all) cannot be `target`'s binary, or null:
- * another format or architecture, or cut off.
+ * Why `bytes` (a build artifact's first 4 KiB, `size` bytes in all) cannot be `target`'s binary,
+ * or null: another format or architecture, or cut off. (The loader's twin, platform-package.js
+ * binaryProblem, judges an installed binary for this machine, with the release's size record.)
  */
-function binaryProblem(target, size, bytes) {
+function artifactProblem(target, size, bytes) {
   const format = binaryFormat(bytes)
-  const want = expectedFormat({ platform: target.platform, arch: target.arch })
-  if (!formatFits(format, want)) {
+  const want = expectedFormat(target)
+  if (!formatFits(format, target)) {
     const found = format ? `${format.platform} ${format.arch}` : 'not a shared library'
     return `the ${target.platformArchABI} binary is ${found}, not ${want.platform} ${want.arch}`
   }
@@ -140,8 +150,9 @@ function contentProblems(manifest, entries, { platform, sources = {} }) {
     // require('…'), import … from '…', import '…', import('…'); a template literal without ${}.
     for (const [, , specifier] of text.matchAll(/(?:require\(|from|import\(?)\s*(['"`])(\.\.?(?:\/[^'"`$]*)?)\1/g)) {
       if (/\.node$|\.wasi[^/]*$/.test(specifier)) continue
-      const target = relative(file, specifier)
-      const candidates = target === '' ? [manifest.main || 'index.js'] : [target, `${target}.js`, `${target}/index.js`]
+      // The path inside the package ('.' for the package's own folder: its main).
+      const target = posix.join(posix.dirname(file), specifier).replace(/\/$/, '')
+      const candidates = target === '.' ? [manifest.main || 'index.js'] : [target, `${target}.js`, `${target}/index.js`]
       const found = candidates.some((candidate) => have.has(candidate))
       if (!found) problems.push(`${manifest.name} ships ${file}, which needs ${specifier}, which it does not ship`)
     }
@@ -160,14 +171,4 @@ function contentProblems(manifest, entries, { platform, sources = {} }) {
   return problems
 }
 
-// `specifier` (./x, ../y) as a path inside the package, from `file`'s folder.
-function relative(file, specifier) {
-  const parts = file.split('/').slice(0, -1)
-  for (const part of specifier.split('/')) {
-    if (part === '..') parts.pop()
-    else if (part !== '.') parts.push(part)
-  }
-  return parts.join('/')
-}
-
-module.exports = { SHARED_FIELDS, platformManifest, releaseProblems, binaryProblem, contentProblems }
+module.exports = { npmSelectors, platformManifest, releaseProblems, artifactProblem, contentProblems }

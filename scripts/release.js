@@ -28,10 +28,11 @@
 const fs = require('fs')
 const path = require('path')
 const { execFileSync } = require('child_process')
+const { parseArgs } = require('util')
 const { parseTriple } = require('@napi-rs/cli')
 const os = require('os')
 const { createHash } = require('crypto')
-const { platformManifest, releaseProblems, binaryProblem, contentProblems } = require('./release-manifests.js')
+const { platformManifest, releaseProblems, artifactProblem, contentProblems } = require('./release-manifests.js')
 
 const log = (message) => console.log(`[release] ${message}`)
 class ReleaseError extends Error {}
@@ -43,16 +44,14 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n')
 }
 
+// `known` maps each option to 'flag' or 'value'; anything else is refused.
 function options(argv, known) {
-  const parsed = {}
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i].replace(/^--/, '')
-    if (!argv[i].startsWith('--') || !(name in known)) throw new ReleaseError(`unknown argument ${argv[i]}`)
-    if (known[name] === 'flag') parsed[name] = true
-    else if (i + 1 < argv.length) parsed[name] = argv[++i]
-    else throw new ReleaseError(`--${name} needs a value`)
+  const spec = Object.fromEntries(Object.entries(known).map(([name, kind]) => [name, { type: kind === 'flag' ? 'boolean' : 'string' }]))
+  try {
+    return parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false }).values
+  } catch (error) {
+    throw new ReleaseError(error.message)
   }
-  return parsed
 }
 
 function platformManifests() {
@@ -120,7 +119,7 @@ function prepare(args) {
   // Each binary is what its target loads (format, architecture, not cut off) before it moves.
   const wrong = kept.map((t) => {
     const bytes = fs.readFileSync(binaries.get(t.platformArchABI))
-    return binaryProblem(t, bytes.length, bytes.subarray(0, 4096))
+    return artifactProblem(t, bytes.length, bytes.subarray(0, 4096))
   })
   if (wrong.some(Boolean)) throw new ReleaseError(`a binary is not its target's:\n  - ${wrong.filter(Boolean).join('\n  - ')}`)
   run('npx', ['--no-install', 'napi', 'artifacts', '--output-dir', dir, '--npm-dir', 'npm'])

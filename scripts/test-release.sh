@@ -190,14 +190,19 @@ new_project() {
 }
 # The @cline packages a project has installed, one per line.
 installed() { (cd "$1/node_modules/@cline" && ls -1); }
+# Fails unless npm installed exactly the root and the platform package given ($3 says how).
+expect_exactly() {
+  local want
+  want=$(printf '%s\n' hooks "hooks-$2")
+  [[ $(installed "$1") == "$want" ]] || die "$3 installed $(installed "$1" | tr '\n' ' '), expected exactly: $(tr '\n' ' ' <<<"$want")"
+}
 if in_project "$TMP" sh -c 'command -v cargo || command -v rustc' >/dev/null; then die "cargo/rustc still on PATH"; fi
 
 # 4. The host.
 P=$(new_project host)
 log "npm install $NAME (host: $PLATFORM)"
 in_project "$P" npm install --loglevel=error "$NAME"
-want=$(printf '%s\n' hooks "hooks-$PLATFORM")
-[[ $(installed "$P") == "$want" ]] || die "npm installed $(installed "$P" | tr '\n' ' '), expected exactly: $(tr '\n' ' ' <<<"$want")"
+expect_exactly "$P" "$PLATFORM" "npm install $NAME"
 cp scripts/consumers/loaded-binary.cjs scripts/consumers/cjs-consumer.cjs scripts/consumers/esm-consumer.mjs "$P/"
 in_project "$P" node loaded-binary.cjs "$NAME-$PLATFORM"
 in_project "$P" node cjs-consumer.cjs
@@ -226,17 +231,18 @@ while IFS=' ' read -r platform flags; do
   log "npm install $flags $NAME"
   # shellcheck disable=SC2086 # flags are words
   in_project "$P" npm install --loglevel=error $flags "$NAME" </dev/null
-  want=$(printf '%s\n' hooks "hooks-$platform")
-  [[ $(installed "$P") == "$want" ]] || die "$flags installed $(installed "$P" | tr '\n' ' '), expected exactly: $(tr '\n' ' ' <<<"$want")"
+  expect_exactly "$P" "$platform" "npm install $flags"
   built=$(find "$ARTIFACTS" -name "cline-hooks.$platform.node" | head -n1)
   cmp "$P/node_modules/@cline/hooks-$platform/cline-hooks.$platform.node" "$built" ||
     die "the $platform binary npm installed is not the one published"
   log "$flags: exactly $NAME and $NAME-$platform, with the published binary"
 done < <(cd "$STAGE" && node -e "
-  // The targets the release kept (prepare left out those without a binary), with npm's flags.
+  // The targets the release kept (prepare left out those without a binary), with the npm flags
+  // that select their package (the rule release.js check holds the manifests to).
+  const { npmSelectors } = require('./scripts/release-manifests.js')
   for (const t of require('./package.json').napi.targets.map(require('@napi-rs/cli').parseTriple)) {
-    const libc = t.abi && t.abi.startsWith('musl') ? 'musl' : t.platform === 'linux' ? 'glibc' : ''
-    console.log([t.platformArchABI, '--os=' + t.platform, '--cpu=' + t.arch, libc && '--libc=' + libc].filter(Boolean).join(' '))
+    const flags = Object.entries(npmSelectors(t)).filter(([, v]) => v).map(([k, [v]]) => '--' + k + '=' + v)
+    console.log([t.platformArchABI, ...flags].join(' '))
   }")
 
 # 6. Optional dependencies left out: the loader says what to install, and that fixes it.
