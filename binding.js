@@ -840,4 +840,7 @@ module.exports.HookRunner = nativeBinding.HookRunner
 module.exports.discoverHooks = nativeBinding.discoverHooks
 module.exports.KNOWN_HOOKS = nativeBinding.KNOWN_HOOKS
 module.exports.runHook = nativeBinding.runHook
+module.exports.setHookEnabled = nativeBinding.setHookEnabled
 module.exports.terminateAll = nativeBinding.terminateAll
+module.exports.trustHook = nativeBinding.trustHook
+module.exports.untrustHook = nativeBinding.untrustHook

@@ -54,6 +54,17 @@ export interface DiscoveredHook {
   reason?: string
   /** The exact argv it is started with (no shell is involved). */
   command: Array<string>
+  /**
+   * The sha256 of its file's bytes (lowercase hex), what `trustHook` approves; absent when
+   * the file cannot be read (or is over 64 MiB).
+   */
+  sha256?: string
+  /**
+   * Where it stands with the user's approvals: `"notRequired"` (outside the trust scope,
+   * or trust is off), `"approved"` (these bytes are approved), `"new"` (never approved) or
+   * `"changed"` (approved with other bytes).
+   */
+  trust: 'notRequired' | 'approved' | 'new' | 'changed'
 }
 
 /**
@@ -95,6 +106,30 @@ export interface DiscoveryOptions {
    * core, shared by all callers that set no limit.
    */
   maxConcurrentHooks?: number
+  /**
+   * The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
+   * hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
+   * CLI's is `~/.cline/hooks-policy.json`). It must not be inside a workspace root. Without
+   * it, no hook is disabled or approved by a store. A store that cannot be used counts as
+   * empty and each run's `warnings` says why.
+   */
+  policyFile?: string
+  /**
+   * Which hooks must be approved (`trustHook`) before they run: `"off"` (default, none),
+   * `"workspace"` (the hooks of workspace roots, which a cloned repository brings:
+   * recommended), or `"all"` (every hook but managed ones). A hook not approved for its
+   * current bytes is listed `enabled: false` with reason `not trusted: new` or
+   * `not trusted: changed since approved`, and is not started. Needs `policyFile`.
+   */
+  trust?: 'workspace' | 'all' | 'off'
+}
+
+/** An approval as `trustHook` recorded it. */
+export interface HookApproval {
+  /** The hook file approved (absolute). */
+  path: string
+  /** The sha256 of the bytes approved: only these bytes run while trust is required. */
+  sha256: string
 }
 
 /** What running one hook did. */
@@ -197,6 +232,12 @@ export interface HookRunResult {
  */
 export declare const KNOWN_HOOKS: string[]
 
+/** Where `untrustHook` and `setHookEnabled` record the user's decision. */
+export interface PolicyOptions {
+  /** The hooks policy store (see `DiscoveryOptions.policyFile`); required. */
+  policyFile?: string
+}
+
 /**
  * Runs every hook named `hookName` found for `options` with `input` on stdin, and combines
  * their verdicts. Never rejects because of what a hook did (see `HookExecution.status`);
@@ -216,6 +257,10 @@ export interface RunHookOptions {
   profile?: 'extension' | 'cli'
   /** See `DiscoveryOptions.clineDir`. */
   clineDir?: string
+  /** See `DiscoveryOptions.policyFile`. */
+  policyFile?: string
+  /** See `DiscoveryOptions.trust`. */
+  trust?: 'workspace' | 'all' | 'off'
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */
@@ -277,9 +322,41 @@ export interface RunOptions {
 }
 
 /**
+ * Records in the store `policyFile` whether the hook file at `path` runs. Discovery lists a
+ * disabled hook `enabled: false` with reason `disabled`. Enabling a file without the exec
+ * bit (macOS/Linux) sets it.
+ */
+export declare function setHookEnabled(path: string, enabled: boolean, options: { policyFile: string }): Promise<void>
+
+/**
  * Stops every running hook's process tree (SIGTERM, then SIGKILL; on Windows its job object
  * is terminated), detached ones included, and resolves with how many it stopped, once they
  * are gone (at most 5 s for processes stuck in the kernel). Their runs report `aborted` and keep the cancels they printed; hooks still
  * waiting for a slot never start.
  */
 export declare function terminateAll(): Promise<number>
+
+/**
+ * Approves the hook file at `path` as its bytes are now (with `sha256`: only if they still
+ * have it), in the store `policyFile`. Rejects with `ERR_NOT_A_HOOK` for a path that is not a
+ * hook file and `ERR_HOOK_POLICY_FILE` when the store cannot be read or written (a corrupt
+ * store is never overwritten).
+ */
+export declare function trustHook(path: string, options: { policyFile: string; sha256?: string }): Promise<HookApproval>
+
+/** Where `trustHook` records the approval, and of which bytes. */
+export interface TrustOptions {
+  /** The hooks policy store (see `DiscoveryOptions.policyFile`); required. */
+  policyFile?: string
+  /**
+   * The sha256 the user reviewed (as `discoverHooks` reported it): the hook is approved
+   * only if its bytes still have it, so a file changed after it was shown is not.
+   */
+  sha256?: string
+}
+
+/**
+ * Withdraws the approval of the hook file at `path` from the store `policyFile`; resolves
+ * with whether there was one.
+ */
+export declare function untrustHook(path: string, options: { policyFile: string }): Promise<boolean>

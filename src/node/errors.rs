@@ -67,6 +67,8 @@ pub fn code(err: &HookError) -> (&'static str, &'static str) {
         HookError::DiscoveryTimedOut { .. } => ("Error", "ERR_HOOK_DISCOVERY_TIMEOUT"),
         HookError::NoThread { .. } => ("Error", "ERR_HOOK_NO_THREAD"),
         HookError::Internal(_) => ("Error", "ERR_CLINE_HOOKS_INTERNAL"),
+        HookError::PolicyFile(_) => ("Error", "ERR_HOOK_POLICY_FILE"),
+        HookError::NotAHook { .. } => ("Error", "ERR_NOT_A_HOOK"),
     }
 }
 

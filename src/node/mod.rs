@@ -1,5 +1,6 @@
 //! Conversions between JavaScript and the core. No behaviour lives here.
 
+pub mod decisions;
 pub mod errors;
 pub mod options;
 pub mod properties;

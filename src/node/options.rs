@@ -12,6 +12,7 @@ use cline_hooks_core::discovery::{GlobalDir, Layout, Profile};
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::HookInput;
 use cline_hooks_core::event::RunSettings;
+use cline_hooks_core::policy::{placement_problem, TrustScope};
 use cline_hooks_core::process::Owner;
 use tokio_util::sync::CancellationToken;
 
@@ -46,6 +47,19 @@ pub struct DiscoveryOptions {
     /// for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
     /// core, shared by all callers that set no limit.
     pub max_concurrent_hooks: Option<f64>,
+    /// The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
+    /// hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
+    /// CLI's is `~/.cline/hooks-policy.json`). It must not be inside a workspace root. Without
+    /// it, no hook is disabled or approved by a store. A store that cannot be used counts as
+    /// empty and each run's `warnings` says why.
+    pub policy_file: Option<String>,
+    /// Which hooks must be approved (`trustHook`) before they run: `"off"` (default, none),
+    /// `"workspace"` (the hooks of workspace roots, which a cloned repository brings:
+    /// recommended), or `"all"` (every hook but managed ones). A hook not approved for its
+    /// current bytes is listed `enabled: false` with reason `not trusted: new` or
+    /// `not trusted: changed since approved`, and is not started. Needs `policyFile`.
+    #[napi(ts_type = "'workspace' | 'all' | 'off'")]
+    pub trust: Option<String>,
 }
 
 /// How to run.
@@ -103,6 +117,11 @@ pub struct RunHookOptions {
     pub profile: Option<String>,
     /// See `DiscoveryOptions.clineDir`.
     pub cline_dir: Option<String>,
+    /// See `DiscoveryOptions.policyFile`.
+    pub policy_file: Option<String>,
+    /// See `DiscoveryOptions.trust`.
+    #[napi(ts_type = "'workspace' | 'all' | 'off'")]
+    pub trust: Option<String>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -118,6 +137,49 @@ pub struct RunHookOptions {
     pub sequential: Option<bool>,
     /// See `RunOptions.detached`.
     pub detached: Option<bool>,
+}
+
+/// Where `untrustHook` and `setHookEnabled` record the user's decision.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct PolicyOptions {
+    /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
+    pub policy_file: Option<String>,
+}
+
+/// Where `trustHook` records the approval, and of which bytes.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct TrustOptions {
+    /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
+    pub policy_file: Option<String>,
+    /// The sha256 the user reviewed (as `discoverHooks` reported it): the hook is approved
+    /// only if its bytes still have it, so a file changed after it was shown is not.
+    pub sha256: Option<String>,
+}
+
+/// A path argument read as `env_and_paths` reads path options (no NUL, valid Unicode).
+pub fn env_and_paths_path<'env>(
+    env: &'env Env,
+    option: &'static str,
+    value: &Unknown<'env>,
+    if_empty: &str,
+) -> std::result::Result<String, Failure<'env>> {
+    env_and_paths::path(env, option, value, if_empty)
+}
+
+/// The store a policy call names: `policyFile`, required and made absolute.
+pub fn policy_file(
+    policy_file: Option<&str>,
+    call: &str,
+) -> std::result::Result<PathBuf, HookError> {
+    let file = policy_file.ok_or_else(|| HookError::InvalidOption {
+        option: "policyFile",
+        reason: format!(
+            "{call} needs the policy store to record in; pass {{ policyFile: '/path/to/hooks-policy.json' }} (the CLI's is ~/.cline/hooks-policy.json)"
+        ),
+    })?;
+    absolute_path("policyFile", file)
 }
 
 /// Stands in for the `signal` field during struct conversion; the signal object itself is
@@ -184,6 +246,8 @@ impl RunHookOptions {
                 profile: self.profile,
                 cline_dir: self.cline_dir,
                 max_concurrent_hooks: None,
+                policy_file: self.policy_file,
+                trust: self.trust,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -207,13 +271,47 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .map(|p| absolute_path(option, p))
             .collect()
     };
+    let policy_file = options
+        .policy_file
+        .as_deref()
+        .map(|f| absolute_path("policyFile", f))
+        .transpose()?;
+    let trust = match options.trust.as_deref() {
+        None => TrustScope::Off,
+        Some(name) => TrustScope::parse(name).ok_or_else(|| HookError::InvalidOption {
+            option: "trust",
+            reason: format!(
+                "{} is not a trust scope; use \"workspace\" (recommended), \"all\" or \"off\"",
+                cline_hooks_core::error::quoted(name)
+            ),
+        })?,
+    };
+    if trust != TrustScope::Off && policy_file.is_none() {
+        return Err(HookError::InvalidOption {
+            option: "trust",
+            reason: format!(
+                "\"{}\" needs a policyFile, the store the approvals are kept in; pass one (the CLI's is ~/.cline/hooks-policy.json)",
+                trust.as_str()
+            ),
+        });
+    }
     let global_hooks_dir = match &options.global_hooks_dir {
         Some(Either::B(Null)) => GlobalDir::Off,
         Some(Either::A(dir)) => GlobalDir::At(absolute_path("globalHooksDir", dir)?),
         None => GlobalDir::Default,
     };
+    let workspace_roots = absolute("workspaceRoots", &options.workspace_roots)?;
+    if let Some(reason) = policy_file
+        .as_deref()
+        .and_then(|f| placement_problem(f, &workspace_roots))
+    {
+        return Err(HookError::InvalidOption {
+            option: "policyFile",
+            reason,
+        });
+    }
     Ok(Layout {
-        workspace_roots: absolute("workspaceRoots", &options.workspace_roots)?,
+        workspace_roots,
         global_hooks_dir,
         extra_hooks_dirs: absolute("extraHooksDirs", &options.extra_hooks_dirs)?,
         profile: match options.profile.as_deref() {
@@ -234,12 +332,14 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .as_deref()
             .map(|d| absolute_path("clineDir", d))
             .transpose()?,
+        policy_file,
+        trust,
     })
 }
 
 /// `path` made absolute. `read` has already refused empty text, NUL and lone surrogates; what
 /// is left to fail is a relative path when the current directory is gone.
-fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBuf, HookError> {
+pub fn absolute_path(option: &'static str, path: &str) -> std::result::Result<PathBuf, HookError> {
     if path.is_empty() {
         // Not reached through `read`; kept so the message below never describes "".
         return Err(HookError::InvalidOption {
@@ -382,14 +482,16 @@ pub struct EnvAndPaths {
     extra_hooks_dirs: Option<Vec<String>>,
     global_hooks_dir: Option<Either<String, Null>>,
     cline_dir: Option<String>,
+    policy_file: Option<String>,
     env: Option<EnvVars>,
 }
 
-const BY_HAND_KEYS: [&str; 5] = [
+const BY_HAND_KEYS: [&str; 6] = [
     "workspaceRoots",
     "extraHooksDirs",
     "globalHooksDir",
     "clineDir",
+    "policyFile",
     "env",
 ];
 
@@ -425,19 +527,25 @@ impl EnvAndPaths {
                 let fix = "pass a directory path or leave the option out for the default";
                 self.cline_dir = Some(env_and_paths::path(env, key, value, fix)?);
             }
+            "policyFile" => {
+                let fix = "pass the path of a JSON file, such as ~/.cline/hooks-policy.json";
+                self.policy_file = Some(env_and_paths::path(env, key, value, fix)?);
+            }
             _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
     }
 }
 
-const DISCOVERY_KEYS: [&str; 6] = [
+const DISCOVERY_KEYS: [&str; 8] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
     "maxConcurrentHooks",
+    "policyFile",
+    "trust",
 ];
 const RUN_KEYS: [&str; 6] = [
     "timeoutMs",
@@ -447,12 +555,14 @@ const RUN_KEYS: [&str; 6] = [
     "maxConcurrentHooks",
     "detached",
 ];
-const RUN_HOOK_KEYS: [&str; 11] = [
+const RUN_HOOK_KEYS: [&str; 13] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
+    "policyFile",
+    "trust",
     "maxConcurrentHooks",
     "timeoutMs",
     "signal",
@@ -468,10 +578,12 @@ impl Known for DiscoveryOptions {
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
+        self.policy_file = checked.policy_file;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
             ("profile", Plain::Text(t)) => self.profile = Some(t),
+            ("trust", Plain::Text(t)) => self.trust = Some(t),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             _ => {}
         }
@@ -492,6 +604,24 @@ impl Known for RunOptions {
         }
     }
 }
+impl Known for PolicyOptions {
+    const KEYS: &'static [&'static str] = &["policyFile"];
+    fn fill(&mut self, checked: EnvAndPaths) {
+        self.policy_file = checked.policy_file;
+    }
+    fn set(&mut self, _key: &str, _value: Plain) {}
+}
+impl Known for TrustOptions {
+    const KEYS: &'static [&'static str] = &["policyFile", "sha256"];
+    fn fill(&mut self, checked: EnvAndPaths) {
+        self.policy_file = checked.policy_file;
+    }
+    fn set(&mut self, key: &str, value: Plain) {
+        if let ("sha256", Plain::Text(t)) = (key, value) {
+            self.sha256 = Some(t);
+        }
+    }
+}
 impl Known for RunHookOptions {
     const KEYS: &'static [&'static str] = &RUN_HOOK_KEYS;
     fn fill(&mut self, checked: EnvAndPaths) {
@@ -499,11 +629,13 @@ impl Known for RunHookOptions {
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
+        self.policy_file = checked.policy_file;
         self.env = checked.env;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
             ("profile", Plain::Text(t)) => self.profile = Some(t),
+            ("trust", Plain::Text(t)) => self.trust = Some(t),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
@@ -635,6 +767,9 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
         "globalHooksDir" | "clineDir" if t != ValueType::String => "a directory path",
         "profile" if t != ValueType::String => "\"extension\" or \"cli\"",
+        "policyFile" if t != ValueType::String => "a file path",
+        "trust" if t != ValueType::String => "\"workspace\", \"all\" or \"off\"",
+        "sha256" if t != ValueType::String => "the hook's sha256 as discovery reported it",
         "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
         "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
         "env" if t != ValueType::Object || is_array => {

@@ -35,6 +35,15 @@ pub struct DiscoveredHook {
     pub reason: Option<String>,
     /// The exact argv it is started with (no shell is involved).
     pub command: Vec<String>,
+    /// The sha256 of its file's bytes (lowercase hex), what `trustHook` approves; absent when
+    /// the file cannot be read (or is over 64 MiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Where it stands with the user's approvals: `"notRequired"` (outside the trust scope,
+    /// or trust is off), `"approved"` (these bytes are approved), `"new"` (never approved) or
+    /// `"changed"` (approved with other bytes).
+    #[napi(ts_type = "'notRequired' | 'approved' | 'new' | 'changed'")]
+    pub trust: String,
 }
 
 impl From<&CoreHook> for DiscoveredHook {
@@ -54,6 +63,8 @@ impl From<&CoreHook> for DiscoveredHook {
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
+            sha256: hook.sha256.clone(),
+            trust: hook.trust.as_str().to_owned(),
         }
     }
 }

@@ -156,6 +156,7 @@ fn entry(
         kind: EntryKind::File { executable: true },
         shebang: shebang.map(str::to_owned),
         launch: discovery::launch_for(&dir.join(name), shebang, profile, platform, &mut tools),
+        sha256: None,
     }
 }
 

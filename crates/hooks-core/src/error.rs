@@ -65,6 +65,20 @@ pub enum HookError {
         reason: String,
     },
 
+    /// The hooks policy file cannot be read, written or locked; the sentence names the file,
+    /// says what is wrong and that nothing was changed.
+    #[error("{0}")]
+    PolicyFile(String),
+
+    /// A path given to `trustHook`, `untrustHook` or `setHookEnabled` is not a hook file.
+    #[error("{path} is not a hook: {reason}")]
+    NotAHook {
+        /// The path as given.
+        path: String,
+        /// Why, and what a hook file looks like.
+        reason: String,
+    },
+
     /// Something failed that should not have (a bug in this package, or a host that broke
     /// its side of a call); the text says what.
     #[error("internal error in @cline/hooks (please report it): {0}")]

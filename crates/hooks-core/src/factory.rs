@@ -7,7 +7,9 @@
 //! folders and the interpreters found again. One rescan runs at a time per factory; calls
 //! that find the snapshot stale meanwhile wait for it and take its result.
 //! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
-//! threads or inotify limits, and a warm call makes no system call at all.
+//! threads or inotify limits, and a warm call makes no system call at all. The user's policy
+//! store is read again with every rescan; a change this process makes to it (see
+//! [`crate::policy::writes`]) makes every snapshot stale at once.
 //!
 //! There is one way in: [`Factory::snapshot`], whose first step is [`Factory::snapshot_now`],
 //! the synchronous answer from a fresh snapshot. The freshness rule is `Stored::answers`.
@@ -24,6 +26,7 @@ use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform
 use crate::error::HookError;
 use crate::event::{Runner, DEFAULT_TIMEOUT};
 use crate::launch::{Interpreters, LiveMachine};
+use crate::policy::{self, Loaded};
 use crate::process::KILL_GRACE;
 
 /// How long a run with hook timeout `timeout` may wait for discovery: the timeout plus the
@@ -110,6 +113,8 @@ pub struct Snapshot {
     /// The name asked for: a CLI event name stays one, because the runner's input carries it.
     name: String,
     listings: Arc<Vec<Listing>>,
+    /// The policy store as the scan read it (empty without one).
+    policy: Arc<Loaded>,
     setup: Arc<Setup>,
 }
 
@@ -124,15 +129,23 @@ impl Snapshot {
         discovery::event_hook(&self.name).unwrap_or(&self.name)
     }
 
-    /// Every hook of this name, enabled or not, in run order.
+    /// Every hook of this name, enabled or not, in run order, with the user's policy applied
+    /// (disabled hooks, trust).
     pub fn hooks(&self) -> Vec<DiscoveredHook> {
         let setup = &self.setup;
-        discovery::discover(
+        let mut hooks = discovery::discover(
             self.hook_name(),
             &self.listings,
             setup.layout.profile,
             &setup.platform,
-        )
+        );
+        policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
+        hooks
+    }
+
+    /// What is wrong with the policy store, if anything (it then counts as empty).
+    pub fn warnings(&self) -> Vec<String> {
+        self.policy.problem.iter().cloned().collect()
     }
 
     /// A runner for these hooks; its processes count against the factory's limit.
@@ -145,6 +158,7 @@ impl Snapshot {
             setup.limiter.clone(),
             setup.layout.profile,
         )
+        .with_warnings(self.warnings())
     }
 
     /// Whether `other` is this snapshot again: the same name read from the same scan result
@@ -152,9 +166,14 @@ impl Snapshot {
     /// built from one, such as a runner, serves for the other. Cheap: a pointer and a name
     /// are compared.
     pub fn same_as(&self, other: &Snapshot) -> bool {
-        Arc::ptr_eq(&self.listings, &other.listings) && self.name == other.name
+        Arc::ptr_eq(&self.listings, &other.listings)
+            && Arc::ptr_eq(&self.policy, &other.policy)
+            && self.name == other.name
     }
 }
+
+/// What a rescan hands out: the listings and the policy store it read.
+type Scanned = (Arc<Vec<Listing>>, Arc<Loaded>);
 
 /// The listings of the last rescan, as the factory keeps them.
 struct Stored {
@@ -165,6 +184,9 @@ struct Stored {
     wanted: Arc<BTreeSet<String>>,
     /// Which rescan made it (1, 2, ...).
     generation: u64,
+    /// The policy store it read, and how many changes this process had made to stores then.
+    policy: Arc<Loaded>,
+    policy_writes: u64,
 }
 
 impl Stored {
@@ -172,9 +194,17 @@ impl Stored {
     /// `now`. They must hold that hook's files, and be younger than [`CACHE_TTL`] or, for a
     /// call that waited for the rescan in flight (`waited_for`: the last rescan it had seen),
     /// come from a later rescan however long it took: otherwise every waiter would rescan in
-    /// turn, once per caller. Pure: the caller reads the clock.
-    fn answers(&self, hook_name: &str, now: Instant, waited_for: Option<u64>) -> bool {
+    /// turn, once per caller. A store changed by this process since (`policy_writes` is the
+    /// count now) makes them stale in every case. Pure: the caller reads the clock and count.
+    fn answers(
+        &self,
+        hook_name: &str,
+        now: Instant,
+        waited_for: Option<u64>,
+        policy_writes: u64,
+    ) -> bool {
         self.wanted.contains(hook_name)
+            && self.policy_writes == policy_writes
             && (now.saturating_duration_since(self.taken) < CACHE_TTL
                 || waited_for.is_some_and(|seen| self.generation > seen))
     }
@@ -246,8 +276,8 @@ impl Factory {
             Ok(hook) => hook,
             Err(err) => return Some(Err(err)),
         };
-        let listings = self.stored_for(hook, None)?;
-        Some(Ok(self.snapshot_of(hook_name, listings)))
+        let (listings, policy) = self.stored_for(hook, None)?;
+        Some(Ok(self.snapshot_of(hook_name, listings, policy)))
     }
 
     /// The snapshot for `hook_name`: the stored one if it is fresh ([`Factory::snapshot_now`]),
@@ -263,31 +293,48 @@ impl Factory {
             return fresh;
         }
         let hook = discovery::resolve(hook_name)?;
-        let listings = tokio::time::timeout(limit, self.rescan_once(hook))
+        let (listings, policy) = tokio::time::timeout(limit, self.rescan_once(hook))
             .await
             .map_err(|_| HookError::DiscoveryTimedOut {
                 waited_ms: limit.as_millis(),
             })??;
-        Ok(self.snapshot_of(hook_name, listings))
+        Ok(self.snapshot_of(hook_name, listings, policy))
     }
 
-    fn snapshot_of(&self, hook_name: &str, listings: Arc<Vec<Listing>>) -> Snapshot {
+    fn snapshot_of(
+        &self,
+        hook_name: &str,
+        listings: Arc<Vec<Listing>>,
+        policy: Arc<Loaded>,
+    ) -> Snapshot {
         Snapshot {
             name: hook_name.to_owned(),
             listings,
+            policy,
             setup: self.setup.clone(),
         }
     }
 
     /// The stored listings if they answer for `hook` now (see `Stored::answers`). The clock
     /// read is the vDSO's, not a system call.
-    fn stored_for(&self, hook: &str, waited_for: Option<u64>) -> Option<Arc<Vec<Listing>>> {
+    fn stored_for(&self, hook: &str, waited_for: Option<u64>) -> Option<Scanned> {
         let now = Instant::now();
+        let writes = self.policy_writes();
         let guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
-            .filter(|s| s.answers(hook, now, waited_for))
-            .map(|s| s.listings.clone())
+            .filter(|s| s.answers(hook, now, waited_for, writes))
+            .map(|s| (s.listings.clone(), s.policy.clone()))
+    }
+
+    /// The changes this process has made to policy stores, if this factory reads one (one
+    /// atomic load: no system call).
+    fn policy_writes(&self) -> u64 {
+        if self.setup.layout.policy_file.is_some() {
+            policy::writes()
+        } else {
+            0
+        }
     }
 
     /// Adds `hook` to the hooks a rescan inspects. Bounded: past [`WANTED_LIMIT`] names (a
@@ -312,12 +359,12 @@ impl Factory {
     /// The listings of a rescan that answers a call for `hook` that found the snapshot stale:
     /// the one in flight if there is one, else a new one. A rescan that ends while this call
     /// waits answers it even if it took longer than [`CACHE_TTL`] (see `Stored::answers`).
-    async fn rescan_once(self: &Arc<Self>, hook: &str) -> Result<Arc<Vec<Listing>>, HookError> {
+    async fn rescan_once(self: &Arc<Self>, hook: &str) -> Result<Scanned, HookError> {
         self.want(hook);
         let waited_for = self.generation();
         let turn = self.scanning.clone().lock_owned().await;
-        if let Some(listings) = self.stored_for(hook, Some(waited_for)) {
-            return Ok(listings);
+        if let Some(scanned) = self.stored_for(hook, Some(waited_for)) {
+            return Ok(scanned);
         }
         // On the blocking pool; refused a thread there, the scan is given up (and its turn
         // with it, so the next call can scan) rather than run on an async worker, where a
@@ -332,7 +379,7 @@ impl Factory {
             reason: refused.reason,
         })?;
         match scan.await {
-            Ok(Some(listings)) => Ok(listings),
+            Ok(Some(scanned)) => Ok(scanned),
             Ok(None) => Err(HookError::Internal(
                 "the scan of the hooks folders was taken back from the blocking pool".into(),
             )),
@@ -351,10 +398,19 @@ impl Factory {
     /// within [`CACHE_TTL`]; every hook file's interpreter is looked up on PATH here, so
     /// that nothing built from the snapshot asks the system again. Listings equal to the
     /// stored ones are kept as they are, so snapshots stay [`Snapshot::same_as`] the last.
-    fn rescan(&self) -> Arc<Vec<Listing>> {
+    fn rescan(&self) -> Scanned {
         let taken = Instant::now();
         let generation = self.rescans.fetch_add(1, Ordering::Relaxed) + 1;
         let setup = &self.setup;
+        // Counted before the store is read: a change made while it is read leaves this
+        // snapshot stale.
+        let policy_writes = self.policy_writes();
+        let loaded = setup
+            .layout
+            .policy_file
+            .as_deref()
+            .map(policy::load)
+            .unwrap_or_default();
         let dirs = discovery::hook_dirs(&setup.layout, &Defaults::find());
         let mut machine = LiveMachine::default();
         let windows = matches!(setup.platform, Platform::Windows { .. });
@@ -378,13 +434,19 @@ impl Factory {
             Some(previous) if *previous.listings == scanned => previous.listings.clone(),
             _ => Arc::new(scanned),
         };
+        let policy = match guard.as_ref() {
+            Some(previous) if *previous.policy == loaded => previous.policy.clone(),
+            _ => Arc::new(loaded),
+        };
         *guard = Some(Stored {
             taken,
             listings: listings.clone(),
             wanted,
             generation,
+            policy: policy.clone(),
+            policy_writes,
         });
-        listings
+        (listings, policy)
     }
 
     /// Tests: makes the stored snapshot as old as [`CACHE_TTL`], so the next call rescans.
@@ -413,46 +475,57 @@ mod rule_tests {
             listings: Arc::default(),
             wanted: Arc::new(["TaskStart".to_owned()].into()),
             generation: 2,
+            policy: Arc::default(),
+            policy_writes: 0,
         };
         let just_before = taken + CACHE_TTL - Duration::from_nanos(1);
-        assert!(stored.answers("TaskStart", taken, None));
-        assert!(stored.answers("TaskStart", just_before, None));
+        assert!(stored.answers("TaskStart", taken, None, 0));
+        assert!(stored.answers("TaskStart", just_before, None, 0));
         assert!(
-            !stored.answers("TaskStart", taken + CACHE_TTL, None),
+            !stored.answers("TaskStart", taken + CACHE_TTL, None, 0),
             "stale"
         );
         assert!(
-            !stored.answers("PreToolUse", taken, None),
+            !stored.answers("PreToolUse", taken, None, 0),
             "it did not inspect that hook's files"
         );
         // A call that waited while rescan 2 ran takes its result, however long it took.
         let late = taken + CACHE_TTL * 10;
-        assert!(stored.answers("TaskStart", late, Some(1)));
+        assert!(stored.answers("TaskStart", late, Some(1), 0));
         assert!(
-            !stored.answers("TaskStart", late, Some(2)),
+            !stored.answers("TaskStart", late, Some(2), 0),
             "not a later rescan"
         );
-        assert!(!stored.answers("PreToolUse", late, Some(1)));
+        assert!(!stored.answers("PreToolUse", late, Some(1), 0));
+        // A change this process made to the policy store since: stale, even for a waiter.
+        assert!(!stored.answers("TaskStart", taken, None, 1));
+        assert!(!stored.answers("TaskStart", late, Some(1), 1));
     }
 
     #[test]
     fn a_snapshot_for_an_event_name_reads_its_hook_and_keeps_the_event_for_the_runner() {
         let factory = Factory::new(&Layout::default(), None, None);
         let listings: Arc<Vec<Listing>> = Arc::default();
-        let event = factory.snapshot_of("tool_call", listings.clone());
+        let event_policy: Arc<Loaded> = Arc::default();
+        let event = factory.snapshot_of("tool_call", listings.clone(), event_policy.clone());
         assert_eq!(
             (event.name(), event.hook_name()),
             ("tool_call", "PreToolUse")
         );
         assert_eq!(event.runner().hook_name, "tool_call");
-        let hook = factory.snapshot_of("PreToolUse", listings.clone());
+        let hook = factory.snapshot_of("PreToolUse", listings.clone(), Arc::default());
         assert_eq!(
             (hook.name(), hook.hook_name()),
             ("PreToolUse", "PreToolUse")
         );
-        assert!(event.same_as(&factory.snapshot_of("tool_call", listings)));
+        let listings_again = listings.clone();
+        assert!(event.same_as(&factory.snapshot_of("tool_call", listings, event_policy.clone())));
         assert!(!event.same_as(&hook), "another name");
-        assert!(!event.same_as(&factory.snapshot_of("tool_call", Arc::default())));
+        assert!(!event.same_as(&factory.snapshot_of("tool_call", Arc::default(), Arc::default())));
+        assert!(
+            !event.same_as(&factory.snapshot_of("tool_call", listings_again, Arc::default())),
+            "another policy store read"
+        );
     }
 
     #[test]
@@ -679,7 +752,10 @@ mod tests {
             ..Layout::default()
         };
         let factory = Factory::new(&layout, None, None);
-        let snapshot = factory.snapshot_of("TaskStart", factory.rescan());
+        let snapshot = {
+            let (listings, policy) = factory.rescan();
+            factory.snapshot_of("TaskStart", listings, policy)
+        };
 
         // The interpreter disappears after the scan: a runner built from that snapshot must
         // not look again (that would be a system call on the JavaScript thread), so it still
@@ -694,7 +770,11 @@ mod tests {
         );
 
         // The next scan sees that it is gone: the CLI lists the hook disabled, saying why.
-        let runner = factory.snapshot_of("TaskStart", factory.rescan()).runner();
+        let runner = {
+            let (listings, policy) = factory.rescan();
+            factory.snapshot_of("TaskStart", listings, policy)
+        }
+        .runner();
         let why = runner.hooks[0].disabled.clone().unwrap_or_default();
         assert!(why.contains("which does not exist"), "{why}");
         assert!(runner.hooks[0].command.is_empty() && runner.hooks[0].launch_error.is_none());

@@ -170,5 +170,6 @@ pub mod error;
 pub mod event;
 pub mod factory;
 pub mod launch;
+pub mod policy;
 pub mod process;
 pub mod verdict;

@@ -65,6 +65,8 @@ fn hook(interpreter: &str, script: String) -> DiscoveredHook {
         command: vec![interpreter.into(), "-c".into(), script.into()],
         launch_error: None,
         shebang_program: None,
+        sha256: None,
+        trust: Default::default(),
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{pick, pick_cli, Contents, Listing, Platform, Profile, Source};
 use crate::launch::{self, Launch, LaunchKind};
+use crate::policy::TrustState;
 
 /// A hook found by discovery: a file that runs for a hook name, or would if it were runnable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +31,12 @@ pub struct DiscoveredHook {
     /// The program its `#!` line named when discovery read it: a start that fails is
     /// explained from this, never from a second look at a file that may have been replaced.
     pub shebang_program: Option<String>,
+    /// The sha256 of its file's bytes when discovery read it, lowercase hex; `None` when it
+    /// could not be read or is larger than [`FINGERPRINT_LIMIT`](crate::policy::FINGERPRINT_LIMIT).
+    pub sha256: Option<String>,
+    /// Where it stands with the user's approvals (see [`TrustScope`](crate::policy::TrustScope)).
+    /// An approved hook is started only from bytes with its approved `sha256`.
+    pub trust: TrustState,
 }
 
 impl DiscoveredHook {
@@ -62,6 +69,8 @@ pub fn discover(
                     command: Vec::new(),
                     launch_error: None,
                     shebang_program: None,
+                    sha256: None,
+                    trust: TrustState::NotRequired,
                 });
                 continue;
             }
@@ -73,9 +82,9 @@ pub fn discover(
         };
         for picked in picks {
             let path = dir.path.join(&picked.file_name);
-            let shebang_program = entries
-                .iter()
-                .find(|entry| entry.name == picked.file_name)
+            let entry = entries.iter().find(|entry| entry.name == picked.file_name);
+            let sha256 = entry.and_then(|entry| entry.sha256.clone());
+            let shebang_program = entry
                 .and_then(|entry| entry.shebang.as_deref())
                 .map(|line| launch::kernel_shebang(line).0.to_owned())
                 .filter(|program| !program.is_empty());
@@ -106,6 +115,8 @@ pub fn discover(
                 command,
                 launch_error,
                 shebang_program,
+                sha256,
+                trust: TrustState::NotRequired,
             });
         }
     }

@@ -75,6 +75,11 @@ pub struct Layout {
     pub profile: Profile,
     /// The CLI's data folder (`$CLINE_DIR`, default `~/.cline`); `None` means the default.
     pub cline_dir: Option<PathBuf>,
+    /// The user's policy store (approvals and disabled hooks, see [`crate::policy`]); `None`:
+    /// no store, so nothing is disabled or approved by one.
+    pub policy_file: Option<PathBuf>,
+    /// Which hooks must be approved in the store before they run.
+    pub trust: crate::policy::TrustScope,
 }
 
 impl Layout {
@@ -97,6 +102,8 @@ impl Layout {
             extra_hooks_dirs: self.extra_hooks_dirs.iter().map(absolute).collect(),
             profile: self.profile,
             cline_dir: self.cline_dir.as_ref().map(absolute),
+            policy_file: self.policy_file.as_ref().map(absolute),
+            trust: self.trust,
         }
     }
 }

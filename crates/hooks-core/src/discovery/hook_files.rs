@@ -153,6 +153,8 @@ pub struct Entry {
     pub shebang: Option<String>,
     /// How it starts (interpreters resolved when the directory was scanned).
     pub launch: Launch,
+    /// The sha256 of its bytes (see [`crate::policy::sha256_of`]), for a file.
+    pub sha256: Option<String>,
 }
 
 /// A file that is a hook, or would be if it were runnable.
@@ -450,6 +452,7 @@ pub(super) mod tests {
             kind,
             shebang: None,
             launch: Launch::Argv(vec![OsString::from(name)]),
+            sha256: None,
         }
     }
 

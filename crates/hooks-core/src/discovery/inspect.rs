@@ -1,15 +1,19 @@
-//! What one directory entry is: its type, exec bit and `#!` line, all taken from one open
-//! file, and looked at again while the entry is being replaced.
+//! What one directory entry is: its type, exec bit, `#!` line and fingerprint, all taken from
+//! one open file, and looked at again while the entry is being replaced.
 
 use std::io;
 use std::path::Path;
 
 use super::{DirError, EntryKind};
+use crate::policy::Fingerprints;
+
+/// What an entry is: its kind, its `#!` line and (a file) the sha256 of its bytes.
+pub(super) type Inspected = (EntryKind, Option<String>, Option<String>);
 
 /// What one look at an entry found.
 #[derive(Debug)]
 enum Seen {
-    Entry(EntryKind, Option<String>),
+    Entry(Inspected),
     /// It is no longer there.
     Gone,
     /// It was replaced between two steps of the look.
@@ -19,8 +23,9 @@ enum Seen {
 /// Looks at an entry at most this many times while it keeps being replaced.
 const LOOKS: usize = 3;
 
-/// What the entry at `path` is, and its `#!` line (if `want_shebang`), from what was
-/// observed: `None` if it was deleted since the listing. Nothing is concluded from two
+/// What the entry at `path` is, its `#!` line (if `want_shebang`) and its fingerprint (taken
+/// from `fingerprints` if its stamp is unchanged), from what was observed: `None` if it was
+/// deleted since the listing. Nothing is concluded from two
 /// looks that may have seen two different files: the type, mode and first line of a file
 /// come from one open file, and a link is called broken only if the same link was there
 /// before and after its target could not be found.
@@ -28,10 +33,11 @@ pub(super) fn inspect(
     path: &Path,
     listed_as: Option<std::fs::FileType>,
     want_shebang: bool,
-) -> Option<(EntryKind, Option<String>)> {
+    fingerprints: &mut Fingerprints,
+) -> Option<Inspected> {
     for _ in 0..LOOKS {
-        match look(path, listed_as, want_shebang) {
-            Seen::Entry(kind, shebang) => return Some((kind, shebang)),
+        match look(path, listed_as, want_shebang, fingerprints) {
+            Seen::Entry(inspected) => return Some(inspected),
             Seen::Gone => return None,
             Seen::Changed => {}
         }
@@ -41,15 +47,21 @@ pub(super) fn inspect(
             "it was replaced again and again while it was being inspected; it is looked at again on the next discovery".to_owned(),
         ),
         None,
+        None,
     ))
 }
 
-fn look(path: &Path, listed_as: Option<std::fs::FileType>, want_shebang: bool) -> Seen {
+fn look(
+    path: &Path,
+    listed_as: Option<std::fs::FileType>,
+    want_shebang: bool,
+    fingerprints: &mut Fingerprints,
+) -> Seen {
     // Listed as a regular file: open it without following links and learn everything
     // from the open file.
     if listed_as.is_some_and(|t| t.is_file()) {
         match open_entry(path, false) {
-            Ok(file) => return from_open(&file, None, want_shebang),
+            Ok(file) => return from_open(path, &file, None, want_shebang, fingerprints),
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
             // Replaced by a link, or unreadable: the general way below tells which.
             Err(_) => {}
@@ -58,26 +70,26 @@ fn look(path: &Path, listed_as: Option<std::fs::FileType>, want_shebang: bool) -
     let before = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
-        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+        Err(err) => return uninspectable(&err),
     };
     if !before.file_type().is_symlink() {
-        return with_shebang(path, &before, false, want_shebang);
+        return with_shebang(path, &before, false, want_shebang, fingerprints);
     }
     match std::fs::metadata(path) {
-        Ok(target) => with_shebang(path, &target, true, want_shebang),
+        Ok(target) => with_shebang(path, &target, true, want_shebang, fingerprints),
         Err(err) => {
             let kind = if err.kind() == io::ErrorKind::NotFound {
                 EntryKind::BrokenSymlink
             } else if DirError::of(&err) == DirError::Loop {
                 EntryKind::SymlinkLoop
             } else {
-                return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None);
+                return uninspectable(&err);
             };
             // Only a link that was there before and after its target was looked for is
             // broken: a link deleted or replaced in between says nothing about its target.
             match std::fs::symlink_metadata(path) {
                 Ok(after) if after.file_type().is_symlink() && same_file(&before, &after) => {
-                    Seen::Entry(kind, None)
+                    Seen::Entry((kind, None, None))
                 }
                 Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Gone,
                 _ => Seen::Changed,
@@ -87,42 +99,58 @@ fn look(path: &Path, listed_as: Option<std::fs::FileType>, want_shebang: bool) -
 }
 
 /// The entry whose metadata (`meta`, its target's if it is a link) was just read; for a
-/// file, its first line too, read from an open file that must be the same file.
-fn with_shebang(path: &Path, meta: &std::fs::Metadata, follow: bool, want_shebang: bool) -> Seen {
+/// file, its first line and fingerprint too, read from an open file that must be the same file.
+fn with_shebang(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    follow: bool,
+    want_shebang: bool,
+    fingerprints: &mut Fingerprints,
+) -> Seen {
     let kind = kind_of(meta);
-    if !want_shebang || !matches!(kind, EntryKind::File { .. }) {
-        return Seen::Entry(kind, None);
+    if !matches!(kind, EntryKind::File { .. }) {
+        return Seen::Entry((kind, None, None));
     }
     match open_entry(path, follow) {
-        Ok(file) => from_open(&file, Some(meta), want_shebang),
+        Ok(file) => from_open(path, &file, Some(meta), want_shebang, fingerprints),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Changed,
-        // Not readable (mode --x): the kernel may still run it; no #! line is known.
-        Err(_) => Seen::Entry(kind, None),
+        // Not readable (mode --x): the kernel may still run it; no #! line or fingerprint
+        // is known.
+        Err(_) => Seen::Entry((kind, None, None)),
     }
+}
+
+fn uninspectable(err: &io::Error) -> Seen {
+    Seen::Entry((EntryKind::Uninspectable(inspect_problem(err)), None, None))
 }
 
 /// Everything about an entry from its open file; `Changed` if it is not the file whose
 /// metadata `expected` is.
 fn from_open(
+    path: &Path,
     file: &std::fs::File,
     expected: Option<&std::fs::Metadata>,
     want_shebang: bool,
+    fingerprints: &mut Fingerprints,
 ) -> Seen {
     let meta = match file.metadata() {
         Ok(meta) => meta,
-        Err(err) => return Seen::Entry(EntryKind::Uninspectable(inspect_problem(&err)), None),
+        Err(err) => return uninspectable(&err),
     };
     if expected.is_some_and(|expected| !same_file(expected, &meta)) {
         return Seen::Changed;
     }
     let kind = kind_of(&meta);
-    let shebang = match kind {
-        EntryKind::File { .. } if want_shebang => {
-            first_bytes(file).and_then(|head| parse_shebang(&head))
-        }
-        _ => None,
+    if !matches!(kind, EntryKind::File { .. }) {
+        return Seen::Entry((kind, None, None));
+    }
+    let shebang = if want_shebang {
+        first_bytes(file).and_then(|head| parse_shebang(&head))
+    } else {
+        None
     };
-    Seen::Entry(kind, shebang)
+    let sha256 = fingerprints.of(path, file, &meta);
+    Seen::Entry((kind, shebang, sha256))
 }
 
 /// Opens an entry for reading its first bytes: never blocking (a FIFO swapped in), never
@@ -221,28 +249,31 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_entry_is_described_by_what_was_observed_of_it() {
+        use crate::policy::sha256_of_bytes;
         use std::os::unix::fs::symlink;
         let dir = scratch("inspect");
         let hook = dir.join("PreToolUse");
+        let fp = &mut Fingerprints::default();
         std::fs::write(&hook, "#!/bin/sh -e\necho\n").unwrap();
         let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(listed_as), true),
+            inspect(&hook, Some(listed_as), true, fp),
             Some((
                 EntryKind::File { executable: false },
-                Some("/bin/sh -e".to_owned())
+                Some("/bin/sh -e".to_owned()),
+                Some(sha256_of_bytes(b"#!/bin/sh -e\necho\n"))
             ))
         );
         // Deleted between the listing and the look: gone, not "a broken symbolic link".
         std::fs::remove_file(&hook).unwrap();
-        assert_eq!(inspect(&hook, Some(listed_as), true), None);
-        assert_eq!(inspect(&hook, None, true), None);
+        assert_eq!(inspect(&hook, Some(listed_as), true, fp), None);
+        assert_eq!(inspect(&hook, None, true, fp), None);
         // A real broken link is one.
         symlink(dir.join("missing"), &hook).unwrap();
         let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(listed_as), true),
-            Some((EntryKind::BrokenSymlink, None))
+            inspect(&hook, Some(listed_as), true, fp),
+            Some((EntryKind::BrokenSymlink, None, None))
         );
         // A link to a file is that file; listed as a file but now a link, it is followed.
         std::fs::write(dir.join("target"), "#!/bin/bash\n").unwrap();
@@ -250,10 +281,11 @@ mod tests {
         symlink(dir.join("target"), &hook).unwrap();
         let file_type = std::fs::metadata(dir.join("target")).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(file_type), true),
+            inspect(&hook, Some(file_type), false, fp),
             Some((
                 EntryKind::File { executable: false },
-                Some("/bin/bash".to_owned())
+                None,
+                Some(sha256_of_bytes(b"#!/bin/bash\n"))
             ))
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -12,6 +12,7 @@ use super::hook_files::stem_key;
 use super::inspect::inspect;
 use super::{could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile};
 use crate::launch::Interpreters;
+use crate::policy::Fingerprints;
 
 /// What a directory held, as far as hook discovery cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,8 @@ pub struct Listing {
 #[derive(Debug, Default)]
 pub struct Scanner {
     listed: HashMap<PathBuf, Listed>,
+    /// The fingerprints of the files inspected, rehashed only when a file's stamp changes.
+    fingerprints: Fingerprints,
 }
 
 /// One directory's entries that could be hooks, as of its change stamp.
@@ -115,11 +118,19 @@ impl Scanner {
         tools: &mut Interpreters,
     ) -> Vec<Listing> {
         let mut previous = std::mem::take(&mut self.listed);
+        self.fingerprints.begin();
         dirs.into_iter()
             .map(|dir| {
                 let previous = previous.remove(&dir.path);
-                let (contents, listed) =
-                    scan_dir_with(&dir.path, Some(wanted), profile, platform, tools, previous);
+                let (contents, listed) = scan_dir_with(
+                    &dir.path,
+                    Some(wanted),
+                    profile,
+                    platform,
+                    tools,
+                    previous,
+                    &mut self.fingerprints,
+                );
                 if let Some(listed) = listed {
                     self.listed.insert(dir.path.clone(), listed);
                 }
@@ -137,7 +148,8 @@ pub fn scan_dir(
     platform: &Platform,
     tools: &mut Interpreters,
 ) -> Contents {
-    scan_dir_with(dir, None, profile, platform, tools, None).0
+    let fingerprints = &mut Fingerprints::default();
+    scan_dir_with(dir, None, profile, platform, tools, None, fingerprints).0
 }
 
 /// Lists one hooks directory (or reuses `previous`, its listing from the last scan, if the
@@ -151,6 +163,7 @@ fn scan_dir_with(
     platform: &Platform,
     tools: &mut Interpreters,
     previous: Option<Listed>,
+    fingerprints: &mut Fingerprints,
 ) -> (Contents, Option<Listed>) {
     // The clock is read before the directory, so that a change made after this point can
     // never carry a time that counts as settled (see `settled`).
@@ -177,7 +190,8 @@ fn scan_dir_with(
     for (name, listed_as) in listed.of_hooks(wanted, profile, platform) {
         let path = dir.join(name);
         // Gone since the listing: it is not there, so it is not listed.
-        let Some((kind, shebang)) = inspect(&path, *listed_as, want_shebang) else {
+        let Some((kind, shebang, sha256)) = inspect(&path, *listed_as, want_shebang, fingerprints)
+        else {
             continue;
         };
         let launch = launch_for(&path, shebang.as_deref(), profile, platform, tools);
@@ -186,6 +200,7 @@ fn scan_dir_with(
             kind,
             name: name.clone(),
             shebang,
+            sha256,
         });
     }
     (

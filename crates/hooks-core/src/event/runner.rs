@@ -75,6 +75,8 @@ pub struct Runner {
     limiter: Arc<Semaphore>,
     /// Whose conventions the hooks' output follows (HOOK_CONTROL lines are the CLI's).
     profile: Profile,
+    /// Said in every run's warnings (a policy store that cannot be used).
+    warnings: Vec<String>,
 }
 
 impl Runner {
@@ -94,7 +96,15 @@ impl Runner {
             workspace_roots,
             limiter,
             profile,
+            warnings: Vec::new(),
         }
+    }
+
+    /// The same runner, with `warnings` added to every run's (what discovery found wrong
+    /// outside any one hook, such as a policy store that cannot be used).
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Runner {
+        self.warnings = warnings;
+        self
     }
 
     /// Completes the input and serializes it once for every hook: the bytes for stdin.
@@ -122,14 +132,16 @@ impl Runner {
         })
     }
 
+    /// The run's warnings about the hooks that were not started, and the runner's own.
     fn skipped(&self) -> Vec<String> {
-        self.hooks
+        self.warnings
             .iter()
-            .filter_map(|h| {
+            .cloned()
+            .chain(self.hooks.iter().filter_map(|h| {
                 h.disabled
                     .as_ref()
                     .map(|why| format!("skipped {}: {why}", h.path.display()))
-            })
+            }))
             .collect()
     }
 
@@ -221,6 +233,15 @@ impl Runner {
         }
         let mut combined = combine(&executions);
         combined.warnings.extend(self.skipped());
+        // Hooks refused at their start because their bytes were no longer the approved ones.
+        combined.warnings.extend(
+            executions
+                .iter()
+                .filter(|e| !e.started)
+                .filter_map(|e| e.failure.as_deref())
+                .filter(|why| why.starts_with(crate::policy::NOT_TRUSTED_CHANGED))
+                .map(|why| format!("skipped: {why}")),
+        );
         Ok(RunReport {
             combined,
             executions,
@@ -285,6 +306,8 @@ mod tests {
             command: vec!["/hooks/PreToolUse".into()],
             launch_error: None,
             shebang_program: None,
+            sha256: None,
+            trust: Default::default(),
         }
     }
 

@@ -13,6 +13,7 @@ use super::deadline::{exit_of, reap_eventually, stop_tree};
 use super::execution::{Execution, RunContext, Status};
 use super::spawn::{spawn, HookIo, HookStdin, NotStarted};
 use super::spawn_failure::explain_start_error;
+use super::verified_start::verify;
 use crate::discovery::DiscoveredHook;
 use crate::process::{Registration, StartMarker};
 
@@ -42,6 +43,14 @@ pub async fn start_detached(
             return exec;
         }
     };
+    let verified = match verify(hook).await {
+        Ok(verified) => verified,
+        Err(why) => {
+            exec.failure = Some(why);
+            exec.duration = started.elapsed();
+            return exec;
+        }
+    };
     let cwd = ctx.cwd_of(hook);
     let io = HookIo {
         stdin: HookStdin::File(input),
@@ -50,7 +59,20 @@ pub async fn start_detached(
     let stop = registration.stop.clone();
     let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
     let marker = StartMarker::next();
-    match spawn(hook, &cwd, &ctx.env, marker, &mut exec.warnings, io, wait).await {
+    let spawned = spawn(
+        hook,
+        &cwd,
+        &ctx.env,
+        marker,
+        &mut exec.warnings,
+        io,
+        verified.as_ref(),
+        wait,
+    )
+    .await;
+    // Started: the child has its own copy of the file; the window it leaves is documented.
+    drop(verified);
+    match spawned {
         Ok((child, tree)) => {
             // On Windows the job kills its tree when its last handle closes, as the host's
             // exit does; a detached hook is to outlive the host, so that is cleared now.

@@ -18,6 +18,7 @@ use super::exit_status::{exit_failure, signal_name};
 use super::pipes::{exchange, StdoutScan, Tail, PIPE_GRACE, STDERR_KEEP};
 use super::spawn::{spawn_watched, NotStarted};
 use super::spawn_failure::{explain_start_error, start_obstacle};
+use super::verified_start::verify;
 use crate::discovery::{DiscoveredHook, Profile, Source};
 use crate::process::Owner;
 use crate::verdict::{self, Reader, Verdict};
@@ -169,6 +170,16 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     if registration.stop.is_cancelled() {
         return not_started(hook, terminated_before_start(), started);
     }
+    // An approved hook is checked against its approval on the bytes about to start; the
+    // open file is held until the hook ends (on Windows, that keeps it from being changed).
+    let verified = match verify(hook).await {
+        Ok(verified) => verified,
+        Err(why) => {
+            exec.failure = Some(why);
+            exec.duration = started.elapsed();
+            return exec;
+        }
+    };
     let stop = registration.stop.clone();
     let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
     let spawned = spawn_watched(
@@ -177,6 +188,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         &ctx.env,
         &mut registration,
         &mut exec.warnings,
+        verified.as_ref(),
         wait,
     )
     .await;
@@ -218,6 +230,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     exec.duration = started.elapsed();
     conclude(&mut exec, ending, verdict, hook, &cwd, ctx.timeout);
     drop(permit);
+    drop(verified);
     exec
 }
 

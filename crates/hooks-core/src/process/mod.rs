@@ -16,6 +16,7 @@ mod marker;
 mod pipes;
 mod registry;
 mod tree;
+mod verified_start;
 mod watchdog;
 
 pub use deadline::*;
@@ -25,4 +26,5 @@ pub(crate) use marker::*;
 pub use pipes::*;
 pub use registry::*;
 pub(crate) use tree::*;
+pub use verified_start::changed_at_start;
 pub(crate) use watchdog::*;

@@ -14,7 +14,12 @@ use tokio::process::{Child, Command};
 use super::execution::Status;
 use crate::discovery::DiscoveredHook;
 use crate::process::spawn_failure::is_passing_refusal;
+use crate::process::verified_start::VerifiedFile;
 use crate::process::{announce, ProcessTree, Registration, StartMarker};
+
+/// The variable that gives every hook its own file's path (its `$0` may be
+/// `/proc/self/fd/N` when it was started from its verified file: see verified_start.rs).
+pub const HOOK_PATH_VAR: &str = "CLINE_HOOK_PATH";
 
 /// How many times a start is tried when the system refuses it for a reason that passes (see
 /// [`is_passing_refusal`]), and the pauses between the tries. A refused start ran nothing, so
@@ -70,6 +75,7 @@ pub(super) async fn spawn_watched<W, F>(
     env: &[(OsString, OsString)],
     registration: &mut Registration,
     warnings: &mut Vec<String>,
+    verified: Option<&VerifiedFile>,
     wait: W,
 ) -> Result<Child, NotStarted>
 where
@@ -88,7 +94,7 @@ where
         stdin: HookStdin::Piped,
         output: Stdio::piped,
     };
-    let (child, tree) = spawn(hook, cwd, env, marker, warnings, io, wait).await?;
+    let (child, tree) = spawn(hook, cwd, env, marker, warnings, io, verified, wait).await?;
     let watched = announced.map(|announced| announced.started(tree.group()));
     registration.attach(tree, watched);
     Ok(child)
@@ -99,7 +105,8 @@ where
 /// tree's group are found when it is stopped). A start the system refuses for a reason that
 /// passes is tried again, up to [`START_ATTEMPTS`] times, after `wait(pause, the refusal)`,
 /// which ends early with the hook's status when the run is stopped meanwhile; a later try that
-/// succeeds says so in `warnings`.
+/// succeeds says so in `warnings`. A `verified` hook starts from its checked file.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn spawn<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
@@ -107,6 +114,7 @@ pub(super) async fn spawn<W, F>(
     marker: StartMarker,
     warnings: &mut Vec<String>,
     io: HookIo,
+    verified: Option<&VerifiedFile>,
     wait: W,
 ) -> Result<(Child, ProcessTree), NotStarted>
 where
@@ -114,6 +122,7 @@ where
     F: Future<Output = Result<(), (Status, String)>>,
 {
     let cwd = &working_directory(cwd)?;
+    let argv = verified.map_or_else(|| hook.command.clone(), |v| v.argv(hook));
     let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
@@ -121,6 +130,7 @@ where
         command
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
+            .env(HOOK_PATH_VAR, &hook.path)
             // Last, so a caller's variable of the same name cannot take its place.
             .env(key, value)
             .stdin(io.stdin.stdio()?)
@@ -128,19 +138,22 @@ where
             .stderr((io.output)())
             .kill_on_drop(false);
         crate::process::configure(&mut command);
+        if let Some(verified) = verified {
+            verified.keep_in_child(&mut command);
+        }
         command.spawn()
     };
-    if hook.command.is_empty() {
+    if argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command").into());
     }
     // One try: the hook's own argv, then (what execvp does for a script without a #! line)
     // the same handed to /bin/sh. A refusal of either is tried again whole.
     let try_start = || -> io::Result<(Child, bool)> {
-        match spawn_argv(&hook.command) {
+        match spawn_argv(&argv) {
             Err(err) if is_exec_format_error(&err) => {
-                let mut argv = vec![OsString::from("/bin/sh")];
-                argv.extend(hook.command.iter().cloned());
-                Ok((spawn_argv(&argv)?, true))
+                let mut by_sh = vec![OsString::from("/bin/sh")];
+                by_sh.extend(argv.iter().cloned());
+                Ok((spawn_argv(&by_sh)?, true))
             }
             started => Ok((started?, false)),
         }

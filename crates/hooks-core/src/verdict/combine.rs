@@ -108,6 +108,8 @@ mod tests {
             command: Vec::new(),
             launch_error: None,
             shebang_program: None,
+            sha256: None,
+            trust: Default::default(),
         };
         let mut exec = Execution::of(&hook, status);
         exec.exit_code = Some(0);

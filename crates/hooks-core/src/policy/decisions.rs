@@ -1,0 +1,239 @@
+//! The user's decisions about one hook file, recorded in the policy store: approve its
+//! current bytes (`trustHook`), withdraw the approval (`untrustHook`), disable or enable it
+//! (`setHookEnabled`). Blocking file I/O: call off any event loop.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::fingerprint::{sha256_of, FINGERPRINT_LIMIT};
+use super::policy_file::update;
+use super::store::{is_sha256, key};
+use crate::discovery::{could_be_hook_file, Platform, Profile};
+use crate::error::HookError;
+
+/// An approval as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The hook file, as the store keys it.
+    pub path: PathBuf,
+    /// The sha256 of the bytes approved.
+    pub sha256: String,
+}
+
+/// Approves the hook file at `path` as its bytes are now; with `expected`, only if they are
+/// still the bytes with that sha256 (the ones the user was shown), so a file changed between
+/// the question and the answer is not approved.
+pub fn trust_hook(
+    path: &Path,
+    policy_file: &Path,
+    expected: Option<&str>,
+) -> Result<Approval, HookError> {
+    if let Some(expected) = expected.filter(|e| !is_sha256(e)) {
+        return Err(HookError::InvalidOption {
+            option: "sha256",
+            reason: format!(
+                "{} is not a sha256; pass the 64 lowercase hex digits discovery reported as the hook's sha256",
+                crate::error::quoted(expected)
+            ),
+        });
+    }
+    let file = open_hook(path)?;
+    let sha256 = sha256_of(&file)
+        .map_err(|e| not_a_hook(path, format!("it cannot be read ({e})")))?
+        .ok_or_else(|| {
+            not_a_hook(
+                path,
+                format!(
+                    "it is larger than {} MiB, more than a hook file can be to be fingerprinted",
+                    FINGERPRINT_LIMIT / 1024 / 1024
+                ),
+            )
+        })?;
+    if let Some(expected) = expected.filter(|e| **e != sha256) {
+        return Err(HookError::PolicyFile(format!(
+            "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}), so it was not approved; review it again",
+            path.display()
+        )));
+    }
+    update(policy_file, |policy| {
+        policy.approved.insert(key(path), sha256.clone());
+        Ok(())
+    })?;
+    Ok(Approval {
+        path: path.to_owned(),
+        sha256,
+    })
+}
+
+/// Withdraws the approval of `path`; whether there was one. The file need not exist anymore.
+pub fn untrust_hook(path: &Path, policy_file: &Path) -> Result<bool, HookError> {
+    update(policy_file, |policy| {
+        Ok(policy.approved.remove(&key(path)).is_some())
+    })
+}
+
+/// Records whether the hook file at `path` runs. Enabling a file that lacks the exec bit
+/// (macOS/Linux) sets it, since the user asked for it to run; disabling leaves its mode alone.
+pub fn set_hook_enabled(path: &Path, enabled: bool, policy_file: &Path) -> Result<(), HookError> {
+    let file = open_hook(path)?;
+    if enabled {
+        make_executable(path, &file)?;
+    }
+    update(policy_file, |policy| {
+        if enabled {
+            policy.disabled.remove(&key(path));
+        } else {
+            policy.disabled.insert(key(path));
+        }
+        Ok(())
+    })
+}
+
+/// The hook file at `path`, open: a regular file (a link to one counts) whose name is a hook
+/// file's under some profile.
+fn open_hook(path: &Path) -> Result<File, HookError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let platform = Platform::current();
+    if !could_be_hook_file(&name, Profile::Extension, &platform)
+        && !could_be_hook_file(&name, Profile::Cli, &platform)
+    {
+        return Err(not_a_hook(
+            path,
+            "its name is not a hook's; hook files are named after their hook (PreToolUse, TaskStart, ...; on Windows and in the CLI profile with an extension such as .ps1 or .sh)".to_owned(),
+        ));
+    }
+    let file = File::open(path).map_err(|e| {
+        let why = if e.kind() == std::io::ErrorKind::NotFound {
+            "it does not exist; pass the path `cline-hooks list` shows".to_owned()
+        } else {
+            format!("it cannot be opened ({e})")
+        };
+        not_a_hook(path, why)
+    })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| not_a_hook(path, format!("it cannot be inspected ({e})")))?;
+    if !meta.is_file() {
+        return Err(not_a_hook(
+            path,
+            "it is not a regular file; a hook is a file".to_owned(),
+        ));
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path, file: &File) -> Result<(), HookError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = file
+        .metadata()
+        .map_err(|e| not_a_hook(path, format!("it cannot be inspected ({e})")))?
+        .permissions()
+        .mode();
+    if mode & 0o111 != 0 {
+        return Ok(());
+    }
+    // Executable for whoever may read it, as `chmod +x` under the usual umask does.
+    let with_exec = mode | ((mode & 0o444) >> 2);
+    file.set_permissions(std::fs::Permissions::from_mode(with_exec))
+        .map_err(|e| {
+            HookError::PolicyFile(format!(
+                "{} cannot be made executable ({e}), so it cannot be enabled; run chmod +x on it",
+                path.display()
+            ))
+        })
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path, _file: &File) -> Result<(), HookError> {
+    Ok(())
+}
+
+fn not_a_hook(path: &Path, reason: String) -> HookError {
+    HookError::NotAHook {
+        path: path.display().to_string(),
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::policy_file::load;
+
+    #[test]
+    fn approving_records_the_bytes_now_and_refuses_what_is_not_a_hook() {
+        let dir = std::env::temp_dir().join(format!("cline-hooks-decide-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = dir.join("policy.json");
+        let hook = dir.join("PreToolUse");
+        std::fs::write(&hook, "test").unwrap();
+        let approval = trust_hook(&hook, &store, None).unwrap();
+        assert_eq!(
+            approval.sha256,
+            super::super::fingerprint::sha256_of_bytes(b"test")
+        );
+        assert_eq!(
+            load(&store).policy.approval(&hook),
+            Some(approval.sha256.as_str())
+        );
+        // Reviewed as other bytes: refused, nothing recorded.
+        std::fs::write(&hook, "edited").unwrap();
+        let err = trust_hook(&hook, &store, Some(&approval.sha256)).unwrap_err();
+        assert!(
+            err.to_string().contains("changed since it was reviewed"),
+            "{err}"
+        );
+        assert_eq!(
+            load(&store).policy.approval(&hook),
+            Some(approval.sha256.as_str())
+        );
+        assert!(untrust_hook(&hook, &store).unwrap());
+        assert!(!untrust_hook(&hook, &store).unwrap());
+
+        let not_hook = dir.join("notes.txt");
+        std::fs::write(&not_hook, "x").unwrap();
+        assert!(matches!(
+            trust_hook(&not_hook, &store, None),
+            Err(HookError::NotAHook { .. })
+        ));
+        assert!(matches!(
+            trust_hook(&dir.join("TaskStart"), &store, None),
+            Err(HookError::NotAHook { .. })
+        ));
+        std::fs::create_dir_all(dir.join("TaskCancel")).unwrap();
+        assert!(matches!(
+            set_hook_enabled(&dir.join("TaskCancel"), false, &store),
+            Err(HookError::NotAHook { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn enabling_a_hook_without_the_exec_bit_sets_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("cline-hooks-enable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = dir.join("policy.json");
+        let hook = dir.join("TaskStart");
+        std::fs::write(&hook, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        set_hook_enabled(&hook, false, &store).unwrap();
+        assert!(load(&store).policy.is_disabled(&hook));
+        assert_eq!(
+            std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+        set_hook_enabled(&hook, true, &store).unwrap();
+        assert!(!load(&store).policy.is_disabled(&hook));
+        assert_eq!(
+            std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

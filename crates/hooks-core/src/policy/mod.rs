@@ -1,0 +1,16 @@
+//! Which hooks may run: the user's policy store (approved fingerprints and disabled hooks, a
+//! JSON file outside any workspace), the trust scope that decides which hooks need approval,
+//! and the fingerprints (sha256 of a hook file's bytes) that approvals are checked against,
+//! at discovery and again on the bytes that are started.
+
+mod decisions;
+mod fingerprint;
+mod policy_file;
+mod store;
+mod trust;
+
+pub use decisions::*;
+pub use fingerprint::*;
+pub use policy_file::*;
+pub use store::*;
+pub use trust::*;

@@ -1,0 +1,336 @@
+//! The policy store on disk: reading it (a file that cannot be used is reported and counts
+//! as empty, so it never enables anything) and changing it (under a lock file, written to a
+//! temporary file and renamed over the old one, so readers see the old store or the new one,
+//! never half of one, and concurrent writers in several processes never lose each other's
+//! changes).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::store::{parse, Policy};
+use crate::error::HookError;
+
+/// A store larger than this is refused rather than read: it holds one line per hook.
+const POLICY_FILE_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// How long a change waits for another process's change to finish.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Changes this process made to any store: a discovery snapshot taken before the latest one
+/// is stale, so this process's next call sees its own change at once.
+static WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// How many changes this process has made to policy stores.
+pub fn writes() -> u64 {
+    WRITES.load(Ordering::Acquire)
+}
+
+/// Why the store cannot be at `policy_file`: inside a workspace root, where the repository (or
+/// the agent working in it) could write its own approvals. Pure: compares paths as given
+/// (absolute, as a [`Layout`](crate::discovery::Layout) holds them).
+pub fn placement_problem(policy_file: &Path, workspace_roots: &[PathBuf]) -> Option<String> {
+    let root = workspace_roots
+        .iter()
+        .find(|root| policy_file.starts_with(root))?;
+    Some(format!(
+        "{} is inside the workspace root {}, where a repository could approve its own hooks; keep the store in the user's own folders (the CLI's is ~/.cline/hooks-policy.json)",
+        policy_file.display(),
+        root.display()
+    ))
+}
+
+/// A store as read, with what made it unusable (then it is empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// What it holds; empty when it is missing or unusable.
+    pub policy: Policy,
+    /// Why it could not be used, for the run's `warnings`.
+    pub problem: Option<String>,
+}
+
+/// Reads the store at `path`. A missing file is an empty store; one that cannot be read,
+/// is not a store, or (on macOS/Linux) could be written by another user, is empty with a
+/// `problem` that says so.
+pub fn load(path: &Path) -> Loaded {
+    match read(path) {
+        Ok(policy) => Loaded {
+            policy,
+            problem: None,
+        },
+        Err(why) => Loaded {
+            policy: Policy::default(),
+            problem: Some(format!(
+                "the hooks policy file {} {why}; until it is fixed or deleted it counts as empty: no hook is approved or disabled by it",
+                path.display()
+            )),
+        },
+    }
+}
+
+/// The store's contents, or what is wrong with the file (a fragment after its path).
+fn read(path: &Path) -> Result<Policy, String> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Policy::default()),
+        Err(err) => return Err(format!("cannot be read ({err})")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    if meta.is_dir() {
+        return Err("is a directory; it must be a JSON file".to_owned());
+    }
+    if let Some(why) = foreign_owner(&meta) {
+        return Err(why);
+    }
+    if meta.len() > POLICY_FILE_LIMIT {
+        return Err(format!(
+            "is {} bytes, more than a policy store can be ({} MiB)",
+            meta.len(),
+            POLICY_FILE_LIMIT / 1024 / 1024
+        ));
+    }
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(POLICY_FILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    parse(&bytes)
+}
+
+/// Why a store file must not be believed: someone other than this user could have written it.
+#[cfg(unix)]
+fn foreign_owner(meta: &std::fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Some(format!(
+            "belongs to another user (uid {}, this process runs as uid {me}); a policy store must be the user's own file",
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o002 != 0 {
+        return Some(format!(
+            "can be written by every user (mode {:04o}); run chmod o-w on it",
+            meta.mode() & 0o7777
+        ));
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn foreign_owner(_meta: &std::fs::Metadata) -> Option<String> {
+    None
+}
+
+/// Changes the store at `path` with `change`, atomically and under its lock file
+/// (`<path>.lock`): the store is read after the lock is taken, so a change made meanwhile by
+/// another process is kept. A store that cannot be read or is not one is left untouched and
+/// the change fails with [`HookError::PolicyFile`]; so does a lock held longer than 10 s.
+pub fn update<R>(
+    path: &Path,
+    change: impl FnOnce(&mut Policy) -> Result<R, HookError>,
+) -> Result<R, HookError> {
+    let fail = |why: String| {
+        HookError::PolicyFile(format!("the hooks policy file {} {why}", path.display()))
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            fail(format!(
+                "cannot be created: its folder cannot be made ({e})"
+            ))
+        })?;
+    }
+    let lock = lock_file(path).map_err(fail)?;
+    let mut policy = read(path).map_err(|why| {
+        fail(format!(
+            "{why}; nothing was changed: fix the file or delete it, then try again"
+        ))
+    })?;
+    let result = change(&mut policy)?;
+    write_atomically(path, policy.to_json().as_bytes())
+        .map_err(|e| fail(format!("cannot be written ({e}); nothing was changed")))?;
+    WRITES.fetch_add(1, Ordering::AcqRel);
+    drop(lock);
+    Ok(result)
+}
+
+/// Takes `<path>.lock` exclusively (an OS lock, released when the returned file is closed,
+/// even if the process dies), waiting up to [`LOCK_WAIT`]. The lock file is left in place:
+/// deleting it would let two writers lock two different files.
+fn lock_file(path: &Path) -> Result<File, String> {
+    let lock_path = sibling(path, ".lock");
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(&lock_path).map_err(|e| {
+        format!(
+            "cannot be locked: {} cannot be opened ({e})",
+            lock_path.display()
+        )
+    })?;
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "is being changed by another process, which has held {} for over {} s; try again once it is done",
+                    lock_path.display(),
+                    LOCK_WAIT.as_secs()
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(format!("cannot be locked through {} ({e})", lock_path.display()))
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to a new file beside `path` (readable by this user only), flushes it to
+/// disk and renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let temp = sibling(path, &format!(".{}-{nanos}.tmp", std::process::id()));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let written = (|| {
+        let mut file = options.open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+/// `path` with `suffix` added to its file name.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "cline-hooks-policy-{tag}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_store_inside_a_workspace_root_is_refused() {
+        let roots = [PathBuf::from("/w/repo")];
+        let inside = placement_problem(Path::new("/w/repo/.cline/policy.json"), &roots);
+        assert!(inside
+            .unwrap()
+            .contains("inside the workspace root /w/repo"));
+        assert!(placement_problem(Path::new("/w/repo2/policy.json"), &roots).is_none());
+        assert!(placement_problem(Path::new("/home/u/.cline/p.json"), &roots).is_none());
+    }
+
+    #[test]
+    fn a_missing_store_is_empty_and_a_change_creates_it_with_its_folder() {
+        let dir = scratch("create");
+        let path = dir.join("nested/policy.json");
+        assert_eq!(load(&path), Loaded::default());
+        let before = writes();
+        update(&path, |p| {
+            p.disabled.insert("/h/TaskStart".into());
+            Ok(())
+        })
+        .unwrap();
+        assert!(writes() > before);
+        assert!(load(&path).policy.is_disabled(Path::new("/h/TaskStart")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_corrupt_store_counts_as_empty_and_is_never_overwritten() {
+        let dir = scratch("corrupt");
+        let path = dir.join("policy.json");
+        std::fs::write(&path, "{\"approved\": ").unwrap();
+        let loaded = load(&path);
+        assert_eq!(loaded.policy, Policy::default());
+        let why = loaded.problem.unwrap();
+        assert!(
+            why.contains("is not valid JSON") && why.contains("counts as empty"),
+            "{why}"
+        );
+        let err = update(&path, |_| Ok(())).unwrap_err();
+        assert!(err.to_string().contains("nothing was changed"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"approved\": ");
+
+        let as_dir = dir.join("a-dir.json");
+        std::fs::create_dir(&as_dir).unwrap();
+        assert!(load(&as_dir).problem.unwrap().contains("is a directory"));
+        assert!(update(&as_dir, |_| Ok(())).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn concurrent_changes_from_many_threads_are_all_kept() {
+        let dir = scratch("threads");
+        let path = dir.join("policy.json");
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20 {
+                        update(&path, |p| {
+                            p.disabled.insert(format!("/h/{t}/{i}"));
+                            Ok(())
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(load(&path).policy.disabled.len(), 160);
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
