@@ -23,6 +23,9 @@ use node::results::{self, DiscoveredHook, HookList, HookRunResult};
 use node::signal::{self, SignalState};
 use node::{settle, teardown};
 
+// The policy calls live in their own file; exported here like the rest of the API.
+pub use node::decisions::{set_hook_enabled, trust_hook, untrust_hook, HookApproval};
+
 /// Runs once, as the library loads, before any runtime exists.
 #[napi_derive::module_init]
 fn init_runtime() {
