@@ -1,0 +1,282 @@
+'use strict'
+
+// Issue 14: which hooks may run. Fingerprints (DiscoveredHook.sha256), the policy store
+// (policyFile: approvals and disabled hooks, written by trustHook/untrustHook/setHookEnabled,
+// shared by several processes), trust scopes, and the check of an approved hook on the bytes
+// that start. The hooks are node programs (hook-programs.js), so these run on both platforms;
+// the exec bit and the start from /proc/self/fd are Linux's and say so.
+
+const fs = require('fs')
+const path = require('path')
+const crypto = require('crypto')
+const { execFile } = require('child_process')
+
+const { addon, isWindows, testUnix, testIf, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, waitFor, opts } = require('./helpers')
+
+const { discoverHooks, runHook, HookFactory, trustHook, untrustHook, setHookEnabled } = addon
+
+jest.setTimeout(120000)
+
+const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+
+/** A hook that prints context naming `tag`, and appends `tag` to `log` when given. */
+function tagHook(dir, tag, { log = null, event = 'PreToolUse', extra = '' } = {}) {
+  const append = log ? `require('fs').appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(tag + '\n')});` : ''
+  return writeProgram(
+    dir,
+    event,
+    `${extra}\nprocess.stdin.resume();process.stdin.on('end',()=>{${append}` +
+      `process.stdout.write(JSON.stringify({contextModification:${JSON.stringify(tag)}}))})\n`,
+  )
+}
+
+/** A workspace with one PreToolUse hook, a policy store outside it, and the options for both. */
+function setup({ trust = 'workspace' } = {}) {
+  const root = makeWorkspace('trust')
+  const hook = tagHook(hooksDirOf(root), 'ran')
+  const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+  return { root, hook, policyFile, options: opts({ workspaceRoots: [root], policyFile, trust }) }
+}
+
+describe('fingerprints', () => {
+  test('every discovered hook reports the sha256 of its bytes, and a rescan follows an edit', async () => {
+    const { hook, options } = setup({ trust: 'off' })
+    const factory = new HookFactory(options)
+    let [found] = (await factory.create('PreToolUse')).hooks
+    expect(found.sha256).toBe(sha256(hook))
+    expect(found.trust).toBe('notRequired')
+    fs.appendFileSync(hook, isWindows ? 'REM edited\r\n' : '// edited\n')
+    await waitFor(async () => (((await factory.create('PreToolUse')).hooks)[0].sha256 === sha256(hook)), {
+      what: 'the edit to be fingerprinted',
+    })
+    ;[found] = (await factory.create('PreToolUse')).hooks
+    expect(found.sha256).toBe(sha256(hook))
+  })
+})
+
+describe('trust', () => {
+  test('an unapproved workspace hook is listed, named in warnings and not started; approved, it runs', async () => {
+    const { hook, policyFile, options } = setup()
+    let [found] = await discoverHooks('PreToolUse', options)
+    expect(found).toMatchObject({ enabled: false, reason: 'not trusted: new', trust: 'new', command: [] })
+    let result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings).toEqual([`skipped ${hook}: not trusted: new`])
+
+    const approval = await trustHook(hook, { policyFile })
+    expect(approval).toEqual({ path: hook, sha256: sha256(hook) })
+    ;[found] = await discoverHooks('PreToolUse', options)
+    expect(found).toMatchObject({ enabled: true, trust: 'approved', sha256: sha256(hook) })
+    result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks.map((h) => h.status)).toEqual(['completed'])
+    expect(result.contextModification).toBe('ran')
+  })
+
+  test('an approved hook edited afterwards does not run until approved again', async () => {
+    const { hook, policyFile, options } = setup()
+    await trustHook(hook, { policyFile })
+    fs.appendFileSync(hook, isWindows ? 'REM edited\r\n' : '// edited\n')
+    const factory = new HookFactory(options)
+    const [found] = (await factory.create('PreToolUse')).hooks
+    expect(found).toMatchObject({ enabled: false, reason: 'not trusted: changed since approved', trust: 'changed' })
+    const result = await factory.create('PreToolUse').then((r) => r.run({}))
+    expect(result.hooks).toEqual([])
+    expect(result.warnings).toEqual([`skipped ${hook}: not trusted: changed since approved`])
+    // Withdrawn, it is new again; approved again, it runs.
+    expect(await untrustHook(hook, { policyFile })).toBe(true)
+    expect((await discoverHooks('PreToolUse', options))[0].reason).toBe('not trusted: new')
+    await trustHook(hook, { policyFile })
+    expect((await runHook('PreToolUse', {}, options)).contextModification).toBe('ran')
+  })
+
+  test('a hook rewritten by another hook of the same run, after discovery, does not run', async () => {
+    const first = makeWorkspace('trust-first')
+    const second = makeWorkspace('trust-second')
+    const log = path.join(makeTempDir(), 'ran.log')
+    const victim = tagHook(hooksDirOf(second), 'victim', { log })
+    const comment = isWindows ? 'REM injected\\r\\n' : '// injected\\n'
+    tagHook(hooksDirOf(first), 'attacker', {
+      log,
+      extra: `require('fs').appendFileSync(${JSON.stringify(victim)}, '${comment}')`,
+    })
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const options = opts({ workspaceRoots: [first, second], policyFile, trust: 'workspace' })
+    for (const hook of await discoverHooks('PreToolUse', options)) await trustHook(hook.path, { policyFile })
+    // One runner, from a snapshot in which both hooks were approved.
+    const factory = new HookFactory(options)
+    const runner = await factory.create('PreToolUse')
+    expect(runner.hooks.map((h) => h.trust)).toEqual(['approved', 'approved'])
+    const result = await runner.run({}, { sequential: true })
+    expect(fs.readFileSync(log, 'utf8')).toBe('attacker\n')
+    expect(result.contextModification).toBe('attacker')
+    expect(result.hooks[1]).toMatchObject({ status: 'failed', started: false })
+    expect(result.hooks[1].failure).toMatch(/^not trusted: changed since approved: .* changed after it was approved/)
+    expect(result.warnings.some((w) => w.startsWith('skipped: not trusted: changed since approved'))).toBe(true)
+  })
+
+  testIf(process.platform === 'linux', 'Linux starts an approved hook from the descriptor it checked', 'an approved hook runs from the verified file, its own path in CLINE_HOOK_PATH', async () => {
+    const root = makeWorkspace('trust-fd')
+    const hook = writeProgram(
+      hooksDirOf(root),
+      'PreToolUse',
+      `process.stdout.write(JSON.stringify({contextModification: process.argv[1] + ' ' + process.env.CLINE_HOOK_PATH}))\n`,
+    )
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    await trustHook(hook, { policyFile })
+    const result = await runHook('PreToolUse', {}, opts({ workspaceRoots: [root], policyFile, trust: 'workspace' }))
+    expect(result.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ /)
+    expect(result.contextModification.split(' ')[1]).toBe(hook)
+  })
+
+  test('trust "all" covers the global and extra folders; "workspace" leaves them alone', async () => {
+    const globalDir = makeTempDir('cline-hooks-global-')
+    const hook = tagHook(globalDir, 'global')
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const base = { globalHooksDir: globalDir, policyFile }
+    expect((await discoverHooks('PreToolUse', { ...base, trust: 'workspace' }))[0]).toMatchObject({ enabled: true, trust: 'notRequired' })
+    expect((await discoverHooks('PreToolUse', { ...base, trust: 'all' }))[0]).toMatchObject({ enabled: false, trust: 'new' })
+    await trustHook(hook, { policyFile })
+    expect((await runHook('PreToolUse', {}, { ...base, trust: 'all' })).contextModification).toBe('global')
+  })
+})
+
+describe('enabled state', () => {
+  test('setHookEnabled disables a hook for discovery and runs, and this process sees it at its very next call', async () => {
+    const { hook, policyFile } = setup()
+    const options = opts({ workspaceRoots: [path.dirname(path.dirname(path.dirname(hook)))], policyFile })
+    const factory = new HookFactory(options)
+    expect(await factory.hasHook('PreToolUse')).toBe(true)
+    await setHookEnabled(hook, false, { policyFile })
+    // No wait: the snapshot is stale the moment this process changed the store.
+    expect(await factory.hasHook('PreToolUse')).toBe(false)
+    const [found] = (await factory.create('PreToolUse')).hooks
+    expect(found).toMatchObject({ enabled: false, reason: 'disabled' })
+    const result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings).toEqual([`skipped ${hook}: disabled`])
+    await setHookEnabled(hook, true, { policyFile })
+    expect(await factory.hasHook('PreToolUse')).toBe(true)
+    expect((await runHook('PreToolUse', {}, options)).contextModification).toBe('ran')
+  })
+
+  test("another process's change is seen at the next revalidation", async () => {
+    const { hook, policyFile } = setup()
+    const options = opts({ workspaceRoots: [path.dirname(path.dirname(path.dirname(hook)))], policyFile })
+    const factory = new HookFactory(options)
+    expect(await factory.hasHook('PreToolUse')).toBe(true)
+    await new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(path.join(__dirname, '..'))}).setHookEnabled(process.argv[1], false, { policyFile: process.argv[2] })`, hook, policyFile],
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    )
+    await waitFor(async () => !(await factory.hasHook('PreToolUse')), { timeoutMs: 10000, what: 'the other process’s change' })
+  })
+
+  testUnix('a hook without the exec bit stays disabled with its reason; enabling it sets the bit', async () => {
+    const root = makeWorkspace('no-exec')
+    const hook = writeProgram(hooksDirOf(root), 'PreToolUse', 'process.stdout.write("{}")\n', { mode: 0o644 })
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const options = opts({ workspaceRoots: [root], policyFile })
+    const [before] = await discoverHooks('PreToolUse', options)
+    expect(before.enabled).toBe(false)
+    expect(before.reason).toMatch(/executable/)
+    await setHookEnabled(hook, true, { policyFile })
+    expect(fs.statSync(hook).mode & 0o111).not.toBe(0)
+    expect((await discoverHooks('PreToolUse', options))[0].enabled).toBe(true)
+    // The exec-bit toggle still works as documented.
+    fs.chmodSync(hook, 0o644)
+    await waitFor(async () => !(await discoverHooks('PreToolUse', options))[0].enabled, { what: 'chmod -x to be seen' })
+  })
+})
+
+describe('a policy store that cannot be used', () => {
+  const corruptions = {
+    'not JSON': (file) => fs.writeFileSync(file, '{"approved": '),
+    'the wrong shape': (file) => fs.writeFileSync(file, '{"approved": ["a"]}'),
+    'a directory': (file) => fs.mkdirSync(file),
+  }
+  for (const [what, corrupt] of Object.entries(corruptions)) {
+    test(`${what}: enables nothing, is named in warnings, and is never overwritten`, async () => {
+      const { hook, policyFile, options } = setup()
+      await trustHook(hook, { policyFile })
+      fs.rmSync(policyFile)
+      corrupt(policyFile)
+      const before = fs.statSync(policyFile).isDirectory() ? null : fs.readFileSync(policyFile, 'utf8')
+      const result = await runHook('PreToolUse', {}, options)
+      expect(result.hooks).toEqual([])
+      expect(result.warnings[0]).toContain(`the hooks policy file ${policyFile}`)
+      expect(result.warnings[0]).toContain('counts as empty')
+      expect(result.warnings).toContain(`skipped ${hook}: not trusted: new`)
+      const err = await trustHook(hook, { policyFile }).catch((e) => e)
+      expect(err.code).toBe('ERR_HOOK_POLICY_FILE')
+      expect(err.message).toContain('nothing was changed')
+      if (before !== null) expect(fs.readFileSync(policyFile, 'utf8')).toBe(before)
+    })
+  }
+
+  test('8 processes approving at once: each gets its approval and the store stays whole', async () => {
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const hooks = Array.from({ length: 8 }, (_, i) => tagHook(hooksDirOf(makeWorkspace(`many-${i}`)), `h${i}`))
+    const script = `
+      const { trustHook, setHookEnabled } = require(${JSON.stringify(path.join(__dirname, '..'))})
+      const [hook, policyFile] = process.argv.slice(1)
+      ;(async () => {
+        for (let i = 0; i < 10; i++) {
+          await trustHook(hook, { policyFile })
+          await setHookEnabled(hook, i % 2 === 1, { policyFile })
+        }
+      })().catch((e) => { console.error(e.code, e.message); process.exit(1) })`
+    await Promise.all(
+      hooks.map(
+        (hook) =>
+          new Promise((resolve, reject) =>
+            execFile(process.execPath, ['-e', script, hook, policyFile], (err, _out, stderr) => (err ? reject(new Error(stderr)) : resolve())),
+          ),
+      ),
+    )
+    const store = JSON.parse(fs.readFileSync(policyFile, 'utf8'))
+    const key = (p) => (isWindows ? p.toLowerCase() : p)
+    expect(Object.keys(store.approved).sort()).toEqual(hooks.map(key).sort())
+    for (const hook of hooks) expect(store.approved[key(hook)]).toBe(sha256(hook))
+    expect(store.disabled).toEqual([])
+    expect(fs.readdirSync(path.dirname(policyFile)).filter((n) => n.endsWith('.tmp'))).toEqual([])
+  })
+})
+
+describe('bad input', () => {
+  test('each mistake is a clear error', async () => {
+    const { root, hook, policyFile } = setup()
+    const notAHook = path.join(root, 'notes.txt')
+    fs.writeFileSync(notAHook, 'x')
+    const cases = [
+      [() => trustHook(notAHook, { policyFile }), 'ERR_NOT_A_HOOK', /not a hook: its name is not a hook's/],
+      [() => trustHook(path.join(root, 'PreToolUse'), { policyFile }), 'ERR_NOT_A_HOOK', /does not exist/],
+      [() => trustHook(hooksDirOf(root), { policyFile }), 'ERR_NOT_A_HOOK', /not a hook/],
+      [() => trustHook(hook, {}), 'ERR_INVALID_OPTION', /policyFile/],
+      [() => trustHook(hook, { policyFile, sha256: 'abc' }), 'ERR_INVALID_OPTION', /not a sha256/],
+      [() => trustHook(hook, { policyFile, sha256: '0'.repeat(64) }), 'ERR_HOOK_POLICY_FILE', /changed since it was reviewed/],
+      [() => trustHook(hook, { policyFile, polcyFile: 1 }), 'ERR_INVALID_OPTION', /policyFile/],
+      [() => trustHook(42, { policyFile }), 'ERR_INVALID_OPTION', /hook file's path/],
+      [() => setHookEnabled(hook, 'yes', { policyFile }), 'ERR_INVALID_OPTION', /true to enable/],
+      [() => discoverHooks('PreToolUse', { trust: 'workspace' }), 'ERR_INVALID_OPTION', /needs a policyFile/],
+      [() => discoverHooks('PreToolUse', { trust: 'some', policyFile }), 'ERR_INVALID_OPTION', /not a trust scope/],
+      [
+        () => runHook('PreToolUse', {}, { workspaceRoots: [root], policyFile: path.join(root, '.cline', 'p.json') }),
+        'ERR_INVALID_OPTION',
+        /inside the workspace root/,
+      ],
+    ]
+    for (const [call, code, message] of cases) {
+      const err = await call().then(
+        () => null,
+        (e) => e,
+      )
+      expect(err).not.toBeNull()
+      expect(err.code).toBe(code)
+      expect(err.message).toMatch(message)
+    }
+    expect(fs.existsSync(policyFile)).toBe(false)
+  })
+})
