@@ -207,7 +207,7 @@ describe('list', () => {
     for (const [name, { file, argv }] of Object.entries(EXAMPLE.hooks)) {
       const line = r.stdout.split('\n').find((l) => l.startsWith(name + ' '))
       expect(line).toBeDefined()
-      expect(line).toMatch(new RegExp(`^${name}\\s+enabled\\s+workspace\\s+${argv(path.join(hooksDir, file))}$`))
+      expect(line).toMatch(new RegExp(`^${name}\\s+enabled\\s+-\\s+workspace\\s+${argv(path.join(hooksDir, file))}$`))
     }
     expect(r.stdout).toMatch(/No hooks for: .*TaskResume/)
     expect(r.stdout).not.toContain('\x1b[') // not a TTY: no colour
@@ -247,7 +247,7 @@ describe('list', () => {
     expect(r.status).toBe(0)
     const lines = r.stdout.split('\n')
     const i = lines.findIndex((l) => l.startsWith('TaskStart '))
-    expect(lines[i]).toMatch(/^TaskStart\s+disabled\s+workspace\s+/)
+    expect(lines[i]).toMatch(/^TaskStart\s+disabled\s+-\s+workspace\s+/)
     expect(lines[i]).toContain(hook)
     expect(lines[i + 1]).toMatch(new RegExp(`not run: .*${reason}`))
     expect(lines.find((l) => l.startsWith('PreToolUse '))).toMatch(/enabled/)

@@ -280,3 +280,54 @@ describe('bad input', () => {
     expect(fs.existsSync(policyFile)).toBe(false)
   })
 })
+
+describe('cline-hooks trust, enable, disable', () => {
+  const { spawnSync } = require('child_process')
+  const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
+  const EXAMPLES = path.join(__dirname, '..', 'examples', 'workspace')
+  const cli = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } })
+
+  test('trust lists the unapproved example hooks with their first lines, approves them with --yes, and list shows it', () => {
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const scope = ['--workspace', EXAMPLES, '--no-global', '--policy-file', policyFile]
+    const examples = fs.readdirSync(path.join(EXAMPLES, '.clinerules', 'hooks')).filter((n) => !n.startsWith('.'))
+    // Without a terminal or --yes: listed, nothing approved.
+    let r = cli('trust', ...scope)
+    expect(r.status).toBe(2)
+    expect(r.stdout).toContain('nothing was changed')
+    expect(fs.existsSync(policyFile)).toBe(false)
+    r = cli('trust', ...scope, '--yes')
+    expect(r.status).toBe(0)
+    const approved = r.stdout.split('\n').filter((l) => l.startsWith('approved '))
+    expect(approved.length).toBeGreaterThan(0)
+    expect(approved.length).toBeLessThanOrEqual(examples.length)
+    const store = JSON.parse(fs.readFileSync(policyFile, 'utf8'))
+    for (const [file, digest] of Object.entries(store.approved)) expect(sha256(file)).toBe(digest)
+    r = cli('list', ...scope, '--trust', 'workspace')
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^PreToolUse\s+enabled\s+approved\s+workspace/m)
+    expect(r.stdout).not.toMatch(/\bnew\b.*workspace/)
+    // Nothing left to approve.
+    expect(cli('trust', ...scope).stdout).toContain('Every hook in scope is approved')
+  })
+
+  test('disable and enable record the state; list and run follow it', () => {
+    const { root, hook, policyFile } = setup()
+    const scope = ['--workspace', root, '--no-global', '--policy-file', policyFile]
+    let r = cli('disable', hook, '--policy-file', policyFile)
+    expect(r.status).toBe(0)
+    r = cli('list', 'PreToolUse', ...scope)
+    expect(r.stdout).toMatch(/^PreToolUse\s+disabled\s+-\s+workspace/m)
+    expect(r.stdout).toContain('not run: disabled')
+    r = cli('run', 'PreToolUse', ...scope)
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain('PreToolUse: disabled')
+    expect(r.stdout).toContain('no PreToolUse hook ran')
+    expect(cli('enable', hook, '--policy-file', policyFile).status).toBe(0)
+    r = cli('run', 'PreToolUse', ...scope)
+    expect(r.stdout).toMatch(/context\s+ran/)
+    r = cli('disable', path.join(root, 'nothing-here'), '--policy-file', policyFile)
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('is not a hook')
+  })
+})

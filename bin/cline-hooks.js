@@ -7,6 +7,8 @@
 //
 //   cline-hooks list [options] [HookName]     every hook found, enabled or why not, and its argv
 //   cline-hooks run <HookName> [options]      run the hooks exactly as Cline would and show what they did
+//   cline-hooks trust [options]               review and approve the hooks not approved for their bytes
+//   cline-hooks enable|disable <path>         record in the policy store whether a hook runs
 
 const { EXIT, EXIT_TABLE } = require('./exit-codes')
 const { UsageError } = require('./errors')
@@ -18,9 +20,10 @@ const { Session } = require('./session')
 const { hooksLib } = require('./discovery')
 const { cmdList, renderList } = require('./list')
 const { cmdRun, renderRun, VALUE_COLUMN } = require('./run')
+const { cmdTrust, cmdEnable, cmdDisable } = require('./policy')
 const { shellQuote, makeStyle } = require('./format')
 
-const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile']
+const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile', 'policy-file', 'trust']
 
 /** Each command returns `{ text, code, exact }` (exact: machine-readable, never wrapped). */
 const COMMANDS = {
@@ -35,6 +38,24 @@ const COMMANDS = {
     positionals: [{ name: 'HookName' }],
     options: [...DISCOVERY_OPTIONS, 'input', 'timeout-ms', 'sequential', 'json'],
     main: cmdRun,
+  },
+  trust: {
+    summary: 'list the hooks not approved for their current bytes, with their first lines, and approve them',
+    positionals: [],
+    options: [...DISCOVERY_OPTIONS, 'yes'],
+    main: cmdTrust,
+  },
+  enable: {
+    summary: 'record in the policy store that the hook file runs (sets its exec bit if it lacks it)',
+    positionals: [{ name: 'path' }],
+    options: ['policy-file'],
+    main: cmdEnable,
+  },
+  disable: {
+    summary: 'record in the policy store that the hook file does not run',
+    positionals: [{ name: 'path' }],
+    options: ['policy-file'],
+    main: cmdDisable,
   },
 }
 

@@ -6,7 +6,11 @@
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal } = require('./terminal-text')
 const { makeStyle, useColour, visibleLength, pad, shellQuote } = require('./format')
-const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
+const { hooksLib, asUsageError, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
+const { withPolicy } = require('./policy')
+
+/** The TRUST column: where a hook stands with the approvals ('-': none needed). */
+const TRUST_TEXT = { approved: 'approved', new: 'new', changed: 'changed', notRequired: '-' }
 
 /** The text `list` prints for `found` hooks, `none` hook names without one, and what was searched. */
 function renderList({ found, none, named, searched }, st) {
@@ -15,15 +19,16 @@ function renderList({ found, none, named, searched }, st) {
     const rows = found.map((h) => [
       st.bold(escapeTerminal(h.hookName)),
       h.enabled ? st.green('enabled') : st.yellow('disabled'),
+      h.trust === 'approved' ? st.green('approved') : h.trust === 'new' || h.trust === 'changed' ? st.yellow(TRUST_TEXT[h.trust]) : st.dim(TRUST_TEXT[h.trust] || '-'),
       escapeTerminal(h.source),
       // A disabled hook has no argv: its file is shown instead, so the row says which one.
       h.command.length > 0 ? h.command.map(shellQuote).join(' ') : shellQuote(h.path),
     ])
-    const header = ['HOOK', 'STATE', 'SOURCE', 'ARGV'].map((s) => st.dim(s))
-    const widths = [0, 1, 2].map((c) => Math.max(...[header, ...rows].map((r) => visibleLength(r[c]))))
-    const line = (r) => r.slice(0, 3).map((cell, c) => pad(cell, widths[c])).join('  ') + '  ' + r[3]
+    const header = ['HOOK', 'STATE', 'TRUST', 'SOURCE', 'ARGV'].map((s) => st.dim(s))
+    const widths = [0, 1, 2, 3].map((c) => Math.max(...[header, ...rows].map((r) => visibleLength(r[c]))))
+    const line = (r) => r.slice(0, 4).map((cell, c) => pad(cell, widths[c])).join('  ') + '  ' + r[4]
     out.push(line(header))
-    const indent = ' '.repeat(widths[0] + widths[1] + widths[2] + 6)
+    const indent = ' '.repeat(widths[0] + widths[1] + widths[2] + widths[3] + 8)
     found.forEach((h, i) => {
       out.push(line(rows[i]))
       const reason = escapeTerminal(h.reason || '')
@@ -47,7 +52,7 @@ async function cmdList({ positionals, opts }, session) {
   const names = named !== null ? [named] : KNOWN_HOOKS
   if (named !== null) await checkHookName(named, session)
   warnMissingDirs(opts)
-  const options = discoveryOptions(opts)
+  const options = withPolicy(opts, 'off')
 
   const found = []
   const none = []

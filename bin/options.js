@@ -19,6 +19,11 @@ function parseProfile(value, flag) {
   return value
 }
 
+function parseTrust(value, flag) {
+  if (!['workspace', 'all', 'off'].includes(value)) throw new UsageError(`${flag} is 'workspace', 'all' or 'off', not '${value}'`)
+  return value
+}
+
 function nonEmpty(value, flag) {
   if (value === '') throw new UsageError(`${flag} wants a non-empty value`)
   return value
@@ -78,6 +83,22 @@ const OPTIONS = {
   sequential: {
     flag: '--sequential',
     help: 'run the hooks one after another instead of together',
+  },
+  'policy-file': {
+    flag: '--policy-file',
+    arg: 'FILE',
+    parse: nonEmpty,
+    help: 'the hooks policy store of approvals and disabled hooks (default: $CLINE_DIR/hooks-policy.json, else ~/.cline/hooks-policy.json)',
+  },
+  trust: {
+    flag: '--trust',
+    arg: 'workspace|all|off',
+    parse: parseTrust,
+    help: 'which hooks must be approved to run: workspace hooks, all but managed ones, or none (default: off for list and run, as Cline; workspace for trust)',
+  },
+  yes: {
+    flag: '--yes',
+    help: 'trust: approve every hook listed without asking',
   },
   json: {
     flag: '--json',
@@ -162,7 +183,7 @@ function parseArgs(argv, COMMANDS) {
   }
 
   if (opts.help) return { command, positionals, opts }
-  if (command === null) throw new UsageError('missing command: list or run')
+  if (command === null) throw new UsageError('missing command: list, run, trust, enable or disable')
 
   const def = COMMANDS[command]
   for (const key of Object.keys(opts)) {

@@ -10,8 +10,9 @@ const { EXIT } = require('./exit-codes')
 const { escapeTerminal, terminalSafeJson } = require('./terminal-text')
 const { say } = require('./stdio')
 const { makeStyle, useColour, displayPath, formatMs, plural, clip } = require('./format')
-const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
+const { hooksLib, asUsageError, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
 const { readInput } = require('./read-input')
+const { withPolicy } = require('./policy')
 
 const STATUS_STYLE = { completed: 'green', failed: 'red', timedOut: 'yellow', aborted: 'red' }
 const STATUS_MARK = { completed: '✔', failed: '✘', timedOut: '⏱', aborted: '✘' }
@@ -87,7 +88,7 @@ async function cmdRun({ positionals, opts }, session) {
   warnMissingDirs(opts)
   const input = await readInput(opts.input, hookName, session)
 
-  const runOptions = { ...discoveryOptions(opts), signal: session.controller.signal }
+  const runOptions = { ...withPolicy(opts, 'off'), signal: session.controller.signal }
   if (opts['timeout-ms'] !== undefined) runOptions.timeoutMs = opts['timeout-ms']
   if (opts.sequential) runOptions.sequential = true
 

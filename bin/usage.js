@@ -29,7 +29,7 @@ function usage(COMMANDS, knownHooks) {
   const lines = [`Usage:`]
   for (const name of Object.keys(COMMANDS)) lines.push(`  ${synopsis(name, COMMANDS)}`)
   lines.push('', 'Commands:')
-  for (const [name, def] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(6)}${def.summary}`)
+  for (const [name, def] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)}${def.summary}`)
   lines.push('', 'Options:')
   const rows = Object.values(OPTIONS).map((spec) => {
     const names = [spec.alias, spec.flag].filter(Boolean).join(', ')
