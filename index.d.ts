@@ -42,7 +42,7 @@ export interface DiscoveredHook {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace'
   /** The workspace root whose `.clinerules/hooks` holds it (workspace hooks only). */
   workspaceRoot?: string
   /** `false`: found, but it will not run; `reason` says why (for example: not executable). */
@@ -95,6 +95,13 @@ export interface DiscoveryOptions {
    * core, shared by all callers that set no limit.
    */
   maxConcurrentHooks?: number
+  /**
+   * The managed hooks folder, searched first; its hooks run before all others and are
+   * refused when anyone but root/Administrators can write them or their folder. Default:
+   * the system's (`/etc/cline/hooks`, `/Library/Application Support/Cline/Hooks`,
+   * `%ProgramData%\Cline\Hooks`); `null`: none.
+   */
+  managedHooksDir?: string | null
 }
 
 /** What running one hook did. */
@@ -104,7 +111,7 @@ export interface HookExecution {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace'
   /** The workspace root it belongs to (workspace hooks only); it ran with this as its cwd. */
   workspaceRoot?: string
   /**
@@ -216,6 +223,8 @@ export interface RunHookOptions {
   profile?: 'extension' | 'cli'
   /** See `DiscoveryOptions.clineDir`. */
   clineDir?: string
+  /** See `DiscoveryOptions.managedHooksDir`. */
+  managedHooksDir?: string | null
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */

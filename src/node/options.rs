@@ -8,7 +8,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::node::errors::{self, Failure};
-use cline_hooks_core::discovery::{GlobalDir, Layout, Profile};
+use cline_hooks_core::discovery::{GlobalDir, Layout, ManagedDir, Profile};
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::HookInput;
 use cline_hooks_core::event::RunSettings;
@@ -46,6 +46,12 @@ pub struct DiscoveryOptions {
     /// for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
     /// core, shared by all callers that set no limit.
     pub max_concurrent_hooks: Option<f64>,
+    /// The managed hooks folder, searched first; its hooks run before all others and are
+    /// refused when anyone but root/Administrators can write them or their folder. Default:
+    /// the system's (`/etc/cline/hooks`, `/Library/Application Support/Cline/Hooks`,
+    /// `%ProgramData%\Cline\Hooks`); `null`: none.
+    #[napi(ts_type = "string | null")]
+    pub managed_hooks_dir: Option<Either<String, Null>>,
 }
 
 /// How to run.
@@ -103,6 +109,9 @@ pub struct RunHookOptions {
     pub profile: Option<String>,
     /// See `DiscoveryOptions.clineDir`.
     pub cline_dir: Option<String>,
+    /// See `DiscoveryOptions.managedHooksDir`.
+    #[napi(ts_type = "string | null")]
+    pub managed_hooks_dir: Option<Either<String, Null>>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -184,6 +193,7 @@ impl RunHookOptions {
                 profile: self.profile,
                 cline_dir: self.cline_dir,
                 max_concurrent_hooks: None,
+                managed_hooks_dir: self.managed_hooks_dir,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -212,6 +222,11 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         Some(Either::A(dir)) => GlobalDir::At(absolute_path("globalHooksDir", dir)?),
         None => GlobalDir::Default,
     };
+    let managed_hooks_dir = match &options.managed_hooks_dir {
+        Some(Either::B(Null)) => ManagedDir::Off,
+        Some(Either::A(dir)) => ManagedDir::At(absolute_path("managedHooksDir", dir)?),
+        None => ManagedDir::Default,
+    };
     Ok(Layout {
         workspace_roots: absolute("workspaceRoots", &options.workspace_roots)?,
         global_hooks_dir,
@@ -234,6 +249,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .as_deref()
             .map(|d| absolute_path("clineDir", d))
             .transpose()?,
+        managed_hooks_dir,
     })
 }
 
@@ -382,14 +398,16 @@ pub struct EnvAndPaths {
     extra_hooks_dirs: Option<Vec<String>>,
     global_hooks_dir: Option<Either<String, Null>>,
     cline_dir: Option<String>,
+    managed_hooks_dir: Option<Either<String, Null>>,
     env: Option<EnvVars>,
 }
 
-const BY_HAND_KEYS: [&str; 5] = [
+const BY_HAND_KEYS: [&str; 6] = [
     "workspaceRoots",
     "extraHooksDirs",
     "globalHooksDir",
     "clineDir",
+    "managedHooksDir",
     "env",
 ];
 
@@ -405,6 +423,11 @@ impl EnvAndPaths {
             // `null` turns the global folders off; otherwise null means the default.
             Ok(ValueType::Null) if key == "globalHooksDir" => {
                 self.global_hooks_dir = Some(Either::B(Null));
+                return Ok(());
+            }
+            // `null` turns the managed folder off.
+            Ok(ValueType::Null) if key == "managedHooksDir" => {
+                self.managed_hooks_dir = Some(Either::B(Null));
                 return Ok(());
             }
             Ok(ValueType::Null | ValueType::Undefined) => return Ok(()),
@@ -425,19 +448,25 @@ impl EnvAndPaths {
                 let fix = "pass a directory path or leave the option out for the default";
                 self.cline_dir = Some(env_and_paths::path(env, key, value, fix)?);
             }
+            "managedHooksDir" => {
+                let fix = "pass a directory path, null for no managed hooks, or leave the option out for the system's folder";
+                self.managed_hooks_dir =
+                    Some(Either::A(env_and_paths::path(env, key, value, fix)?));
+            }
             _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
     }
 }
 
-const DISCOVERY_KEYS: [&str; 6] = [
+const DISCOVERY_KEYS: [&str; 7] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
     "maxConcurrentHooks",
+    "managedHooksDir",
 ];
 const RUN_KEYS: [&str; 6] = [
     "timeoutMs",
@@ -447,12 +476,13 @@ const RUN_KEYS: [&str; 6] = [
     "maxConcurrentHooks",
     "detached",
 ];
-const RUN_HOOK_KEYS: [&str; 11] = [
+const RUN_HOOK_KEYS: [&str; 12] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
+    "managedHooksDir",
     "maxConcurrentHooks",
     "timeoutMs",
     "signal",
@@ -468,6 +498,7 @@ impl Known for DiscoveryOptions {
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
+        self.managed_hooks_dir = checked.managed_hooks_dir;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -499,6 +530,7 @@ impl Known for RunHookOptions {
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
+        self.managed_hooks_dir = checked.managed_hooks_dir;
         self.env = checked.env;
     }
     fn set(&mut self, key: &str, value: Plain) {
@@ -633,7 +665,9 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
     let is_array = value.is_array().unwrap_or(false);
     let expected = match key {
         "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
-        "globalHooksDir" | "clineDir" if t != ValueType::String => "a directory path",
+        "globalHooksDir" | "clineDir" | "managedHooksDir" if t != ValueType::String => {
+            "a directory path"
+        }
         "profile" if t != ValueType::String => "\"extension\" or \"cli\"",
         "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
         "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
