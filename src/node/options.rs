@@ -465,8 +465,8 @@ const DISCOVERY_KEYS: [&str; 7] = [
     "extraHooksDirs",
     "profile",
     "clineDir",
-    "maxConcurrentHooks",
     "managedHooksDir",
+    "maxConcurrentHooks",
 ];
 const RUN_KEYS: [&str; 6] = [
     "timeoutMs",
