@@ -4,8 +4,10 @@
 // CommonJS in a `.js` file because the CLI loads only `.js` and `.ts` plugin files (through jiti),
 // and Node loads it as CommonJS wherever the package is installed.
 //
-// The CLI's built-in runner cannot be turned off, so by default this plugin runs only the folder
-// the built-in one ignores: the `--hooks-dir` folder (the CLI exports it as CLINE_HOOKS_DIR).
+// The CLI's built-in runner cannot be turned off, so by default this plugin runs only the folders
+// the built-in one ignores: the `--hooks-dir` folder (the CLI exports it as CLINE_HOOKS_DIR) and
+// the machine's managed hooks folder (`/etc/cline/hooks` and the like: see the README), whose
+// hooks run first in either mode.
 // CLINE_HOOKS_PLUGIN_FOLDERS=all makes it run every folder, for hosts that leave the built-in
 // file hooks out. The CLI gives a plugin call 3 s and then fails the whole run, orphaning what
 // the plugin started; so each hook gets CLINE_HOOKS_PLUGIN_TIMEOUT_MS (default 2500) and is then

@@ -42,7 +42,7 @@ export interface DiscoveredHook {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace'
   /** The workspace root whose `.clinerules/hooks` holds it (workspace hooks only). */
   workspaceRoot?: string
   /** `false`: found, but it will not run; `reason` says why (for example: not executable). */
@@ -122,6 +122,13 @@ export interface DiscoveryOptions {
    * `not trusted: changed since approved`, and is not started. Needs `policyFile`.
    */
   trust?: 'workspace' | 'all' | 'off'
+  /**
+   * The managed hooks folder, searched first; its hooks run before all others and are
+   * refused when anyone but root/Administrators can write them or their folder. Default:
+   * the system's (`/etc/cline/hooks`, `/Library/Application Support/Cline/Hooks`,
+   * `%ProgramData%\Cline\Hooks`); `null`: none.
+   */
+  managedHooksDir?: string | null
 }
 
 /** An approval as `trustHook` recorded it. */
@@ -139,7 +146,7 @@ export interface HookExecution {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace'
   /** The workspace root it belongs to (workspace hooks only); it ran with this as its cwd. */
   workspaceRoot?: string
   /**
@@ -261,6 +268,8 @@ export interface RunHookOptions {
   policyFile?: string
   /** See `DiscoveryOptions.trust`. */
   trust?: 'workspace' | 'all' | 'off'
+  /** See `DiscoveryOptions.managedHooksDir`. */
+  managedHooksDir?: string | null
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */

@@ -86,6 +86,9 @@ async function checkHookName(name, session) {
 /** The folders searched, in order, for the "Searched:" line; escaped. */
 function describeSearch(options) {
   const parts = []
+  // The managed folder is named only when it is there (it normally is not).
+  const managed = managedDir(options.managedHooksDir)
+  if (managed && dirProblem(managed) === null) parts.push(`${displayPath(managed)} (managed)`)
   for (const d of options.extraHooksDirs || []) parts.push(`${displayPath(d)} (extra)`)
   if (options.globalHooksDir === undefined) parts.push('Documents/Cline/Hooks (global)')
   else if (options.globalHooksDir !== null) parts.push(`${displayPath(options.globalHooksDir)} (global)`)
@@ -98,6 +101,16 @@ function describeSearch(options) {
     for (const sub of subdirs) parts.push(`${displayPath(path.join(w, sub, 'hooks'))} (workspace)`)
   }
   return parts.join(', ') || 'nothing'
+}
+
+/** The managed hooks folder searched with `managedHooksDir` (see DiscoveryOptions.managedHooksDir). */
+function managedDir(managedHooksDir) {
+  if (managedHooksDir !== undefined) return managedHooksDir
+  if (process.platform === 'win32') {
+    const programData = process.env.ProgramData
+    return path.win32.join(programData && path.win32.isAbsolute(programData) ? programData : 'C:\\ProgramData', 'Cline', 'Hooks')
+  }
+  return process.platform === 'darwin' ? '/Library/Application Support/Cline/Hooks' : '/etc/cline/hooks'
 }
 
 module.exports = { hooksLib, asUsageError, discoveryOptions, warnMissingDirs, checkHookName, describeSearch }

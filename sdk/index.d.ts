@@ -71,6 +71,8 @@ export interface FileHooksOptions {
   workspaceRoots?: Array<string>
   /** See `DiscoveryOptions.globalHooksDir`; `null` turns the global folders off. */
   globalHooksDir?: string | null
+  /** See `DiscoveryOptions.managedHooksDir`; `null`: no managed folder. Default: the system's. */
+  managedHooksDir?: string | null
   /** Searched first; default: `CLINE_HOOKS_DIR` (the CLI's `--hooks-dir`) when set. */
   extraHooksDirs?: Array<string>
   /** See `DiscoveryOptions.clineDir`. */

@@ -34,6 +34,7 @@ const RUNTIME_OPTIONS = [
   'globalHooksDir',
   'extraHooksDirs',
   'clineDir',
+  'managedHooksDir',
   'maxConcurrentHooks',
   'timeoutMs',
   'signal',
@@ -135,10 +136,13 @@ function checkEnv(env) {
   }
 }
 
-/** The folders: the workspace's (or `workspaceRoots`), the global ones, and `--hooks-dir`. */
+/**
+ * The folders: the managed one (the system's unless `managedHooksDir` says otherwise), the
+ * workspace's (or `workspaceRoots`), the global ones, and `--hooks-dir`.
+ */
 function discoveryOf(options) {
   const discovery = { profile: 'cli', workspaceRoots: options.workspaceRoots ?? [options.workspacePath] }
-  for (const name of ['globalHooksDir', 'clineDir', 'maxConcurrentHooks']) {
+  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks']) {
     if (options[name] !== undefined) discovery[name] = options[name]
   }
   // The CLI's `--hooks-dir` only exports CLINE_HOOKS_DIR, which the SDK's runner never reads.

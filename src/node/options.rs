@@ -8,7 +8,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::node::errors::{self, Failure};
-use cline_hooks_core::discovery::{GlobalDir, Layout, Profile};
+use cline_hooks_core::discovery::{GlobalDir, Layout, ManagedDir, Profile};
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::HookInput;
 use cline_hooks_core::event::RunSettings;
@@ -60,6 +60,12 @@ pub struct DiscoveryOptions {
     /// `not trusted: changed since approved`, and is not started. Needs `policyFile`.
     #[napi(ts_type = "'workspace' | 'all' | 'off'")]
     pub trust: Option<String>,
+    /// The managed hooks folder, searched first; its hooks run before all others and are
+    /// refused when anyone but root/Administrators can write them or their folder. Default:
+    /// the system's (`/etc/cline/hooks`, `/Library/Application Support/Cline/Hooks`,
+    /// `%ProgramData%\Cline\Hooks`); `null`: none.
+    #[napi(ts_type = "string | null")]
+    pub managed_hooks_dir: Option<Either<String, Null>>,
 }
 
 /// How to run.
@@ -122,6 +128,9 @@ pub struct RunHookOptions {
     /// See `DiscoveryOptions.trust`.
     #[napi(ts_type = "'workspace' | 'all' | 'off'")]
     pub trust: Option<String>,
+    /// See `DiscoveryOptions.managedHooksDir`.
+    #[napi(ts_type = "string | null")]
+    pub managed_hooks_dir: Option<Either<String, Null>>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -248,6 +257,7 @@ impl RunHookOptions {
                 max_concurrent_hooks: None,
                 policy_file: self.policy_file,
                 trust: self.trust,
+                managed_hooks_dir: self.managed_hooks_dir,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -310,6 +320,11 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             reason,
         });
     }
+    let managed_hooks_dir = match &options.managed_hooks_dir {
+        Some(Either::B(Null)) => ManagedDir::Off,
+        Some(Either::A(dir)) => ManagedDir::At(absolute_path("managedHooksDir", dir)?),
+        None => ManagedDir::Default,
+    };
     Ok(Layout {
         workspace_roots,
         global_hooks_dir,
@@ -334,6 +349,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .transpose()?,
         policy_file,
         trust,
+        managed_hooks_dir,
     })
 }
 
@@ -483,15 +499,17 @@ pub struct EnvAndPaths {
     global_hooks_dir: Option<Either<String, Null>>,
     cline_dir: Option<String>,
     policy_file: Option<String>,
+    managed_hooks_dir: Option<Either<String, Null>>,
     env: Option<EnvVars>,
 }
 
-const BY_HAND_KEYS: [&str; 6] = [
+const BY_HAND_KEYS: [&str; 7] = [
     "workspaceRoots",
     "extraHooksDirs",
     "globalHooksDir",
     "clineDir",
     "policyFile",
+    "managedHooksDir",
     "env",
 ];
 
@@ -507,6 +525,11 @@ impl EnvAndPaths {
             // `null` turns the global folders off; otherwise null means the default.
             Ok(ValueType::Null) if key == "globalHooksDir" => {
                 self.global_hooks_dir = Some(Either::B(Null));
+                return Ok(());
+            }
+            // `null` turns the managed folder off.
+            Ok(ValueType::Null) if key == "managedHooksDir" => {
+                self.managed_hooks_dir = Some(Either::B(Null));
                 return Ok(());
             }
             Ok(ValueType::Null | ValueType::Undefined) => return Ok(()),
@@ -531,18 +554,24 @@ impl EnvAndPaths {
                 let fix = "pass the path of a JSON file, such as ~/.cline/hooks-policy.json";
                 self.policy_file = Some(env_and_paths::path(env, key, value, fix)?);
             }
+            "managedHooksDir" => {
+                let fix = "pass a directory path, null for no managed hooks, or leave the option out for the system's folder";
+                self.managed_hooks_dir =
+                    Some(Either::A(env_and_paths::path(env, key, value, fix)?));
+            }
             _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
     }
 }
 
-const DISCOVERY_KEYS: [&str; 8] = [
+const DISCOVERY_KEYS: [&str; 9] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
+    "managedHooksDir",
     "maxConcurrentHooks",
     "policyFile",
     "trust",
@@ -555,7 +584,7 @@ const RUN_KEYS: [&str; 6] = [
     "maxConcurrentHooks",
     "detached",
 ];
-const RUN_HOOK_KEYS: [&str; 13] = [
+const RUN_HOOK_KEYS: [&str; 14] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -563,6 +592,7 @@ const RUN_HOOK_KEYS: [&str; 13] = [
     "clineDir",
     "policyFile",
     "trust",
+    "managedHooksDir",
     "maxConcurrentHooks",
     "timeoutMs",
     "signal",
@@ -579,6 +609,7 @@ impl Known for DiscoveryOptions {
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
+        self.managed_hooks_dir = checked.managed_hooks_dir;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -630,6 +661,7 @@ impl Known for RunHookOptions {
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
+        self.managed_hooks_dir = checked.managed_hooks_dir;
         self.env = checked.env;
     }
     fn set(&mut self, key: &str, value: Plain) {
@@ -765,7 +797,9 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
     let is_array = value.is_array().unwrap_or(false);
     let expected = match key {
         "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
-        "globalHooksDir" | "clineDir" if t != ValueType::String => "a directory path",
+        "globalHooksDir" | "clineDir" | "managedHooksDir" if t != ValueType::String => {
+            "a directory path"
+        }
         "profile" if t != ValueType::String => "\"extension\" or \"cli\"",
         "policyFile" if t != ValueType::String => "a file path",
         "trust" if t != ValueType::String => "\"workspace\", \"all\" or \"off\"",

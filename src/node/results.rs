@@ -22,7 +22,7 @@ pub struct DiscoveredHook {
     /// Absolute path of the hook file.
     pub path: String,
     /// Which kind of directory it was found in.
-    #[napi(ts_type = "'extra' | 'global' | 'workspace'")]
+    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
     pub source: String,
     /// The workspace root whose `.clinerules/hooks` holds it (workspace hooks only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,7 +95,7 @@ pub struct HookExecution {
     /// Absolute path of the hook file.
     pub path: String,
     /// Which kind of directory it was found in.
-    #[napi(ts_type = "'extra' | 'global' | 'workspace'")]
+    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
     pub source: String,
     /// The workspace root it belongs to (workspace hooks only); it ran with this as its cwd.
     pub workspace_root: Option<String>,

@@ -6,6 +6,12 @@ use std::path::PathBuf;
 /// Where a hooks directory came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
+    /// The machine's managed hooks folder (`/etc/cline/hooks`, `/Library/Application
+    /// Support/Cline/Hooks`, `%ProgramData%\Cline\Hooks`, or `managedHooksDir`): searched
+    /// first, its hooks run before all others. Put there by an administrator, so they are
+    /// exempt from the user's choices (trust, the disabled state); in exchange a hook whose
+    /// file or folder anyone but root/Administrators can write is refused (see `managed.rs`).
+    Managed,
     /// A directory the caller named (`extraHooksDirs`, the CLI's `--hooks-dir`).
     Extra,
     /// The user's global hooks folder.
@@ -15,9 +21,10 @@ pub enum Source {
 }
 
 impl Source {
-    /// Its label in reports: `extra`, `global` or `workspace`.
+    /// Its label in reports: `managed`, `extra`, `global` or `workspace`.
     pub fn as_str(self) -> &'static str {
         match self {
+            Source::Managed => "managed",
             Source::Extra => "extra",
             Source::Global => "global",
             Source::Workspace => "workspace",
@@ -46,6 +53,18 @@ pub enum GlobalDir {
     Off,
     /// This folder instead of `<Documents>/Cline/Hooks` (the CLI profile's `$CLINE_DIR/hooks`
     /// is still searched after it).
+    At(PathBuf),
+}
+
+/// Where the managed hooks folder is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum ManagedDir {
+    /// The system's folder (see [`default_managed_dir`]).
+    #[default]
+    Default,
+    /// No managed folder (`managedHooksDir: null`).
+    Off,
+    /// This folder instead (`managedHooksDir`: tests, or a host with its own policy folder).
     At(PathBuf),
 }
 
@@ -80,6 +99,8 @@ pub struct Layout {
     pub policy_file: Option<PathBuf>,
     /// Which hooks must be approved in the store before they run.
     pub trust: crate::policy::TrustScope,
+    /// Where the managed hooks folder is, or that there is none.
+    pub managed_hooks_dir: ManagedDir,
 }
 
 impl Layout {
@@ -104,6 +125,10 @@ impl Layout {
             cline_dir: self.cline_dir.as_ref().map(absolute),
             policy_file: self.policy_file.as_ref().map(absolute),
             trust: self.trust,
+            managed_hooks_dir: match &self.managed_hooks_dir {
+                ManagedDir::At(dir) => ManagedDir::At(absolute(dir)),
+                other => other.clone(),
+            },
         }
     }
 }
@@ -115,6 +140,8 @@ pub struct Defaults {
     pub global_hooks_dir: Option<PathBuf>,
     /// `$CLINE_DIR`, else `~/.cline`.
     pub cline_dir: Option<PathBuf>,
+    /// The system's managed hooks folder (see [`default_managed_dir`]).
+    pub managed_hooks_dir: Option<PathBuf>,
 }
 
 impl Defaults {
@@ -127,16 +154,18 @@ impl Defaults {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
                 .or_else(|| dirs::home_dir().map(|h| h.join(".cline"))),
+            managed_hooks_dir: default_managed_dir(std::env::var_os("ProgramData")),
         }
     }
 }
 
-/// The directories to search, in order: extra, global, then each workspace root's
+/// The directories to search, in order: managed, extra, global, then each workspace root's
 /// `.clinerules/hooks`. The CLI profile adds `$CLINE_DIR/hooks` after the global folder and
 /// `<root>/.cline/hooks` after each root's `.clinerules/hooks`; `GlobalDir::Off` turns off
 /// both global folders.
 ///
-/// A directory named twice is searched once. A global or workspace folder keeps that
+/// A directory named twice is searched once. The managed folder keeps its identity (its first
+/// place, its label, its checks) whatever else names it. A global or workspace folder keeps that
 /// identity (its place, its label and, for a workspace, its root as working directory) even
 /// when it is also named as an extra dir; among global and workspace folders the first
 /// place wins.
@@ -177,13 +206,23 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
             workspace_root: Some(root.clone()),
         })
     });
+    let managed = match &layout.managed_hooks_dir {
+        ManagedDir::Off => None,
+        ManagedDir::Default => defaults.managed_hooks_dir.clone(),
+        ManagedDir::At(p) => Some(p.clone()),
+    }
+    .map(|path| HookDir {
+        path,
+        source: Source::Managed,
+        workspace_root: None,
+    });
     // Sets, not pairwise searches: a caller may pass thousands of roots.
-    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut seen: HashSet<PathBuf> = managed.iter().map(|d| d.path.clone()).collect();
     let owned: Vec<HookDir> = global
         .chain(workspace)
         .filter(|dir| seen.insert(dir.path.clone()))
         .collect();
-    let mut dirs: Vec<HookDir> = Vec::new();
+    let mut dirs: Vec<HookDir> = managed.into_iter().collect();
     for path in &layout.extra_hooks_dirs {
         if seen.insert(path.clone()) {
             dirs.push(HookDir {
@@ -205,6 +244,25 @@ pub fn default_global_dir() -> Option<PathBuf> {
     Some(documents.join("Cline").join("Hooks"))
 }
 
+/// The system's managed hooks folder: `/Library/Application Support/Cline/Hooks` on macOS,
+/// `<ProgramData>\Cline\Hooks` on Windows (`program_data` is the `ProgramData` variable;
+/// `C:\ProgramData` without it), `/etc/cline/hooks` elsewhere. Pure: names a folder that
+/// normally does not exist, and costs nothing until the scan finds it missing.
+pub fn default_managed_dir(program_data: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    if cfg!(windows) {
+        let base = program_data
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| PathBuf::from(r"C:\ProgramData"));
+        Some(base.join("Cline").join("Hooks"))
+    } else if cfg!(target_os = "macos") {
+        Some(PathBuf::from("/Library/Application Support/Cline/Hooks"))
+    } else {
+        let _ = program_data;
+        Some(PathBuf::from("/etc/cline/hooks"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +272,7 @@ mod tests {
         Defaults {
             global_hooks_dir: Some(global.into()),
             cline_dir: Some("/home/u/.cline".into()),
+            managed_hooks_dir: None,
         }
     }
 
@@ -342,9 +401,70 @@ mod tests {
     }
 
     #[test]
+    fn the_managed_folder_comes_first_in_both_profiles_and_keeps_its_identity() {
+        for profile in [Profile::Extension, Profile::Cli] {
+            let layout = Layout {
+                workspace_roots: vec!["/w".into()],
+                extra_hooks_dirs: vec!["/x".into(), "/m".into()],
+                global_hooks_dir: GlobalDir::At("/m".into()),
+                managed_hooks_dir: ManagedDir::At("/m".into()),
+                profile,
+                ..Layout::default()
+            };
+            let dirs = paths_and_sources(&hook_dirs(&layout, &defaults("/d")));
+            assert_eq!(dirs[0], (PathBuf::from("/m"), Source::Managed, None));
+            assert_eq!(dirs[1], (PathBuf::from("/x"), Source::Extra, None));
+            // Named again as extra and as global: searched once, as the managed folder.
+            assert_eq!(
+                dirs.iter().filter(|d| d.0 == Path::new("/m")).count(),
+                1,
+                "{dirs:?}"
+            );
+        }
+        let mut layout = Layout {
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
+        let system = Defaults {
+            managed_hooks_dir: Some("/etc/cline/hooks".into()),
+            ..Defaults::default()
+        };
+        let got = paths_and_sources(&hook_dirs(&layout, &system));
+        assert_eq!(
+            got,
+            vec![(PathBuf::from("/etc/cline/hooks"), Source::Managed, None)]
+        );
+        layout.managed_hooks_dir = ManagedDir::Off;
+        assert!(hook_dirs(&layout, &system).is_empty());
+        assert_eq!(Source::Managed.as_str(), "managed");
+    }
+
+    #[test]
+    fn the_system_managed_folder_is_the_one_of_this_os() {
+        let got = default_managed_dir(Some("D:\\Data".into()));
+        let none = default_managed_dir(None);
+        if cfg!(windows) {
+            assert_eq!(got, Some(PathBuf::from(r"D:\Data\Cline\Hooks")));
+            assert_eq!(none, Some(PathBuf::from(r"C:\ProgramData\Cline\Hooks")));
+            // A relative ProgramData is not taken (it would move with the current directory).
+            assert_eq!(default_managed_dir(Some("rel".into())), none);
+        } else if cfg!(target_os = "macos") {
+            assert_eq!(
+                none,
+                Some(PathBuf::from("/Library/Application Support/Cline/Hooks"))
+            );
+            assert_eq!(got, none);
+        } else {
+            assert_eq!(none, Some(PathBuf::from("/etc/cline/hooks")));
+            assert_eq!(got, none);
+        }
+    }
+
+    #[test]
     fn global_dir_can_be_moved_or_turned_off() {
         let mut layout = Layout {
             global_hooks_dir: GlobalDir::Off,
+            managed_hooks_dir: ManagedDir::Off,
             ..Layout::default()
         };
         assert!(hook_dirs(&layout, &defaults("/d")).is_empty());

@@ -140,6 +140,9 @@ pub enum EntryKind {
     Special,
     /// It could not be inspected; the sentence says why and what to do.
     Uninspectable(String),
+    /// A managed hook whose file or folder someone other than root/Administrators can write;
+    /// the sentence says who and what to do (see `managed.rs`).
+    Refused(String),
 }
 
 /// A directory entry named like a hook, as the scan found it.
@@ -395,7 +398,7 @@ fn kind_problem(kind: &EntryKind) -> String {
         }
         EntryKind::SymlinkLoop => "it is a symbolic link that loops back on itself".to_owned(),
         EntryKind::Special => "it is not a regular file (a pipe, socket or device)".to_owned(),
-        EntryKind::Uninspectable(why) => why.clone(),
+        EntryKind::Uninspectable(why) | EntryKind::Refused(why) => why.clone(),
     }
 }
 

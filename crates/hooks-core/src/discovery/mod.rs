@@ -9,6 +9,8 @@ mod discovered;
 mod folders;
 mod hook_files;
 mod inspect;
+mod managed;
+mod managed_scan;
 mod names;
 mod scan;
 
@@ -16,5 +18,6 @@ pub use discovered::*;
 pub use folders::*;
 pub use hook_files::*;
 pub use inspect::*;
+pub use managed::*;
 pub use names::*;
 pub use scan::*;

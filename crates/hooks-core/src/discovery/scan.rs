@@ -10,7 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use super::hook_files::stem_key;
 use super::inspect::inspect;
-use super::{could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile};
+use super::{
+    could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile, Source,
+};
 use crate::launch::Interpreters;
 use crate::policy::Fingerprints;
 
@@ -122,7 +124,7 @@ impl Scanner {
         dirs.into_iter()
             .map(|dir| {
                 let previous = previous.remove(&dir.path);
-                let (contents, listed) = scan_dir_with(
+                let (mut contents, listed) = scan_dir_with(
                     &dir.path,
                     Some(wanted),
                     profile,
@@ -131,6 +133,9 @@ impl Scanner {
                     previous,
                     &mut self.fingerprints,
                 );
+                if dir.source == Source::Managed {
+                    contents = super::managed_scan::refuse_unsafe(&dir.path, contents);
+                }
                 if let Some(listed) = listed {
                     self.listed.insert(dir.path.clone(), listed);
                 }

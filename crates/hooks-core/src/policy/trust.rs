@@ -94,6 +94,7 @@ pub const DISABLED: &str = "disabled";
 pub fn policy_applies(source: Source) -> bool {
     match source {
         Source::Extra | Source::Global | Source::Workspace => true,
+        Source::Managed => false,
     }
 }
 
@@ -213,6 +214,20 @@ mod tests {
         assert!(off
             .iter()
             .all(|h| h.enabled() && h.trust == TrustState::NotRequired));
+    }
+
+    #[test]
+    fn managed_hooks_are_never_subject_to_trust_or_the_users_disabled_state() {
+        let mut policy = Policy::default();
+        policy.disabled.insert("/etc/cline/hooks/PreToolUse".into());
+        let mut hooks = vec![hook(
+            "/etc/cline/hooks/PreToolUse",
+            Source::Managed,
+            Some(A),
+        )];
+        apply(&mut hooks, &policy, TrustScope::All);
+        assert!(hooks[0].enabled());
+        assert_eq!(hooks[0].trust, TrustState::NotRequired);
     }
 
     #[test]
