@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::admission::{admit, not_started, wait_to_retry};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
-use super::execution::{Execution, RunContext, Status};
+use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::spawn::{spawn, HookIo, HookStdin, NotStarted};
 use super::spawn_failure::explain_start_error;
 use crate::discovery::DiscoveredHook;
@@ -38,6 +38,7 @@ pub async fn start_detached(
                 "could not start: its input could not be written to a temporary file in {} ({err}); check that the temp folder is writable",
                 std::env::temp_dir().display()
             ));
+            exec.failure_kind = Some(FailureKind::StartFailure);
             exec.duration = started.elapsed();
             return exec;
         }
@@ -50,7 +51,8 @@ pub async fn start_detached(
     let stop = registration.stop.clone();
     let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
     let marker = StartMarker::next();
-    match spawn(hook, &cwd, &ctx.env, marker, &mut exec.warnings, io, wait).await {
+    let env = (&ctx.env[..], &ctx.env_remove[..]);
+    match spawn(hook, &cwd, env, marker, &mut exec.warnings, io, wait).await {
         Ok((child, tree)) => {
             // On Windows the job kills its tree when its last handle closes, as the host's
             // exit does; a detached hook is to outlive the host, so that is cleared now.
@@ -63,8 +65,12 @@ pub async fn start_detached(
         Err(NotStarted::Stopped(status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
+            exec.failure_kind = FailureKind::of_unstarted(status);
         }
-        Err(NotStarted::Failed(err)) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
+        Err(NotStarted::Failed(err)) => {
+            exec.failure = Some(explain_start_error(&err, hook, &cwd));
+            exec.failure_kind = Some(FailureKind::StartFailure);
+        }
     }
     exec.duration = started.elapsed();
     exec
