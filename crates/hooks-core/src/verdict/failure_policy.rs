@@ -152,9 +152,9 @@ fn blocking_sentence(
 /// `30 s` for whole seconds, `1.5 s` from a second up, else `250 ms`.
 fn seconds_or_millis(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms >= 1000 && ms % 1000 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
-    } else if ms >= 1000 && ms % 100 == 0 {
+    } else if ms >= 1000 && ms.is_multiple_of(100) {
         format!("{:.1} s", d.as_secs_f64())
     } else {
         format!("{ms} ms")
@@ -267,7 +267,7 @@ mod tests {
             ..FailurePolicy::default()
         };
         assert!(!applied(policy, &[timed_out()]).cancel);
-        assert!(applied(policy, &[crash.clone()]).cancel);
+        assert!(applied(policy, std::slice::from_ref(&crash)).cancel);
         let policy = FailurePolicy {
             timeout: OnFailure::Block,
             ..FailurePolicy::default()
