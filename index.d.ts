@@ -199,6 +199,13 @@ export interface HookExecution {
   /** Why it failed, timed out or was aborted, in one sentence for the hook's author. */
   failure?: string
   /**
+   * How it failed, as `onFailure` names it: `timeout` (timed out, or waited for a process
+   * slot until its timeout), `crash` (exited non-zero, killed by a signal, or an internal
+   * error), `startFailure` (could not start), `invalidOutput` (exited 0, output unusable).
+   * Absent when it completed, was started detached, or was aborted.
+   */
+  failureKind?: 'timeout' | 'crash' | 'startFailure' | 'invalidOutput'
+  /**
    * Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
    * objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
    * fields, ...).
@@ -238,6 +245,21 @@ export interface HookRunResult {
  * names (`tool_call`, `agent_start`, ...).
  */
 export declare const KNOWN_HOOKS: string[]
+
+/**
+ * The object form of `onFailure`: `'allow'` or `'block'` for each kind of failure (a kind
+ * left out is allowed).
+ */
+export interface OnFailurePolicy {
+  /** A hook still running at its timeout (or waiting for a process slot until it). */
+  timeout?: 'allow' | 'block'
+  /** A hook that exited with a non-zero code or was killed by a signal. */
+  crash?: 'allow' | 'block'
+  /** A hook that could not start (its file or interpreter missing, not executable, ...). */
+  startFailure?: 'allow' | 'block'
+  /** A hook that exited 0 but printed output that cannot be used. */
+  invalidOutput?: 'allow' | 'block'
+}
 
 /** Where `untrustHook` and `setHookEnabled` record the user's decision. */
 export interface PolicyOptions {
@@ -282,6 +304,10 @@ export interface RunHookOptions {
   sequential?: boolean
   /** See `RunOptions.detached`. */
   detached?: boolean
+  /** See `RunOptions.onFailure`. */
+  onFailure?: 'allow' | 'block' | OnFailurePolicy
+  /** See `RunOptions.scrubEnv`. */
+  scrubEnv?: boolean | string[]
 }
 
 /** How to run. */
@@ -328,6 +354,23 @@ export interface RunOptions {
    * until its own process ends; `terminateAll()` stops them; the host's exit does not.
    */
   detached?: boolean
+  /**
+   * What a hook's failure means. `'allow'` (default): a hook that times out, crashes,
+   * cannot start or prints output that cannot be used never blocks. `'block'`: each of
+   * these counts as `cancel: true`, and `errorMessage` gets one line naming the hook and
+   * what happened. An object sets each kind on its own (a kind left out is allowed). An
+   * abort, `terminateAll()` and a disabled hook are never failures.
+   */
+  onFailure?: 'allow' | 'block' | OnFailurePolicy
+  /**
+   * Variables of the host's environment the hooks do not get. `true`: those whose names
+   * look like credentials (containing, in any case, `TOKEN`, `SECRET`, `PASSWORD`,
+   * `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `API_KEY`, `APIKEY` or `PRIVATE_KEY`; ending in
+   * `_KEY`, `_PAT` or `_AUTH`; starting with `AWS_` or `AZURE_`). An array: exactly those
+   * names (without case on Windows). `false` (default): all are passed. What `env` sets is
+   * always passed.
+   */
+  scrubEnv?: boolean | string[]
 }
 
 /**

@@ -17,6 +17,11 @@ use cline_hooks_core::process::Owner;
 use tokio_util::sync::CancellationToken;
 
 mod env_and_paths;
+mod on_failure;
+mod scrub_env;
+
+use on_failure::OnFailureOption;
+use scrub_env::ScrubEnvOption;
 
 /// Where to look for hooks. Every path is a non-empty string without NUL bytes and of valid
 /// Unicode (anything else is refused with `ERR_INVALID_OPTION`, naming the entry); a relative
@@ -105,6 +110,21 @@ pub struct RunOptions {
     /// and they never hold the caller, its event loop or its exit. Each takes a process slot
     /// until its own process ends; `terminateAll()` stops them; the host's exit does not.
     pub detached: Option<bool>,
+    /// What a hook's failure means. `'allow'` (default): a hook that times out, crashes,
+    /// cannot start or prints output that cannot be used never blocks. `'block'`: each of
+    /// these counts as `cancel: true`, and `errorMessage` gets one line naming the hook and
+    /// what happened. An object sets each kind on its own (a kind left out is allowed). An
+    /// abort, `terminateAll()` and a disabled hook are never failures.
+    #[napi(ts_type = "'allow' | 'block' | OnFailurePolicy")]
+    pub on_failure: Option<OnFailureOption>,
+    /// Variables of the host's environment the hooks do not get. `true`: those whose names
+    /// look like credentials (containing, in any case, `TOKEN`, `SECRET`, `PASSWORD`,
+    /// `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `API_KEY`, `APIKEY` or `PRIVATE_KEY`; ending in
+    /// `_KEY`, `_PAT` or `_AUTH`; starting with `AWS_` or `AZURE_`). An array: exactly those
+    /// names (without case on Windows). `false` (default): all are passed. What `env` sets is
+    /// always passed.
+    #[napi(ts_type = "boolean | string[]")]
+    pub scrub_env: Option<ScrubEnvOption>,
 }
 
 /// `DiscoveryOptions & RunOptions`.
@@ -146,6 +166,12 @@ pub struct RunHookOptions {
     pub sequential: Option<bool>,
     /// See `RunOptions.detached`.
     pub detached: Option<bool>,
+    /// See `RunOptions.onFailure`.
+    #[napi(ts_type = "'allow' | 'block' | OnFailurePolicy")]
+    pub on_failure: Option<OnFailureOption>,
+    /// See `RunOptions.scrubEnv`.
+    #[napi(ts_type = "boolean | string[]")]
+    pub scrub_env: Option<ScrubEnvOption>,
 }
 
 /// Where `untrustHook` and `setHookEnabled` record the user's decision.
@@ -266,6 +292,8 @@ impl RunHookOptions {
                 sequential: self.sequential,
                 max_concurrent_hooks: self.max_concurrent_hooks,
                 detached: self.detached,
+                on_failure: self.on_failure,
+                scrub_env: self.scrub_env,
             },
         )
     }
@@ -451,6 +479,8 @@ pub fn run_settings(
         abort,
         max_processes: process_limit("maxConcurrentHooks", options.max_concurrent_hooks)?,
         owner,
+        on_failure: options.on_failure.map(|o| o.0).unwrap_or_default(),
+        scrub_env: options.scrub_env.map(|o| o.0).unwrap_or_default(),
     })
 }
 
@@ -501,9 +531,11 @@ pub struct EnvAndPaths {
     policy_file: Option<String>,
     managed_hooks_dir: Option<Either<String, Null>>,
     env: Option<EnvVars>,
+    on_failure: Option<OnFailureOption>,
+    scrub_env: Option<ScrubEnvOption>,
 }
 
-const BY_HAND_KEYS: [&str; 7] = [
+const BY_HAND_KEYS: [&str; 9] = [
     "workspaceRoots",
     "extraHooksDirs",
     "globalHooksDir",
@@ -511,6 +543,8 @@ const BY_HAND_KEYS: [&str; 7] = [
     "policyFile",
     "managedHooksDir",
     "env",
+    "onFailure",
+    "scrubEnv",
 ];
 
 impl EnvAndPaths {
@@ -559,6 +593,8 @@ impl EnvAndPaths {
                 self.managed_hooks_dir =
                     Some(Either::A(env_and_paths::path(env, key, value, fix)?));
             }
+            "onFailure" => self.on_failure = Some(OnFailureOption(on_failure::read(env, value)?)),
+            "scrubEnv" => self.scrub_env = Some(ScrubEnvOption(scrub_env::read(env, value)?)),
             _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
@@ -576,29 +612,33 @@ const DISCOVERY_KEYS: [&str; 9] = [
     "policyFile",
     "trust",
 ];
-const RUN_KEYS: [&str; 6] = [
+const RUN_KEYS: [&str; 8] = [
     "timeoutMs",
     "signal",
     "env",
     "sequential",
     "maxConcurrentHooks",
     "detached",
+    "onFailure",
+    "scrubEnv",
 ];
-const RUN_HOOK_KEYS: [&str; 14] = [
+const RUN_HOOK_KEYS: [&str; 16] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
     "profile",
     "clineDir",
+    "managedHooksDir",
     "policyFile",
     "trust",
-    "managedHooksDir",
     "maxConcurrentHooks",
     "timeoutMs",
     "signal",
     "env",
     "sequential",
     "detached",
+    "onFailure",
+    "scrubEnv",
 ];
 
 impl Known for DiscoveryOptions {
@@ -624,6 +664,8 @@ impl Known for RunOptions {
     const KEYS: &'static [&'static str] = &RUN_KEYS;
     fn fill(&mut self, checked: EnvAndPaths) {
         self.env = checked.env;
+        self.on_failure = checked.on_failure;
+        self.scrub_env = checked.scrub_env;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -663,6 +705,8 @@ impl Known for RunHookOptions {
         self.policy_file = checked.policy_file;
         self.managed_hooks_dir = checked.managed_hooks_dir;
         self.env = checked.env;
+        self.on_failure = checked.on_failure;
+        self.scrub_env = checked.scrub_env;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -810,6 +854,12 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
             "a plain object of variable names to string values, such as { NAME: 'value' }"
         }
         "sequential" | "detached" if t != ValueType::Boolean => "true or false",
+        "onFailure" if t != ValueType::String && (t != ValueType::Object || is_array) => {
+            "\"allow\", \"block\", or an object such as { timeout: 'block', crash: 'block' }"
+        }
+        "scrubEnv" if t != ValueType::Boolean && !is_array => {
+            "true, false, or an array of variable names such as ['GITHUB_TOKEN']"
+        }
         _ => return Ok(()),
     };
     if matches!(t, ValueType::Undefined | ValueType::Null) {

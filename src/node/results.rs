@@ -141,6 +141,12 @@ pub struct HookExecution {
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
     pub failure: Option<String>,
+    /// How it failed, as `onFailure` names it: `timeout` (timed out, or waited for a process
+    /// slot until its timeout), `crash` (exited non-zero, killed by a signal, or an internal
+    /// error), `startFailure` (could not start), `invalidOutput` (exited 0, output unusable).
+    /// Absent when it completed, was started detached, or was aborted.
+    #[napi(ts_type = "'timeout' | 'crash' | 'startFailure' | 'invalidOutput'")]
+    pub failure_kind: Option<String>,
     /// Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
     /// objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
     /// fields, ...).
@@ -228,8 +234,8 @@ struct ResultJson<'a> {
     warnings: &'a [String],
 }
 
-/// `HookExecution`: `workspaceRoot` and `failure` come last and only when set, as they
-/// always have.
+/// `HookExecution`: `workspaceRoot`, `failure` and `failureKind` come last and only when set,
+/// as they always have.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ExecutionJson<'a> {
@@ -253,6 +259,8 @@ struct ExecutionJson<'a> {
     workspace_root: Option<std::borrow::Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure_kind: Option<&'static str>,
 }
 
 impl<'a> From<&'a Execution> for ExecutionJson<'a> {
@@ -276,6 +284,7 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             warnings: &e.warnings,
             workspace_root: e.workspace_root.as_ref().map(|r| r.to_string_lossy()),
             failure: e.failure.as_deref(),
+            failure_kind: e.failure_kind.map(|k| k.as_str()),
         }
     }
 }

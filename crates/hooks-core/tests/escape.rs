@@ -99,6 +99,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
     RunContext {
         input: Arc::from(&b"{}\n"[..]),
         env: Vec::<(OsString, OsString)>::new(),
+        env_remove: Vec::new(),
         timeout,
         default_cwd: std::env::temp_dir(),
         abort,

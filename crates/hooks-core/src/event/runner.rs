@@ -13,8 +13,10 @@ use tokio_util::sync::CancellationToken;
 use crate::discovery::{DiscoveredHook, Profile};
 use crate::error::HookError;
 use crate::event::{input, HookInput};
-use crate::process::{run_hook, start_detached, Execution, RunContext, Status};
-use crate::verdict::{combine, Combined};
+use crate::process::{
+    host_names_to_remove, run_hook, start_detached, Execution, RunContext, ScrubEnv, Status,
+};
+use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
 /// The default per-hook timeout (the contract's 30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,6 +39,10 @@ pub struct RunSettings {
     pub max_processes: Option<usize>,
     /// Who the hook processes belong to (see [`Owner`](crate::process::Owner)).
     pub owner: crate::process::Owner,
+    /// Which failures count as a cancel (`onFailure`); by default none.
+    pub on_failure: FailurePolicy,
+    /// Inherited variables the hooks do not get (`scrubEnv`); by default none are left out.
+    pub scrub_env: ScrubEnv,
 }
 
 impl Default for RunSettings {
@@ -49,6 +55,8 @@ impl Default for RunSettings {
             abort: CancellationToken::new(),
             max_processes: None,
             owner: 0,
+            on_failure: FailurePolicy::default(),
+            scrub_env: ScrubEnv::Off,
         }
     }
 }
@@ -169,6 +177,7 @@ impl Runner {
         let ctx = Arc::new(RunContext {
             input: input.into(),
             env: settings.env.clone(),
+            env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
             timeout: settings.timeout,
             default_cwd: self
                 .workspace_roots
@@ -232,6 +241,12 @@ impl Runner {
             return Err(HookError::Aborted);
         }
         let mut combined = combine(&executions);
+        apply_failure_policy(
+            &settings.on_failure,
+            &executions,
+            settings.timeout,
+            &mut combined,
+        );
         combined.warnings.extend(self.skipped());
         // Hooks refused at their start because their bytes were no longer the approved ones.
         combined.warnings.extend(
@@ -286,6 +301,7 @@ fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
     exec.failure = Some(format!(
         "internal error in @cline/hooks while running it (please report it): {what}"
     ));
+    exec.failure_kind = Some(crate::process::FailureKind::Crash);
     exec
 }
 

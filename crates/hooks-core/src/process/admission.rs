@@ -8,7 +8,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{sleep, sleep_until, Instant};
 use tokio_util::sync::CancellationToken;
 
-use super::execution::{Execution, RunContext, Status};
+use super::execution::{Execution, FailureKind, RunContext, Status};
 use crate::discovery::DiscoveredHook;
 use crate::process::Registration;
 
@@ -41,6 +41,11 @@ pub(super) fn not_started(
 ) -> Execution {
     let mut exec = Execution::of(hook, status);
     exec.failure = Some(why);
+    exec.failure_kind = match FailureKind::of_unstarted(status) {
+        // Failed here without a launch error: the slots were closed, an internal error.
+        Some(FailureKind::StartFailure) if hook.launch_error.is_none() => Some(FailureKind::Crash),
+        kind => kind,
+    };
     exec.duration = since.elapsed();
     exec
 }

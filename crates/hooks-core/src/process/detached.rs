@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::admission::{admit, not_started, wait_to_retry};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
-use super::execution::{Execution, RunContext, Status};
+use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::spawn::{spawn, HookIo, HookStdin, NotStarted};
 use super::spawn_failure::explain_start_error;
 use super::verified_start::verify;
@@ -39,6 +39,7 @@ pub async fn start_detached(
                 "could not start: its input could not be written to a temporary file in {} ({err}); check that the temp folder is writable",
                 std::env::temp_dir().display()
             ));
+            exec.failure_kind = Some(FailureKind::StartFailure);
             exec.duration = started.elapsed();
             return exec;
         }
@@ -59,10 +60,11 @@ pub async fn start_detached(
     let stop = registration.stop.clone();
     let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
     let marker = StartMarker::next();
+    let env = (&ctx.env[..], &ctx.env_remove[..]);
     let spawned = spawn(
         hook,
         &cwd,
-        &ctx.env,
+        env,
         marker,
         &mut exec.warnings,
         io,
@@ -85,8 +87,12 @@ pub async fn start_detached(
         Err(NotStarted::Stopped(status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
+            exec.failure_kind = FailureKind::of_unstarted(status);
         }
-        Err(NotStarted::Failed(err)) => exec.failure = Some(explain_start_error(&err, hook, &cwd)),
+        Err(NotStarted::Failed(err)) => {
+            exec.failure = Some(explain_start_error(&err, hook, &cwd));
+            exec.failure_kind = Some(FailureKind::StartFailure);
+        }
     }
     exec.duration = started.elapsed();
     exec

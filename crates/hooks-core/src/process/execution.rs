@@ -54,6 +54,44 @@ impl Status {
     }
 }
 
+/// How a hook's run failed, for a failure policy: what `onFailure` can turn into a cancel.
+/// An abort or `terminateAll()` is never one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// Still running at its deadline, or waiting for a process slot until it.
+    Timeout,
+    /// Exited non-zero, was killed by a signal, or this package failed while running it.
+    Crash,
+    /// Could not start: the start failed, its interpreter is missing, or (exit 127, or an
+    /// interpreter that failed) its file or working directory was gone.
+    StartFailure,
+    /// Exited 0 but printed output that cannot be used.
+    InvalidOutput,
+}
+
+impl FailureKind {
+    /// Its name as the Node API reports it: `timeout`, `crash`, `startFailure` or
+    /// `invalidOutput`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Timeout => "timeout",
+            FailureKind::Crash => "crash",
+            FailureKind::StartFailure => "startFailure",
+            FailureKind::InvalidOutput => "invalidOutput",
+        }
+    }
+
+    /// The kind of a run that ended with `status` without a process of its own to judge:
+    /// timed out, or (failed) could not start; an abort and a success are none.
+    pub(crate) fn of_unstarted(status: Status) -> Option<FailureKind> {
+        match status {
+            Status::TimedOut => Some(FailureKind::Timeout),
+            Status::Failed => Some(FailureKind::StartFailure),
+            Status::Completed | Status::Aborted | Status::Started => None,
+        }
+    }
+}
+
 /// What running one hook did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Execution {
@@ -93,6 +131,9 @@ pub struct Execution {
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
     pub failure: Option<String>,
+    /// How it failed (see [`FailureKind`]); `None` when it completed, was started detached,
+    /// or was stopped by an abort or `terminateAll()`.
+    pub failure_kind: Option<FailureKind>,
     /// Things worth knowing that did not make it fail.
     pub warnings: Vec<String>,
 }
@@ -118,6 +159,7 @@ impl Execution {
             duration: Duration::ZERO,
             stderr: String::new(),
             failure: None,
+            failure_kind: None,
             warnings: Vec::new(),
         }
     }
@@ -129,6 +171,9 @@ pub struct RunContext {
     pub input: Arc<[u8]>,
     /// The environment added to the host's for each hook.
     pub env: Vec<(OsString, OsString)>,
+    /// Inherited variables left out of each hook's environment (`scrubEnv`), worked out once
+    /// per run (see [`host_names_to_remove`](crate::process::host_names_to_remove)).
+    pub env_remove: Vec<OsString>,
     /// Each hook's timeout, as the run was given it (the failure sentences name it).
     pub timeout: Duration,
     /// Where global and extra hooks run: the first workspace root, else the home directory.
@@ -185,7 +230,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let spawned = spawn_watched(
         hook,
         &cwd,
-        &ctx.env,
+        (&ctx.env, &ctx.env_remove),
         &mut registration,
         &mut exec.warnings,
         verified.as_ref(),
@@ -200,11 +245,13 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
         Err(NotStarted::Stopped(status, why)) => {
             exec.status = status;
             exec.failure = Some(why);
+            exec.failure_kind = FailureKind::of_unstarted(status);
             exec.duration = started.elapsed();
             return exec;
         }
         Err(NotStarted::Failed(err)) => {
             exec.failure = Some(explain_start_error(&err, hook, &cwd));
+            exec.failure_kind = Some(FailureKind::StartFailure);
             exec.duration = started.elapsed();
             return exec;
         }
@@ -292,6 +339,7 @@ fn conclude(
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);
             exec.failure = exit_failure(&status, &exec.stderr);
+            exec.failure_kind = exec.failure.as_ref().map(|_| FailureKind::Crash);
             // Where start errors surface as an exit code, say why: 127 (an emulator, a
             // wrapper), or any failure of an interpreter that was to read the hook's file
             // (cmd.exe says 9009 for a `.cmd` deleted after discovery, PowerShell another).
@@ -302,11 +350,15 @@ fn conclude(
             if status.code() == Some(127) || (through_interpreter && !status.success()) {
                 if let Some(why) = start_obstacle(hook, cwd) {
                     exec.failure = Some(why);
+                    exec.failure_kind = Some(FailureKind::StartFailure);
                 }
             }
             match (&exec.failure, verdict.problem) {
                 (None, None) => exec.status = Status::Completed,
-                (None, Some(problem)) => exec.failure = Some(problem),
+                (None, Some(problem)) => {
+                    exec.failure = Some(problem);
+                    exec.failure_kind = Some(FailureKind::InvalidOutput);
+                }
                 (Some(_), Some(problem)) => exec.warnings.push(format!("it also {problem}")),
                 (Some(_), None) => {}
             }
@@ -316,9 +368,11 @@ fn conclude(
         }
         End::Exited(Err(wait_err)) => {
             exec.failure = Some(format!("could not be waited for: {wait_err}"));
+            exec.failure_kind = Some(FailureKind::Crash);
         }
         End::TimedOut => {
             exec.status = Status::TimedOut;
+            exec.failure_kind = Some(FailureKind::Timeout);
             exec.failure = Some(format!(
                 "did not finish within {} ms, so its process tree was stopped ({}){could_not_stop}",
                 timeout.as_millis(),

@@ -11,6 +11,7 @@ mod spawn_failure;
 
 mod deadline;
 mod detached;
+mod environment;
 mod execution;
 mod marker;
 mod pipes;
@@ -21,6 +22,7 @@ mod watchdog;
 
 pub use deadline::*;
 pub use detached::*;
+pub use environment::*;
 pub use execution::*;
 pub(crate) use marker::*;
 pub use pipes::*;

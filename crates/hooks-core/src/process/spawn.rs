@@ -59,6 +59,10 @@ impl From<io::Error> for NotStarted {
     }
 }
 
+/// A hook's environment: the variables added to the inherited ones, and the inherited ones
+/// left out (`scrubEnv`).
+pub(super) type HookEnv<'a> = (&'a [(OsString, OsString)], &'a [OsString]);
+
 /// Where a hook's stdin comes from and what its stdout and stderr go to.
 pub(super) struct HookIo {
     pub stdin: HookStdin,
@@ -72,7 +76,7 @@ pub(super) struct HookIo {
 pub(super) async fn spawn_watched<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
-    env: &[(OsString, OsString)],
+    env: HookEnv<'_>,
     registration: &mut Registration,
     warnings: &mut Vec<String>,
     verified: Option<&VerifiedFile>,
@@ -100,8 +104,8 @@ where
     Ok(child)
 }
 
-/// Starts the hook's process as the head of its own tree, with `io`. Its environment is `env`
-/// and `marker`'s variable (every start carries one: it is how the processes that leave the
+/// Starts the hook's process as the head of its own tree, with `io`. Its environment is the
+/// inherited one without `env_remove`, with `env` added, and `marker`'s variable (every start carries one: it is how the processes that leave the
 /// tree's group are found when it is stopped). A start the system refuses for a reason that
 /// passes is tried again, up to [`START_ATTEMPTS`] times, after `wait(pause, the refusal)`,
 /// which ends early with the hook's status when the run is stopped meanwhile; a later try that
@@ -110,7 +114,7 @@ where
 pub(super) async fn spawn<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
-    env: &[(OsString, OsString)],
+    (env, env_remove): HookEnv<'_>,
     marker: StartMarker,
     warnings: &mut Vec<String>,
     io: HookIo,
@@ -127,6 +131,9 @@ where
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
         let (key, value) = marker.env();
+        for name in env_remove {
+            command.env_remove(name);
+        }
         command
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))

@@ -1,8 +1,10 @@
 //! What a hook said: its stdout read as it streams, the final JSON object found and its
-//! verdict fields checked, and many hooks' verdicts combined into one.
+//! verdict fields checked, and many hooks' verdicts combined into one, failures counted as
+//! a cancel where the failure policy says so.
 
 mod combine;
 mod encoding;
+mod failure_policy;
 mod fields;
 mod lenient;
 mod locate;
@@ -10,6 +12,7 @@ mod stream;
 
 pub use combine::*;
 pub use encoding::*;
+pub use failure_policy::*;
 pub use fields::*;
 pub use lenient::*;
 pub use locate::*;

@@ -1,0 +1,203 @@
+//! `onFailure`, read from JavaScript by hand: `'allow'`, `'block'`, or an object giving either
+//! for `timeout`, `crash`, `startFailure` and `invalidOutput`. The rules are the pure functions
+//! at the top; the napi reading follows.
+
+use napi::bindgen_prelude::{Env, Error, JsValue, Object, Status, TypeName, Unknown, ValueType};
+use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, ValidateNapiValue};
+use napi_derive::napi;
+
+use crate::node::errors::Failure;
+use crate::node::options::{closest, describe_type, own_keys};
+use cline_hooks_core::error::{quoted, HookError};
+use cline_hooks_core::verdict::{FailurePolicy, OnFailure};
+
+/// The keys of an `onFailure` object, as the API spells them.
+pub const KINDS: [&str; 4] = ["timeout", "crash", "startFailure", "invalidOutput"];
+
+/// The object form of `onFailure`: `'allow'` or `'block'` for each kind of failure (a kind
+/// left out is allowed).
+// Declared for index.d.ts; `read` fills `RunOptions` by hand.
+#[napi(object, object_to_js = false)]
+#[allow(dead_code)]
+pub struct OnFailurePolicy {
+    /// A hook still running at its timeout (or waiting for a process slot until it).
+    #[napi(ts_type = "'allow' | 'block'")]
+    pub timeout: Option<String>,
+    /// A hook that exited with a non-zero code or was killed by a signal.
+    #[napi(ts_type = "'allow' | 'block'")]
+    pub crash: Option<String>,
+    /// A hook that could not start (its file or interpreter missing, not executable, ...).
+    #[napi(ts_type = "'allow' | 'block'")]
+    pub start_failure: Option<String>,
+    /// A hook that exited 0 but printed output that cannot be used.
+    #[napi(ts_type = "'allow' | 'block'")]
+    pub invalid_output: Option<String>,
+}
+
+/// `word` as a policy, or the reason to refuse it; `label` names where it was given
+/// (`onFailure`, `onFailure.timeout`).
+pub fn on_failure_word(label: &str, word: &str) -> Result<OnFailure, String> {
+    match word {
+        "allow" => Ok(OnFailure::Allow),
+        "block" => Ok(OnFailure::Block),
+        other => Err(format!(
+            "{label} is {}; use \"allow\" or \"block\"",
+            quoted(other)
+        )),
+    }
+}
+
+/// Sets the policy of the kind named `key` (one of [`KINDS`]) in `policy`, or says why `key`
+/// is not one, naming the closest.
+pub fn set_kind(policy: &mut FailurePolicy, key: &str, value: OnFailure) -> Result<(), String> {
+    match key {
+        "timeout" => policy.timeout = value,
+        "crash" => policy.crash = value,
+        "startFailure" => policy.start_failure = value,
+        "invalidOutput" => policy.invalid_output = value,
+        other => {
+            let hint = match closest(other, &KINDS) {
+                Some(near) => format!(": did you mean \"{near}\"?"),
+                None => "; remove it".to_owned(),
+            };
+            return Err(format!(
+                "{} is not a kind of failure{hint} (the keys of onFailure are {})",
+                quoted(other),
+                KINDS.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A checked `onFailure`. Read by `read` by hand, never by napi's conversion.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OnFailureOption(pub FailurePolicy);
+
+impl TypeName for OnFailureOption {
+    fn type_name() -> &'static str {
+        "'allow' | 'block' | OnFailurePolicy"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl FromNapiValue for OnFailureOption {
+    unsafe fn from_napi_value(
+        _env: napi::sys::napi_env,
+        _value: napi::sys::napi_value,
+    ) -> napi::Result<Self> {
+        Err(Error::new(
+            Status::InvalidArg,
+            "onFailure must be read by options::read",
+        ))
+    }
+}
+
+impl ValidateNapiValue for OnFailureOption {}
+
+fn refuse<'env>(reason: String) -> Failure<'env> {
+    HookError::InvalidOption {
+        option: "onFailure",
+        reason,
+    }
+    .into()
+}
+
+/// A string's text (its type already checked).
+fn text(env: &Env, value: &Unknown) -> napi::Result<String> {
+    // Safety: the caller checked it is a string.
+    unsafe { String::from_napi_value(env.raw(), value.raw()) }
+}
+
+/// `onFailure` (already checked to be a string or a non-array object), checked.
+pub fn read<'env>(env: &'env Env, value: &Unknown<'env>) -> Result<FailurePolicy, Failure<'env>> {
+    let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
+    if value.get_type().map_err(internal)? == ValueType::String {
+        let word = text(env, value).map_err(internal)?;
+        let all = on_failure_word("onFailure", &word).map_err(|_| {
+            refuse(format!(
+                "{} is not a failure policy; use \"allow\", \"block\", or an object such as {{ timeout: 'block', crash: 'block' }}",
+                quoted(&word)
+            ))
+        })?;
+        return Ok(FailurePolicy::all(all));
+    }
+    // Safety: checked to be an object.
+    let object: Object = unsafe { value.cast() }.map_err(internal)?;
+    let keys = own_keys(env, &object).map_err(|e| {
+        Failure::thrown(
+            env,
+            HookError::InvalidOption {
+                option: "onFailure",
+                reason: format!(
+                    "listing its keys failed ({}); pass a plain object",
+                    e.reason
+                ),
+            },
+        )
+    })?;
+    let mut policy = FailurePolicy::default();
+    for key in &keys {
+        // An unknown key is refused before its value is read.
+        set_kind(&mut policy, key, OnFailure::Allow).map_err(refuse)?;
+        let label = format!("onFailure.{key}");
+        let item: Unknown = object.get_named_property(key).map_err(|_| {
+            Failure::thrown(
+                env,
+                HookError::InvalidOption {
+                    option: "onFailure",
+                    reason: format!(
+                        "reading {label} threw (the error's cause is what it threw); pass \"allow\" or \"block\""
+                    ),
+                },
+            )
+        })?;
+        let value = match item.get_type().map_err(internal)? {
+            ValueType::Undefined => OnFailure::Allow,
+            ValueType::String => {
+                on_failure_word(&label, &text(env, &item).map_err(internal)?).map_err(refuse)?
+            }
+            other => {
+                return Err(refuse(format!(
+                    "{label} is {}; use \"allow\" or \"block\"",
+                    describe_type(other)
+                )))
+            }
+        };
+        set_kind(&mut policy, key, value).map_err(refuse)?;
+    }
+    Ok(policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_and_block_are_the_only_words() {
+        assert_eq!(on_failure_word("onFailure", "allow"), Ok(OnFailure::Allow));
+        assert_eq!(on_failure_word("onFailure", "block"), Ok(OnFailure::Block));
+        assert_eq!(
+            on_failure_word("onFailure.crash", "Block"),
+            Err("onFailure.crash is \"Block\"; use \"allow\" or \"block\"".to_owned())
+        );
+    }
+
+    #[test]
+    fn each_kind_sets_its_own_policy_and_a_misspelled_one_names_the_closest() {
+        let mut policy = FailurePolicy::default();
+        for key in KINDS {
+            set_kind(&mut policy, key, OnFailure::Block).unwrap();
+        }
+        assert_eq!(policy, FailurePolicy::block());
+        let err = set_kind(&mut policy, "timout", OnFailure::Block).unwrap_err();
+        assert!(
+            err.starts_with("\"timout\" is not a kind of failure: did you mean \"timeout\"?"),
+            "{err}"
+        );
+        let err = set_kind(&mut policy, "zzz", OnFailure::Block).unwrap_err();
+        assert_eq!(err, "\"zzz\" is not a kind of failure; remove it (the keys of onFailure are timeout, crash, startFailure, invalidOutput)");
+    }
+}
