@@ -252,7 +252,7 @@ describe('bad input', () => {
     fs.writeFileSync(notAHook, 'x')
     const cases = [
       [() => trustHook(notAHook, { policyFile }), 'ERR_NOT_A_HOOK', /not a hook: its name is not a hook's/],
-      [() => trustHook(path.join(root, 'PreToolUse'), { policyFile }), 'ERR_NOT_A_HOOK', /does not exist/],
+      [() => trustHook(path.join(root, isWindows ? 'PreToolUse.cmd' : 'PreToolUse'), { policyFile }), 'ERR_NOT_A_HOOK', /does not exist/],
       [() => trustHook(hooksDirOf(root), { policyFile }), 'ERR_NOT_A_HOOK', /not a hook/],
       [() => trustHook(hook, {}), 'ERR_INVALID_OPTION', /policyFile/],
       [() => trustHook(hook, { policyFile, sha256: 'abc' }), 'ERR_INVALID_OPTION', /not a sha256/],
@@ -287,7 +287,7 @@ describe('cline-hooks trust, enable, disable', () => {
   const EXAMPLES = path.join(__dirname, '..', 'examples', 'workspace')
   const cli = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } })
 
-  test('trust lists the unapproved example hooks with their first lines, approves them with --yes, and list shows it', () => {
+  testIf(!isWindows, 'the examples are macOS/Linux hooks (extensionless executables)', 'trust lists the unapproved example hooks with their first lines, approves them with --yes, and list shows it', () => {
     const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
     const scope = ['--workspace', EXAMPLES, '--no-global', '--policy-file', policyFile]
     const examples = fs.readdirSync(path.join(EXAMPLES, '.clinerules', 'hooks')).filter((n) => !n.startsWith('.'))
