@@ -346,6 +346,7 @@ mod tests {
             kind: EntryKind::File { executable: true },
             shebang: Some("/bin/sh".into()),
             launch: Launch::Argv(vec![name.into()]),
+            sha256: None,
         }
     }
 

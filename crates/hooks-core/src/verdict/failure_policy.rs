@@ -180,6 +180,8 @@ mod tests {
             command: Vec::new(),
             launch_error: None,
             shebang_program: None,
+            sha256: None,
+            trust: Default::default(),
         };
         let mut exec = Execution::of(&hook, status);
         exec.failure_kind = kind;
