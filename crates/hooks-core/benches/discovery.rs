@@ -180,6 +180,7 @@ fn listings(
             Listing {
                 dir,
                 contents: Contents::Entries(entries),
+                real_dir: None,
             }
         })
         .collect()

@@ -24,7 +24,7 @@ use tokio::sync::Semaphore;
 
 use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
 use crate::error::HookError;
-use crate::event::{Runner, DEFAULT_TIMEOUT};
+use crate::event::{Runner, RunnerPolicy, DEFAULT_TIMEOUT};
 use crate::launch::{Interpreters, LiveMachine};
 use crate::policy::{self, Loaded};
 use crate::process::KILL_GRACE;
@@ -159,6 +159,12 @@ impl Snapshot {
             setup.layout.profile,
         )
         .with_warnings(self.warnings())
+        .with_policy(setup.layout.policy_file.clone().map(|file| RunnerPolicy {
+            file,
+            scope: setup.layout.trust,
+            workspace_roots: setup.layout.workspace_roots.clone(),
+            writes: self.policy.writes,
+        }))
     }
 
     /// Whether `other` is this snapshot again: the same name read from the same scan result
@@ -405,12 +411,13 @@ impl Factory {
         // Counted before the store is read: a change made while it is read leaves this
         // snapshot stale.
         let policy_writes = self.policy_writes();
-        let loaded = setup
+        let mut loaded = setup
             .layout
             .policy_file
             .as_deref()
-            .map(policy::load)
+            .map(|file| policy::load(file, &setup.layout.workspace_roots))
             .unwrap_or_default();
+        loaded.writes = policy_writes;
         let dirs = discovery::hook_dirs(&setup.layout, &Defaults::find());
         let mut machine = LiveMachine::default();
         let windows = matches!(setup.platform, Platform::Windows { .. });

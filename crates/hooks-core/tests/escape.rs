@@ -67,6 +67,7 @@ fn hook(interpreter: &str, script: String) -> DiscoveredHook {
         shebang_program: None,
         sha256: None,
         trust: Default::default(),
+        real_path: None,
     }
 }
 

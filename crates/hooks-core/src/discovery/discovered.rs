@@ -37,6 +37,17 @@ pub struct DiscoveredHook {
     /// Where it stands with the user's approvals (see [`TrustScope`](crate::policy::TrustScope)).
     /// An approved hook is started only from bytes with its approved `sha256`.
     pub trust: TrustState,
+    /// Its path with the links on its folder's path resolved, when known: the user's policy
+    /// store is keyed by it, so a hook approved or disabled through one spelling of its
+    /// folder is the same hook through another.
+    pub real_path: Option<PathBuf>,
+}
+
+impl DiscoveredHook {
+    /// The path the user's policy store knows this hook by.
+    pub fn policy_path(&self) -> &std::path::Path {
+        self.real_path.as_deref().unwrap_or(&self.path)
+    }
 }
 
 impl DiscoveredHook {
@@ -54,7 +65,12 @@ pub fn discover(
     platform: &Platform,
 ) -> Vec<DiscoveredHook> {
     let mut found = Vec::new();
-    for Listing { dir, contents } in listings {
+    for Listing {
+        dir,
+        contents,
+        real_dir,
+    } in listings
+    {
         let entries = match contents {
             Contents::Missing => continue,
             Contents::Unreadable(why) => {
@@ -71,6 +87,7 @@ pub fn discover(
                     shebang_program: None,
                     sha256: None,
                     trust: TrustState::NotRequired,
+                    real_path: None,
                 });
                 continue;
             }
@@ -117,6 +134,7 @@ pub fn discover(
                 shebang_program,
                 sha256,
                 trust: TrustState::NotRequired,
+                real_path: real_dir.as_ref().map(|d| d.join(&picked.file_name)),
             });
         }
     }
@@ -139,7 +157,11 @@ mod tests {
         assert_eq!(dirs.len(), contents.len());
         dirs.into_iter()
             .zip(contents)
-            .map(|(dir, contents)| Listing { dir, contents })
+            .map(|(dir, contents)| Listing {
+                dir,
+                contents,
+                real_dir: None,
+            })
             .collect()
     }
 

@@ -34,6 +34,9 @@ pub struct Listing {
     pub dir: HookDir,
     /// What it held.
     pub contents: Contents,
+    /// The directory with every symbolic link on its path resolved, when it exists: what the
+    /// user's policy store keys its hooks by (see [`crate::policy::real_path`]).
+    pub real_dir: Option<PathBuf>,
 }
 
 /// Scans hooks directories for one factory, remembering each directory's listing so that a
@@ -139,7 +142,15 @@ impl Scanner {
                 if let Some(listed) = listed {
                     self.listed.insert(dir.path.clone(), listed);
                 }
-                Listing { dir, contents }
+                let real_dir = match contents {
+                    Contents::Missing => None,
+                    _ => crate::policy::real_dir(&dir.path),
+                };
+                Listing {
+                    dir,
+                    contents,
+                    real_dir,
+                }
             })
             .collect()
     }

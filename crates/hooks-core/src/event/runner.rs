@@ -85,6 +85,23 @@ pub struct Runner {
     profile: Profile,
     /// Said in every run's warnings (a policy store that cannot be used).
     warnings: Vec<String>,
+    /// The user's policy store the hooks were checked against, if any: a run after this
+    /// process changed a store applies it again (a revoked approval or a disabled hook does
+    /// not run from a runner made before).
+    policy: Option<RunnerPolicy>,
+}
+
+/// The policy store a runner's hooks were checked against (see [`Runner::with_policy`]).
+#[derive(Debug, Clone)]
+pub struct RunnerPolicy {
+    /// The store.
+    pub file: PathBuf,
+    /// The trust scope applied.
+    pub scope: crate::policy::TrustScope,
+    /// The layout's workspace roots (where the store must not be).
+    pub workspace_roots: Vec<PathBuf>,
+    /// [`crate::policy::writes`] when the store was read.
+    pub writes: u64,
 }
 
 impl Runner {
@@ -105,7 +122,43 @@ impl Runner {
             limiter,
             profile,
             warnings: Vec::new(),
+            policy: None,
         }
+    }
+
+    /// The same runner, checked against `policy` again at a run once this process has changed
+    /// a store since it was read.
+    pub fn with_policy(mut self, policy: Option<RunnerPolicy>) -> Runner {
+        self.policy = policy;
+        self
+    }
+
+    /// The hooks to run now: as discovered, with the user's policy applied again if this
+    /// process changed a store since it was read (on a blocking thread); and the warnings.
+    async fn current(&self) -> (Vec<DiscoveredHook>, Vec<String>) {
+        let Some(policy) = self.policy.clone() else {
+            return (self.hooks.clone(), self.warnings.clone());
+        };
+        if crate::policy::writes() == policy.writes {
+            return (self.hooks.clone(), self.warnings.clone());
+        }
+        let mut hooks = self.hooks.clone();
+        let loaded = crate::blocking::run_or_inline(move || {
+            crate::policy::load(&policy.file, &policy.workspace_roots)
+        })
+        .await
+        .unwrap_or_else(|why| crate::policy::Loaded {
+            problem: Some(format!(
+                "the hooks policy store could not be read again ({why})"
+            )),
+            ..crate::policy::Loaded::default()
+        });
+        let scope = self
+            .policy
+            .as_ref()
+            .map_or_else(Default::default, |p| p.scope);
+        crate::policy::apply(&mut hooks, &loaded.policy, scope);
+        (hooks, loaded.problem.into_iter().collect())
     }
 
     /// The same runner, with `warnings` added to every run's (what discovery found wrong
@@ -142,15 +195,7 @@ impl Runner {
 
     /// The run's warnings about the hooks that were not started, and the runner's own.
     fn skipped(&self) -> Vec<String> {
-        self.warnings
-            .iter()
-            .cloned()
-            .chain(self.hooks.iter().filter_map(|h| {
-                h.disabled
-                    .as_ref()
-                    .map(|why| format!("skipped {}: {why}", h.path.display()))
-            }))
-            .collect()
+        skipped(&self.hooks, &self.warnings)
     }
 
     /// Runs the hooks with `input` (a [`HookInput`], or a `serde_json::Value`).
@@ -167,8 +212,18 @@ impl Runner {
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
-        let enabled: Vec<DiscoveredHook> =
-            self.hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        let (hooks, warnings) = self.current().await;
+        if !hooks.iter().any(DiscoveredHook::enabled) {
+            return Ok(RunReport {
+                combined: Combined {
+                    warnings: skipped(&hooks, &warnings),
+                    ..Combined::default()
+                },
+                executions: Vec::new(),
+                duration: started.elapsed(),
+            });
+        }
+        let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
         // Each hook runs on its own task, which dropping this future does not reach: a run
         // abandoned by its caller (a `select!`, a `timeout`) stops its hooks as an abort does.
         let abort = settings.abort.child_token();
@@ -265,6 +320,19 @@ impl Runner {
     }
 }
 
+/// The warnings of a run: `warnings`, then one per hook of `hooks` that was not started.
+fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
+    warnings
+        .iter()
+        .cloned()
+        .chain(hooks.iter().filter_map(|h| {
+            h.disabled
+                .as_ref()
+                .map(|why| format!("skipped {}: {why}", h.path.display()))
+        }))
+        .collect()
+}
+
 /// `from + timeout`, or as far ahead as the clock goes: a timeout of `Duration::MAX` (no
 /// timeout, in effect) must not overflow the clock and panic.
 fn deadline_after(from: Instant, timeout: Duration) -> Instant {
@@ -324,6 +392,7 @@ mod tests {
             shebang_program: None,
             sha256: None,
             trust: Default::default(),
+            real_path: None,
         }
     }
 

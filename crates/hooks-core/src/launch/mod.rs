@@ -10,10 +10,12 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+mod from_descriptor;
 mod interpreters;
 mod shebang;
 mod windows;
 
+pub use self::from_descriptor::*;
 pub use self::interpreters::*;
 pub use self::shebang::*;
 pub use self::windows::*;

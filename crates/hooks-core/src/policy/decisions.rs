@@ -11,6 +11,31 @@ use super::store::{is_sha256, key};
 use crate::discovery::{could_be_hook_file, Platform, Profile};
 use crate::error::HookError;
 
+/// `dir` with every symbolic link on its path resolved (Windows: without the `\\?\` prefix
+/// when it is a plain drive path); `None` if it does not exist. I/O.
+pub fn real_dir(dir: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(dir).ok()?;
+    #[cfg(windows)]
+    {
+        let text = real.to_string_lossy();
+        if let Some(plain) = text.strip_prefix(r"\\?\") {
+            if plain.as_bytes().get(1) == Some(&b':') {
+                return Some(PathBuf::from(plain));
+            }
+        }
+    }
+    Some(real)
+}
+
+/// `path` (a hook file) with the links on its folder's path resolved, as the store keys it:
+/// the file itself may be a link (its own name is the hook's).
+pub fn real_path(path: &Path) -> PathBuf {
+    match (path.parent().and_then(real_dir), path.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => path.to_owned(),
+    }
+}
+
 /// An approval as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
@@ -55,8 +80,9 @@ pub fn trust_hook(
             path.display()
         )));
     }
+    let real = real_path(path);
     update(policy_file, |policy| {
-        policy.approved.insert(key(path), sha256.clone());
+        policy.approved.insert(key(&real), sha256.clone());
         Ok(())
     })?;
     Ok(Approval {
@@ -67,8 +93,11 @@ pub fn trust_hook(
 
 /// Withdraws the approval of `path`; whether there was one. The file need not exist anymore.
 pub fn untrust_hook(path: &Path, policy_file: &Path) -> Result<bool, HookError> {
+    let real = real_path(path);
     update(policy_file, |policy| {
-        Ok(policy.approved.remove(&key(path)).is_some())
+        // Either spelling: one recorded before links were resolved is withdrawn too.
+        let had_real = policy.approved.remove(&key(&real)).is_some();
+        Ok(policy.approved.remove(&key(path)).is_some() || had_real)
     })
 }
 
@@ -79,11 +108,13 @@ pub fn set_hook_enabled(path: &Path, enabled: bool, policy_file: &Path) -> Resul
     if enabled {
         make_executable(path, &file)?;
     }
+    let real = real_path(path);
     update(policy_file, |policy| {
         if enabled {
+            policy.disabled.remove(&key(&real));
             policy.disabled.remove(&key(path));
         } else {
-            policy.disabled.insert(key(path));
+            policy.disabled.insert(key(&real));
         }
         Ok(())
     })
@@ -177,7 +208,7 @@ mod tests {
             super::super::fingerprint::sha256_of_bytes(b"test")
         );
         assert_eq!(
-            load(&store).policy.approval(&hook),
+            load(&store, &[]).policy.approval(&hook),
             Some(approval.sha256.as_str())
         );
         // Reviewed as other bytes: refused, nothing recorded.
@@ -188,7 +219,7 @@ mod tests {
             "{err}"
         );
         assert_eq!(
-            load(&store).policy.approval(&hook),
+            load(&store, &[]).policy.approval(&hook),
             Some(approval.sha256.as_str())
         );
         assert!(untrust_hook(&hook, &store).unwrap());
@@ -223,13 +254,13 @@ mod tests {
         std::fs::write(&hook, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
         set_hook_enabled(&hook, false, &store).unwrap();
-        assert!(load(&store).policy.is_disabled(&hook));
+        assert!(load(&store, &[]).policy.is_disabled(&hook));
         assert_eq!(
             std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777,
             0o644
         );
         set_hook_enabled(&hook, true, &store).unwrap();
-        assert!(!load(&store).policy.is_disabled(&hook));
+        assert!(!load(&store, &[]).policy.is_disabled(&hook));
         assert_eq!(
             std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777,
             0o755

@@ -36,6 +36,16 @@ pub fn sha256_of(file: &File) -> io::Result<Option<String>> {
     Ok(Some(hex(&hasher.finalize())))
 }
 
+/// All of `file`'s bytes, read from its start; `None` when it holds more than
+/// [`FINGERPRINT_LIMIT`] bytes.
+pub fn read_capped(file: &File) -> io::Result<Option<Vec<u8>>> {
+    let mut reader = file;
+    reader.rewind()?;
+    let mut bytes = Vec::new();
+    reader.take(FINGERPRINT_LIMIT + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= FINGERPRINT_LIMIT).then_some(bytes))
+}
+
 /// The sha256 of `bytes` as lowercase hex.
 pub fn sha256_of_bytes(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))

@@ -49,18 +49,25 @@ pub struct Loaded {
     pub policy: Policy,
     /// Why it could not be used, for the run's `warnings`.
     pub problem: Option<String>,
+    /// How many changes this process had made to stores ([`writes`]) before it was read; set
+    /// by whoever keeps it (0 from [`load`]).
+    pub writes: u64,
 }
 
-/// Reads the store at `path`. A missing file is an empty store; one that cannot be read,
-/// is not a store, or (on macOS/Linux) could be written by another user, is empty with a
-/// `problem` that says so.
-pub fn load(path: &Path) -> Loaded {
-    match read(path) {
+/// Reads the store at `path` for a layout with `workspace_roots`. A missing file is an empty
+/// store; one that cannot be read, is not a store, (on macOS/Linux) could be written by another
+/// user, or is inside a workspace root once links are followed, is empty with a `problem` that
+/// says so.
+pub fn load(path: &Path, workspace_roots: &[PathBuf]) -> Loaded {
+    let placed = real_placement_problem(path, workspace_roots);
+    match placed.map_or_else(|| read(path), Err) {
         Ok(policy) => Loaded {
             policy,
             problem: None,
+            writes: 0,
         },
         Err(why) => Loaded {
+            writes: 0,
             policy: Policy::default(),
             problem: Some(format!(
                 "the hooks policy file {} {why}; until it is fixed or deleted it counts as empty: no hook is approved or disabled by it",
@@ -70,9 +77,35 @@ pub fn load(path: &Path) -> Loaded {
     }
 }
 
+/// [`placement_problem`] with links followed (a workspace root, or the store's folder, given
+/// through a symbolic link): I/O, done where the store is read, off any event loop.
+fn real_placement_problem(path: &Path, workspace_roots: &[PathBuf]) -> Option<String> {
+    let real_dir = path.parent().and_then(|d| std::fs::canonicalize(d).ok())?;
+    let real = real_dir.join(path.file_name()?);
+    let roots: Vec<PathBuf> = workspace_roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .collect();
+    placement_problem(&real, &roots)
+        .map(|why| format!("is, once symbolic links are followed, {why}"))
+}
+
+/// Opens the store for reading without blocking (a FIFO put in its place must not hold the
+/// caller) and without taking a terminal.
+fn open_store(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    options.open(path)
+}
+
 /// The store's contents, or what is wrong with the file (a fragment after its path).
 fn read(path: &Path) -> Result<Policy, String> {
-    let mut file = match File::open(path) {
+    let mut file = match open_store(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Policy::default()),
         Err(err) => return Err(format!("cannot be read ({err})")),
@@ -82,6 +115,11 @@ fn read(path: &Path) -> Result<Policy, String> {
         .map_err(|e| format!("cannot be read ({e})"))?;
     if meta.is_dir() {
         return Err("is a directory; it must be a JSON file".to_owned());
+    }
+    if !meta.is_file() {
+        return Err(
+            "is not a regular file (a FIFO, socket or device?); it must be a JSON file".to_owned(),
+        );
     }
     if let Some(why) = foreign_owner(&meta) {
         return Err(why);
@@ -138,6 +176,21 @@ pub fn update<R>(
     let fail = |why: String| {
         HookError::PolicyFile(format!("the hooks policy file {} {why}", path.display()))
     };
+    // A store that is a link is changed where it points, so the link keeps working.
+    let resolved = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_symlink())
+        .and_then(|_| {
+            // Where it points, even when that does not exist yet.
+            std::fs::canonicalize(path).ok().or_else(|| {
+                let target = std::fs::read_link(path).ok()?;
+                Some(
+                    path.parent()
+                        .map_or(target.clone(), |dir| dir.join(&target)),
+                )
+            })
+        });
+    let path = resolved.as_deref().unwrap_or(path);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
             fail(format!(
@@ -267,7 +320,7 @@ mod tests {
     fn a_missing_store_is_empty_and_a_change_creates_it_with_its_folder() {
         let dir = scratch("create");
         let path = dir.join("nested/policy.json");
-        assert_eq!(load(&path), Loaded::default());
+        assert_eq!(load(&path, &[]), Loaded::default());
         let before = writes();
         update(&path, |p| {
             p.disabled.insert("/h/TaskStart".into());
@@ -275,7 +328,9 @@ mod tests {
         })
         .unwrap();
         assert!(writes() > before);
-        assert!(load(&path).policy.is_disabled(Path::new("/h/TaskStart")));
+        assert!(load(&path, &[])
+            .policy
+            .is_disabled(Path::new("/h/TaskStart")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -284,7 +339,7 @@ mod tests {
         let dir = scratch("corrupt");
         let path = dir.join("policy.json");
         std::fs::write(&path, "{\"approved\": ").unwrap();
-        let loaded = load(&path);
+        let loaded = load(&path, &[]);
         assert_eq!(loaded.policy, Policy::default());
         let why = loaded.problem.unwrap();
         assert!(
@@ -297,8 +352,59 @@ mod tests {
 
         let as_dir = dir.join("a-dir.json");
         std::fs::create_dir(&as_dir).unwrap();
-        assert!(load(&as_dir).problem.unwrap().contains("is a directory"));
+        assert!(load(&as_dir, &[])
+            .problem
+            .unwrap()
+            .contains("is a directory"));
         assert!(update(&as_dir, |_| Ok(())).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_store_is_refused_at_once_and_a_linked_one_is_written_where_it_points() {
+        let dir = scratch("fifo");
+        let fifo = dir.join("policy.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(load(&fifo, &[])
+            .problem
+            .unwrap()
+            .contains("not a regular file"));
+        assert!(update(&fifo, |_| Ok(())).is_err());
+
+        let real = dir.join("real.json");
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        update(&link, |p| {
+            p.disabled.insert("/h/x".into());
+            Ok(())
+        })
+        .unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(load(&real, &[]).policy.is_disabled(Path::new("/h/x")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_inside_a_workspace_through_a_link_counts_as_empty() {
+        let dir = scratch("linked");
+        let repo = dir.join("repo");
+        std::fs::create_dir_all(repo.join(".cline")).unwrap();
+        std::os::unix::fs::symlink(repo.join(".cline"), dir.join("outside")).unwrap();
+        let store = dir.join("outside").join("policy.json");
+        std::fs::write(&store, "{\"disabled\": [\"/h/x\"]}").unwrap();
+        let loaded = load(&store, std::slice::from_ref(&repo));
+        assert!(loaded.policy.disabled.is_empty());
+        let why = loaded.problem.unwrap();
+        assert!(why.contains("once symbolic links are followed"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -323,7 +429,7 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        assert_eq!(load(&path).policy.disabled.len(), 160);
+        assert_eq!(load(&path, &[]).policy.disabled.len(), 160);
         let leftovers: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(|e| e.ok())

@@ -121,14 +121,14 @@ pub fn apply(hooks: &mut [DiscoveredHook], policy: &Policy, scope: TrustScope) {
         if !policy_applies(hook.source) {
             continue;
         }
-        if policy.is_disabled(&hook.path) {
+        if policy.is_disabled(hook.policy_path()) {
             hook.disabled = Some(DISABLED.to_owned());
             hook.command.clear();
         }
         if !scope.covers(hook.source) {
             continue;
         }
-        hook.trust = trust_state(policy.approval(&hook.path), hook.sha256.as_deref());
+        hook.trust = trust_state(policy.approval(hook.policy_path()), hook.sha256.as_deref());
         if let Some(refusal) = hook.trust.refusal() {
             if hook.disabled.is_none() {
                 hook.disabled = Some(refusal.to_owned());
@@ -159,6 +159,7 @@ mod tests {
             shebang_program: None,
             sha256: sha256.map(str::to_owned),
             trust: TrustState::NotRequired,
+            real_path: None,
         }
     }
 

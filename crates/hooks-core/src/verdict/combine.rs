@@ -110,6 +110,7 @@ mod tests {
             shebang_program: None,
             sha256: None,
             trust: Default::default(),
+            real_path: None,
         };
         let mut exec = Execution::of(&hook, status);
         exec.exit_code = Some(0);

@@ -182,6 +182,7 @@ mod tests {
             shebang_program: None,
             sha256: None,
             trust: Default::default(),
+            real_path: None,
         };
         let mut exec = Execution::of(&hook, status);
         exec.failure_kind = kind;
