@@ -366,6 +366,24 @@ describe('createFileHooks: process slots', () => {
   })
 })
 
+describe('createFileHooks: trust and failure policy', () => {
+  test('with trust, an unapproved hook does not run until approved; onFailure blocks a crashed guardrail', async () => {
+    const { trustHook } = require('..')
+    const root = workspace({ 'PreToolUse.cjs': program({ verdict: { cancel: true, errorMessage: 'gate' } }) })
+    const policyFile = path.join(makeTempDir(), 'hooks-policy.json')
+    const hooks = () => fileHooks(root, { policyFile, trust: 'workspace' })
+    expect(await hooks().beforeTool(toolContext)).toBeUndefined()
+    await trustHook(path.join(root, HOOKS, 'PreToolUse.cjs'), { policyFile })
+    expect(await hooks().beforeTool(toolContext)).toMatchObject({ stop: true, reason: 'gate' })
+
+    const crashing = workspace({ 'PreToolUse.cjs': program({ exitCode: 3 }) })
+    expect(await fileHooks(crashing).beforeTool(toolContext)).toBeUndefined()
+    const blocked = await fileHooks(crashing, { onFailure: { crash: 'block' } }).beforeTool(toolContext)
+    expect(blocked.stop).toBe(true)
+    expect(blocked.reason).toMatch(/exited with code 3; blocking because onFailure\.crash is "block"/)
+  })
+})
+
 describe('createFileHooks: options', () => {
   test('bad options throw at once with ERR_INVALID_OPTION, naming the option', () => {
     const cases = [
@@ -384,6 +402,10 @@ describe('createFileHooks: options', () => {
       [{ workspacePath: '/w', blockingRunStartHooks: 'true' }, /blockingRunStartHooks must be true or false/],
       [{ workspacePath: '/w', rootSessionId: 5 }, /rootSessionId must be a string/],
       [{ workspacePath: '/w', logger: { log() {}, debug: 5 } }, /logger must be an object with a log/],
+      [{ workspacePath: '/w', onFailure: 'deny' }, /onFailure must be "allow", "block"/],
+      [{ workspacePath: '/w', onFailure: { timout: 'block' } }, /onFailure\.timout is not a kind of failure/],
+      [{ workspacePath: '/w', scrubEnv: ['A=B'] }, /scrubEnv must be/],
+      [{ workspacePath: '/w', trust: 'workspace' }, /needs a policyFile/],
     ]
     for (const [options, message] of cases) {
       let error

@@ -87,6 +87,14 @@ export interface FileHooksOptions {
   env?: Record<string, string | undefined>
   /** See `RunOptions.sequential`. */
   sequential?: boolean
+  /** See `DiscoveryOptions.policyFile`: the user's store of approvals and disabled hooks. */
+  policyFile?: string
+  /** See `DiscoveryOptions.trust`; needs `policyFile`. */
+  trust?: 'workspace' | 'all' | 'off'
+  /** See `RunOptions.onFailure`. */
+  onFailure?: 'allow' | 'block' | { timeout?: 'allow' | 'block'; crash?: 'allow' | 'block'; startFailure?: 'allow' | 'block'; invalidOutput?: 'allow' | 'block' }
+  /** See `RunOptions.scrubEnv`. */
+  scrubEnv?: boolean | Array<string>
 }
 
 interface Message {

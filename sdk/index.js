@@ -40,7 +40,35 @@ const RUNTIME_OPTIONS = [
   'signal',
   'env',
   'sequential',
+  'policyFile',
+  'trust',
+  'onFailure',
+  'scrubEnv',
 ]
+
+/** The kinds of failure `onFailure` can block (see RunOptions.onFailure). */
+const FAILURE_KINDS = ['timeout', 'crash', 'startFailure', 'invalidOutput']
+
+/** `onFailure` by the runtime's rules, so a bad one throws now rather than at the first tool call. */
+function checkOnFailure(value) {
+  if (value === undefined || value === 'allow' || value === 'block') return
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [kind, verdict] of Object.entries(value)) {
+      if (!FAILURE_KINDS.includes(kind)) throw invalidOption(`onFailure.${kind} is not a kind of failure; the kinds are ${FAILURE_KINDS.join(', ')}`)
+      if (verdict !== undefined && verdict !== 'allow' && verdict !== 'block') throw invalidOption(`onFailure.${kind} must be "allow" or "block"`)
+    }
+    return
+  }
+  throw invalidOption('onFailure must be "allow", "block", or an object such as { timeout: "block" }')
+}
+
+/** `scrubEnv` by the runtime's rules. */
+function checkScrubEnv(value) {
+  if (value === undefined || typeof value === 'boolean') return
+  const isName = (n) => typeof n === 'string' && n !== '' && !n.includes('=') && !n.includes('\0')
+  if (Array.isArray(value) && value.every(isName)) return
+  throw invalidOption('scrubEnv must be true, false, or an array of variable names')
+}
 
 function invalidOption(message) {
   const error = new TypeError(`createFileHooks: ${message}`)
@@ -101,6 +129,8 @@ function settingsOf(options) {
     throw invalidOption('signal must be an AbortSignal (for example new AbortController().signal)')
   }
   checkEnv(env)
+  checkOnFailure(options.onFailure)
+  checkScrubEnv(options.scrubEnv)
   return {
     workspacePath,
     rootSessionId: options.rootSessionId,
@@ -113,6 +143,8 @@ function settingsOf(options) {
     signal,
     env,
     sequential: options.sequential,
+    onFailure: options.onFailure,
+    scrubEnv: options.scrubEnv,
   }
 }
 
@@ -142,7 +174,7 @@ function checkEnv(env) {
  */
 function discoveryOf(options) {
   const discovery = { profile: 'cli', workspaceRoots: options.workspaceRoots ?? [options.workspacePath] }
-  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks']) {
+  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust']) {
     if (options[name] !== undefined) discovery[name] = options[name]
   }
   // The CLI's `--hooks-dir` only exports CLINE_HOOKS_DIR, which the SDK's runner never reads.
@@ -193,6 +225,8 @@ function createFileHooks(options) {
     ...(settings.signal === undefined ? {} : { signal: settings.signal }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
     ...(settings.sequential === undefined ? {} : { sequential: settings.sequential }),
+    ...(settings.onFailure === undefined ? {} : { onFailure: settings.onFailure }),
+    ...(settings.scrubEnv === undefined ? {} : { scrubEnv: settings.scrubEnv }),
     ...(detached ? { detached: true } : {}),
   })
 

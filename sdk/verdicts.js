@@ -35,7 +35,10 @@ function joinNonBlank(texts) {
  * `undefined` when there is nothing to say, as the SDK resolves.
  */
 function controlOf(result, hookName, { withInput }) {
-  const unstarted = result.hooks.filter((execution) => !execution.started)
+  // A hook refused at its start because its file changed after it was approved is, like an
+  // untrusted hook at discovery, not run and no failure (its failure says "not trusted: ...").
+  const untrusted = (execution) => (execution.failure || '').startsWith('not trusted:')
+  const unstarted = result.hooks.filter((execution) => !execution.started && !untrusted(execution))
   if (!result.cancel && unstarted.length > 0) {
     // A guardrail that never ran (no process slot before its timeout, refused by the system)
     // must not let the operation through.
@@ -48,6 +51,8 @@ function controlOf(result, hookName, { withInput }) {
     control.stop = true
     control.reason =
       joinNonBlank(cancelling.map(reasonOf)) ||
+      // No hook cancelled itself: the run's failure policy did, and its errorMessage says why.
+      (cancelling.length === 0 ? result.errorMessage.trim() : '') ||
       `Blocked by the ${hookName} hook ${cancelling.map((execution) => path.basename(execution.path)).join(', ')}.`
   } else {
     const appendContext = joinNonBlank(
