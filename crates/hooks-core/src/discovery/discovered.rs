@@ -44,6 +44,25 @@ pub struct DiscoveredHook {
 }
 
 impl DiscoveredHook {
+    /// Tests: an enabled workspace `PreToolUse` hook at `path`, started directly.
+    #[cfg(test)]
+    pub(crate) fn sample(path: &str) -> DiscoveredHook {
+        DiscoveredHook {
+            hook_name: "PreToolUse".into(),
+            path: path.into(),
+            source: Source::Workspace,
+            workspace_root: None,
+            kind: LaunchKind::Direct,
+            disabled: None,
+            command: vec![path.into()],
+            launch_error: None,
+            shebang_program: None,
+            sha256: None,
+            trust: TrustState::NotRequired,
+            real_path: None,
+        }
+    }
+
     /// The path the user's policy store knows this hook by.
     pub fn policy_path(&self) -> &std::path::Path {
         self.real_path.as_deref().unwrap_or(&self.path)

@@ -376,24 +376,9 @@ fn internal_failure(hook: &DiscoveredHook, what: &str) -> Execution {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::Source;
-    use crate::launch::LaunchKind;
 
     fn hook() -> DiscoveredHook {
-        DiscoveredHook {
-            hook_name: "PreToolUse".into(),
-            path: "/hooks/PreToolUse".into(),
-            source: Source::Workspace,
-            workspace_root: None,
-            kind: LaunchKind::Direct,
-            disabled: None,
-            command: vec!["/hooks/PreToolUse".into()],
-            launch_error: None,
-            shebang_program: None,
-            sha256: None,
-            trust: Default::default(),
-            real_path: None,
-        }
+        DiscoveredHook::sample("/hooks/PreToolUse")
     }
 
     #[tokio::test]

@@ -141,25 +141,15 @@ pub fn apply(hooks: &mut [DiscoveredHook], policy: &Policy, scope: TrustScope) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::LaunchKind;
 
     const A: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     const B: &str = "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752";
 
     fn hook(path: &str, source: Source, sha256: Option<&str>) -> DiscoveredHook {
         DiscoveredHook {
-            hook_name: "PreToolUse".into(),
-            path: path.into(),
             source,
-            workspace_root: None,
-            kind: LaunchKind::Direct,
-            disabled: None,
-            command: vec![path.into()],
-            launch_error: None,
-            shebang_program: None,
             sha256: sha256.map(str::to_owned),
-            trust: TrustState::NotRequired,
-            real_path: None,
+            ..DiscoveredHook::sample(path)
         }
     }
 

@@ -92,26 +92,12 @@ fn push_trimmed(parts: &mut Vec<String>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::{DiscoveredHook, Source};
-    use crate::launch::LaunchKind;
+    use crate::discovery::DiscoveredHook;
     use std::time::Duration;
 
     /// A record with nothing printed yet, built as a run builds it.
     fn exec(path: &str, status: Status, ms: u64) -> Execution {
-        let hook = DiscoveredHook {
-            hook_name: "PreToolUse".into(),
-            path: path.into(),
-            source: Source::Workspace,
-            workspace_root: None,
-            kind: LaunchKind::Direct,
-            disabled: None,
-            command: Vec::new(),
-            launch_error: None,
-            shebang_program: None,
-            sha256: None,
-            trust: Default::default(),
-            real_path: None,
-        };
+        let hook = DiscoveredHook::sample(path);
         let mut exec = Execution::of(&hook, status);
         exec.exit_code = Some(0);
         exec.duration = Duration::from_millis(ms);

@@ -164,26 +164,12 @@ fn seconds_or_millis(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::{DiscoveredHook, Source};
-    use crate::launch::LaunchKind;
+    use crate::discovery::DiscoveredHook;
     use crate::process::Status;
     use crate::verdict::combine;
 
     fn exec(path: &str, status: Status, kind: Option<FailureKind>) -> Execution {
-        let hook = DiscoveredHook {
-            hook_name: "PreToolUse".into(),
-            path: path.into(),
-            source: Source::Workspace,
-            workspace_root: None,
-            kind: LaunchKind::Direct,
-            disabled: None,
-            command: Vec::new(),
-            launch_error: None,
-            shebang_program: None,
-            sha256: None,
-            trust: Default::default(),
-            real_path: None,
-        };
+        let hook = DiscoveredHook::sample(path);
         let mut exec = Execution::of(&hook, status);
         exec.failure_kind = kind;
         exec
