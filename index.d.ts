@@ -261,12 +261,6 @@ export interface OnFailurePolicy {
   invalidOutput?: 'allow' | 'block'
 }
 
-/** Where `untrustHook` and `setHookEnabled` record the user's decision. */
-export interface PolicyOptions {
-  /** The hooks policy store (see `DiscoveryOptions.policyFile`); required. */
-  policyFile?: string
-}
-
 /**
  * Runs every hook named `hookName` found for `options` with `input` on stdin, and combines
  * their verdicts. Never rejects because of what a hook did (see `HookExecution.status`);
@@ -395,17 +389,6 @@ export declare function terminateAll(): Promise<number>
  * store is never overwritten).
  */
 export declare function trustHook(path: string, options: { policyFile: string; sha256?: string }): Promise<HookApproval>
-
-/** Where `trustHook` records the approval, and of which bytes. */
-export interface TrustOptions {
-  /** The hooks policy store (see `DiscoveryOptions.policyFile`); required. */
-  policyFile?: string
-  /**
-   * The sha256 the user reviewed (as `discoverHooks` reported it): the hook is approved
-   * only if its bytes still have it, so a file changed after it was shown is not.
-   */
-  sha256?: string
-}
 
 /**
  * Withdraws the approval of the hook file at `path` from the store `policyFile`; resolves

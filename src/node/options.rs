@@ -174,16 +174,15 @@ pub struct RunHookOptions {
     pub scrub_env: Option<ScrubEnvOption>,
 }
 
-/// Where `untrustHook` and `setHookEnabled` record the user's decision.
-#[napi(object, object_to_js = false)]
+/// Where `untrustHook` and `setHookEnabled` record the user's decision (typed inline in
+/// index.d.ts, where `policyFile` is required).
 #[derive(Default)]
 pub struct PolicyOptions {
     /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
     pub policy_file: Option<String>,
 }
 
-/// Where `trustHook` records the approval, and of which bytes.
-#[napi(object, object_to_js = false)]
+/// Where `trustHook` records the approval, and of which bytes (typed inline in index.d.ts).
 #[derive(Default)]
 pub struct TrustOptions {
     /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
