@@ -47,7 +47,7 @@ describe('fingerprints', () => {
     let [found] = (await factory.create('PreToolUse')).hooks
     expect(found.sha256).toBe(sha256(hook))
     expect(found.trust).toBe('notRequired')
-    fs.appendFileSync(hook, isWindows ? 'REM edited\r\n' : '// edited\n')
+    fs.appendFileSync(hook, isWindows ? '@REM edited\r\n' : '// edited\n')
     await waitFor(async () => (((await factory.create('PreToolUse')).hooks)[0].sha256 === sha256(hook)), {
       what: 'the edit to be fingerprinted',
     })
@@ -77,7 +77,7 @@ describe('trust', () => {
   test('an approved hook edited afterwards does not run until approved again', async () => {
     const { hook, policyFile, options } = setup()
     await trustHook(hook, { policyFile })
-    fs.appendFileSync(hook, isWindows ? 'REM edited\r\n' : '// edited\n')
+    fs.appendFileSync(hook, isWindows ? '@REM edited\r\n' : '// edited\n')
     const factory = new HookFactory(options)
     const [found] = (await factory.create('PreToolUse')).hooks
     expect(found).toMatchObject({ enabled: false, reason: 'not trusted: changed since approved', trust: 'changed' })
@@ -96,7 +96,7 @@ describe('trust', () => {
     const second = makeWorkspace('trust-second')
     const log = path.join(makeTempDir(), 'ran.log')
     const victim = tagHook(hooksDirOf(second), 'victim', { log })
-    const comment = isWindows ? 'REM injected\\r\\n' : '// injected\\n'
+    const comment = isWindows ? '@REM injected\\r\\n' : '// injected\\n'
     tagHook(hooksDirOf(first), 'attacker', {
       log,
       extra: `require('fs').appendFileSync(${JSON.stringify(victim)}, '${comment}')`,
@@ -430,7 +430,7 @@ describe('cline-hooks trust, enable, disable', () => {
     expect(r.stdout).toContain('not run: disabled')
     r = cli('run', 'PreToolUse', ...scope)
     expect(r.status).toBe(0)
-    expect(r.stdout).toContain('PreToolUse: disabled')
+    expect(r.stdout).toMatch(/PreToolUse(\.cmd)?: disabled/)
     expect(r.stdout).toContain('no PreToolUse hook ran')
     expect(cli('enable', hook, '--policy-file', policyFile).status).toBe(0)
     r = cli('run', 'PreToolUse', ...scope)

@@ -108,6 +108,8 @@ fn read(path: &Path) -> Result<Policy, String> {
     let mut file = match open_store(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Policy::default()),
+        // Windows refuses to open a directory as a file: say what it is.
+        Err(_) if path.is_dir() => return Err("is a directory; it must be a JSON file".to_owned()),
         Err(err) => return Err(format!("cannot be read ({err})")),
     };
     let meta = file
@@ -273,12 +275,51 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&temp, path)
+        replace(&temp, path)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     written
+}
+
+/// Renames `from` over `to`. Windows: `MoveFileExW` (std's rename asks for POSIX semantics,
+/// which Wine refuses over an existing file), tried again for a moment while another program
+/// (a virus scanner, an indexer, a reader without delete sharing) has `to` open.
+#[cfg(windows)]
+fn replace(from: &Path, to: &Path) -> io::Result<()> {
+    use std::os::windows::ffi::OsStrExt;
+    use windows_sys::Win32::Storage::FileSystem::{
+        MoveFileExW, MOVEFILE_REPLACE_EXISTING, MOVEFILE_WRITE_THROUGH,
+    };
+    let wide = |p: &Path| -> Vec<u16> { p.as_os_str().encode_wide().chain(Some(0)).collect() };
+    let (from, to) = (wide(from), wide(to));
+    let mut last = io::Error::other("not tried");
+    for pause in [0, 10, 20, 40, 80, 160] {
+        std::thread::sleep(Duration::from_millis(pause));
+        // SAFETY: two NUL-terminated wide strings that live across the call.
+        let moved = unsafe {
+            MoveFileExW(
+                from.as_ptr(),
+                to.as_ptr(),
+                MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH,
+            )
+        };
+        if moved != 0 {
+            return Ok(());
+        }
+        last = io::Error::last_os_error();
+        // ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION: someone has it open; others are final.
+        if !matches!(last.raw_os_error(), Some(5) | Some(32)) {
+            break;
+        }
+    }
+    Err(last)
+}
+
+#[cfg(not(windows))]
+fn replace(from: &Path, to: &Path) -> io::Result<()> {
+    std::fs::rename(from, to)
 }
 
 /// `path` with `suffix` added to its file name.

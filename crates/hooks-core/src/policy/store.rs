@@ -65,14 +65,20 @@ impl Policy {
     }
 }
 
-/// How a hook's path is written in the store: as discovery reports it (absolute); on Windows,
-/// where paths ignore case, in lower case so one file has one key.
+/// How a hook's path is written in the store: its real path (see
+/// [`crate::policy::real_path`]); on Windows, where paths ignore case, in lower case so one file
+/// has one key.
 pub fn key(path: &Path) -> String {
-    let text = path.to_string_lossy();
+    key_text(&path.to_string_lossy())
+}
+
+/// [`key`] of a path already in text (a key read from the file, which a person may have
+/// written in another case).
+fn key_text(text: &str) -> String {
     if cfg!(windows) {
         text.to_lowercase()
     } else {
-        text.into_owned()
+        text.to_owned()
     }
 }
 
@@ -119,7 +125,7 @@ pub fn parse(bytes: &[u8]) -> Result<Policy, String> {
             for (path, digest) in approved {
                 match digest {
                     Value::String(d) if is_sha256(&d) => {
-                        policy.approved.insert(path, d);
+                        policy.approved.insert(key_text(&path), d);
                     }
                     other => {
                         return Err(format!(
@@ -144,7 +150,7 @@ pub fn parse(bytes: &[u8]) -> Result<Policy, String> {
             for path in paths {
                 match path {
                     Value::String(p) => {
-                        policy.disabled.insert(p);
+                        policy.disabled.insert(key_text(&p));
                     }
                     other => {
                         return Err(format!(
@@ -186,12 +192,11 @@ mod tests {
     #[test]
     fn a_store_survives_printing_and_parsing_with_unknown_fields_kept() {
         let mut policy = Policy::default();
-        policy
-            .approved
-            .insert("/w/.clinerules/hooks/PreToolUse".into(), DIGEST.into());
+        let pre_tool_use = key(Path::new("/w/.clinerules/hooks/PreToolUse"));
+        policy.approved.insert(pre_tool_use, DIGEST.into());
         policy
             .disabled
-            .insert("/w/.clinerules/hooks/TaskStart".into());
+            .insert(key(Path::new("/w/.clinerules/hooks/TaskStart")));
         policy.other.insert("note".into(), "kept".into());
         let text = policy.to_json();
         assert!(text.ends_with("}\n"), "{text}");
