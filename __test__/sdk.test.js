@@ -371,14 +371,15 @@ describe('createFileHooks: trust and failure policy', () => {
     const { trustHook } = require('..')
     const root = workspace({ 'PreToolUse.cjs': program({ verdict: { cancel: true, errorMessage: 'gate' } }) })
     const policyFile = path.join(makeTempDir(), 'hooks-policy.json')
-    const hooks = () => fileHooks(root, { policyFile, trust: 'workspace' })
+    const quiet = { logger: { log() {} } }
+    const hooks = () => fileHooks(root, { policyFile, trust: 'workspace', ...quiet })
     expect(await hooks().beforeTool(toolContext)).toBeUndefined()
     await trustHook(path.join(root, HOOKS, 'PreToolUse.cjs'), { policyFile })
     expect(await hooks().beforeTool(toolContext)).toMatchObject({ stop: true, reason: 'gate' })
 
     const crashing = workspace({ 'PreToolUse.cjs': program({ exitCode: 3 }) })
-    expect(await fileHooks(crashing).beforeTool(toolContext)).toBeUndefined()
-    const blocked = await fileHooks(crashing, { onFailure: { crash: 'block' } }).beforeTool(toolContext)
+    expect(await fileHooks(crashing, quiet).beforeTool(toolContext)).toBeUndefined()
+    const blocked = await fileHooks(crashing, { onFailure: { crash: 'block' }, ...quiet }).beforeTool(toolContext)
     expect(blocked.stop).toBe(true)
     expect(blocked.reason).toMatch(/exited with code 3; blocking because onFailure\.crash is "block"/)
   })

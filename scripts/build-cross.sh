@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 OUT=${CLINE_CROSS_OUT:-$ROOT/artifacts}
-MAX_BYTES=$((2 * 1024 * 1024))
+source scripts/binary-budget.sh
 GLIBC=2.17
 ZIGBUILD_VERSION=0.24.0
 ZIGLANG_VERSION=0.17.1
@@ -194,7 +194,7 @@ if [[ -f cline-hooks.linux-x64-gnu.node ]]; then
   if [[ ${#STRIP[@]} -gt 0 ]]; then tmp=$(mktemp); "${STRIP[@]}" --strip-all "$h" -o "$tmp" && hst=$(stat -c %s "$tmp"); rm -f "$tmp"; fi
   hg=$(objdump -T "$h" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
   rows+=("linux-x64-gnu|x86_64-unknown-linux-gnu (host build, repo root)|$hs|$hst|glibc ≥ ${hg#GLIBC_}|yes|-|$(file -b "$h")")
-  ((hst < MAX_BYTES)) || failures+=("linux-x64-gnu: stripped size $hst is over the 2 MiB budget")
+  ((hst < MAX_BYTES)) || failures+=("linux-x64-gnu: stripped size $hst is over the $MAX_TEXT budget")
 fi
 
 # ---------------------------------------------------------------------------------------------

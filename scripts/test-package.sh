@@ -22,7 +22,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-MAX_BYTES=$((5 * 1024 * 1024 / 2))
+source scripts/binary-budget.sh
 
 log() { echo "[test:package] $*"; }
 die() { echo "[test:package] FAIL: $*" >&2; exit 1; }
@@ -84,8 +84,8 @@ else
   stripped=$size
 fi
 log "size of $BINARY: $size bytes as shipped, $stripped bytes stripped (budget $MAX_BYTES)"
-((stripped < MAX_BYTES)) || die "the stripped $BINARY is $stripped bytes, over the 2.5 MiB budget"
-((size < MAX_BYTES)) || die "the shipped $BINARY is $size bytes, over the 2.5 MiB budget (is the release profile still stripping?)"
+((stripped < MAX_BYTES)) || die "the stripped $BINARY is $stripped bytes, over the $MAX_TEXT budget"
+((size < MAX_BYTES)) || die "the shipped $BINARY is $size bytes, over the $MAX_TEXT budget (is the release profile still stripping?)"
 
 # 3. A fresh project that knows nothing of the repo.
 JEST_VERSION=$(node -p 'require("jest/package.json").version' 2>/dev/null || echo 30)
