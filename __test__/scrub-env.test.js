@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, opts } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, waitFor, opts } = require('./helpers')
 
 const { runHook } = addon
 
@@ -120,6 +120,19 @@ describe('scrubEnv', () => {
     const env = JSON.parse(await waitForFile(out, 30000))
     expect(has(env, 'GITHUB_TOKEN')).toBe(false)
     expect(env.PLAIN_VAR).toBe('plain')
+    // The detached hook (another host's: terminateAll here does not reach it) runs in the
+    // workspace, which Windows cannot delete until it has exited: wait for that.
+    await waitFor(
+      () => {
+        try {
+          fs.rmSync(root, { recursive: true, force: true })
+          return true
+        } catch {
+          return false
+        }
+      },
+      { timeoutMs: 30000, what: 'the detached hook to leave its workspace' },
+    )
   }, 60000)
 
   test('a bad scrubEnv is refused with ERR_INVALID_OPTION naming the entry', async () => {
