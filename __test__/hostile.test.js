@@ -997,6 +997,9 @@ describe('the system refuses to start processes', () => {
       const [watchdog] = watchdogsOf(host.pid)
       process.kill(watchdog, 'SIGKILL')
       await waitFor(() => !watchdogsOf(host.pid).includes(watchdog), { timeoutMs: 5000, what: 'the watchdog to be gone' })
+      // Whatever else ended meanwhile (a child of the killed watchdog, a runtime thread past its
+      // idle time) freed a slot the hook could take: no room again, just before the run.
+      limit()
       const unwatched = await ask('run unwatched')
       expect([unwatched.status, unwatched.failure]).toEqual(['failed', refused.failure])
       pidsMax('max')
