@@ -918,7 +918,8 @@ const PIDS_REASON = process.platform === 'linux' ? 'needs a writable cgroup v1 p
  * A host Node process in a pids cgroup of its own, running the hooks of `dir`: each line it
  * reads is a command ("run NAME"; "abort NAME", aborted 5 ms in, saying "aborted" then;
  * "threads", how many tokio threads it has, workers and blocking; "exit"), answered by one JSON line. `limit()` sets the group's
- * pids.max to the count now and returns it; `close()` kills the host and removes the group.
+ * pids.max to the count now and returns it; `stderr()` is what the host printed there; `close()`
+ * kills the host and removes the group.
  */
 function pidsLimitedHost(dir) {
   const group = fs.mkdtempSync(path.join(PIDS_CGROUP, 'cline-hooks-test-'))
@@ -947,8 +948,11 @@ const run = async (line) => {
 }
 require('readline').createInterface({ input: process.stdin }).on('line', (line) => (line === 'exit' ? process.exit(0) : run(line)))`,
     ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'pipe'] },
   )
+  let printed = ''
+  host.stderr.setEncoding('utf8').on('data', (text) => (printed += text))
+  const stderr = () => printed
   fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
   const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
   const next = async () => JSON.parse((await lines.next()).value)
@@ -968,16 +972,16 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     await waitFor(() => fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').trim() === '', { timeoutMs: 5000, what: 'the test cgroup to empty' })
     fs.rmdirSync(group)
   }
-  return { host, ask, next, pidsMax, limit, close }
+  return { host, ask, next, pidsMax, limit, stderr, close }
 }
 
 describe('the system refuses to start processes', () => {
-  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; a run aborted while its start waits for another try rejects with AbortError; a run whose killed watchdog cannot be replaced settles too; the host lives on, and its next run completes once there is room", async () => {
+  testIf(canLimitPids, PIDS_REASON, "16. every start refused (a cgroup's pids.max reached): the hook fails within a second with a sentence that blames the system, not the hook; a run aborted while its start waits for another try rejects with AbortError; a run whose killed watchdog cannot be replaced settles too; the host lives on, prints nothing to stderr, and its next run completes once there is room", async () => {
     const tmp = makeTempDir()
     const dir = path.join(tmp, 'hooks')
     const ran = path.join(tmp, 'ran')
     writeHook(dir, 'TaskStart', `echo "$RUN" >> ${shq(ran)}\ncat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
-    const { host, ask, next, pidsMax, limit, close } = pidsLimitedHost(dir)
+    const { host, ask, next, pidsMax, limit, stderr, close } = pidsLimitedHost(dir)
     try {
       // A first run starts the host's runtime threads and watchdog, so they are counted.
       expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
@@ -1008,15 +1012,16 @@ describe('the system refuses to start processes', () => {
       expect(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean)).toEqual(['warm', 'after'])
       host.stdin.write('exit\n')
       expect(await new Promise((resolve) => host.on('exit', (code, signal) => resolve([code, signal])))).toEqual([0, null])
+      expect(stderr()).toBe('')
     } finally {
       await close()
     }
   }, 60000)
 
-  testIf(canLimitPids, PIDS_REASON, "16b. an idle host (its runtime's blocking threads gone) reaching pids.max: a run that must read its hooks folders rejects with ERR_HOOK_NO_THREAD, and its next run completes once there is room (it used to wait for a thread that another folder's run started, rejecting with ERR_HOOK_DISCOVERY_TIMEOUT)", async () => {
+  testIf(canLimitPids, PIDS_REASON, "16b. an idle host (its runtime's blocking threads gone) reaching pids.max: a run that must read its hooks folders rejects with ERR_HOOK_NO_THREAD, the refused thread is no panic printed on the host's stderr, and its next run completes once there is room (it used to wait for a thread that another folder's run started, rejecting with ERR_HOOK_DISCOVERY_TIMEOUT)", async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     writeHook(dir, 'TaskStart', `cat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
-    const { ask, pidsMax, limit, close } = pidsLimitedHost(dir)
+    const { ask, pidsMax, limit, stderr, close } = pidsLimitedHost(dir)
     try {
       const idle = await ask('threads')
       expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
@@ -1027,6 +1032,8 @@ describe('the system refuses to start processes', () => {
       const refused = await ask('run refused')
       expect(refused.rejected).toBe('ERR_HOOK_NO_THREAD')
       expect(refused.message).toMatch(/^the system refused a thread to read the hooks folders \(.*\): too many processes or threads are running/)
+      // tokio's pool panicked when refused; the core caught it, and the addon printed nothing.
+      expect(stderr()).toBe('')
       pidsMax('max')
       expect(await ask('run after')).toMatchObject({ status: 'completed', context: 'ran' })
     } finally {

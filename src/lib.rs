@@ -29,6 +29,7 @@ pub use node::decisions::{set_hook_enabled, trust_hook, untrust_hook, HookApprov
 /// Runs once, as the library loads, before any runtime exists.
 #[napi_derive::module_init]
 fn init_runtime() {
+    node::panic_hook::install();
     node::runtime::install();
 }
 

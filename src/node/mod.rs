@@ -3,6 +3,7 @@
 pub mod decisions;
 pub mod errors;
 pub mod options;
+pub mod panic_hook;
 pub mod properties;
 pub mod results;
 pub mod runtime;

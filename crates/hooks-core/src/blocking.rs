@@ -8,6 +8,7 @@
 //! the pool's thread takes it from, and on that panic it is taken back, so the caller can run
 //! it where it is or give it up, and the queued task finds the slot empty and does nothing.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -27,6 +28,20 @@ pub(crate) struct Refused<F> {
 /// only [`spawn`] does, and only when it returns it as [`Refused`]).
 pub(crate) type Started<T> = JoinHandle<Option<T>>;
 
+thread_local! {
+    /// Set while [`spawn`] asks the pool for a thread: a panic then is the pool's refusal,
+    /// which [`spawn`] catches.
+    static ASKING_THE_POOL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a panic now unwinding on this thread is the blocking pool refusing a thread, which
+/// this crate catches and reports in its result (a hook that could not start, or
+/// `ERR_HOOK_NO_THREAD`). A host's panic hook can keep it off stderr, where it would read as a
+/// crash; the Node binding does.
+pub fn panic_is_a_refused_thread() -> bool {
+    ASKING_THE_POOL.with(Cell::get)
+}
+
 /// Starts `work` on the blocking pool, or returns it, not run, when the pool has no thread
 /// and the system refuses it one.
 pub(crate) fn spawn<T, F>(work: F) -> Result<Started<T>, Refused<F>>
@@ -36,12 +51,14 @@ where
 {
     let slot = Arc::new(Mutex::new(Some(work)));
     let queued = slot.clone();
+    ASKING_THE_POOL.with(|asking| asking.set(true));
     let spawned = catch_unwind(AssertUnwindSafe(|| {
         tokio::task::spawn_blocking(move || {
             let work = queued.lock().unwrap_or_else(PoisonError::into_inner).take();
             work.map(|work| work())
         })
     }));
+    ASKING_THE_POOL.with(|asking| asking.set(false));
     match spawned {
         Ok(started) => Ok(started),
         Err(panic) => {
@@ -89,5 +106,22 @@ mod tests {
         let here = std::thread::current().id();
         let there = run_or_inline(move || std::thread::current().id() != here).await;
         assert_eq!(there, Ok(true));
+    }
+
+    /// Outside a request for a thread, a panic is never taken for the pool's refusal.
+    #[tokio::test]
+    async fn only_a_request_for_a_thread_counts_as_one() {
+        assert!(!panic_is_a_refused_thread());
+        let asked = spawn(panic_is_a_refused_thread)
+            .ok()
+            .unwrap()
+            .await
+            .unwrap();
+        assert_eq!(
+            asked,
+            Some(false),
+            "the work itself runs outside the request"
+        );
+        assert!(!panic_is_a_refused_thread());
     }
 }

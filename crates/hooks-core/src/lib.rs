@@ -173,3 +173,5 @@ pub mod launch;
 pub mod policy;
 pub mod process;
 pub mod verdict;
+
+pub use blocking::panic_is_a_refused_thread;
