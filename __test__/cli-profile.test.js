@@ -33,6 +33,7 @@ const {
   trackPid,
   opts,
   envWith,
+  expectCompleted,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory } = addon
@@ -260,7 +261,7 @@ async function runSdkHook(file, body, event, input, extra = {}) {
 function sdkExampleTests({ file, hooks, onBranch }) {
   test(`${file} logs every tool call to stderr and allows`, async () => {
     const { result, exec } = await runSdkHook(file, hooks.logToolCalls, 'tool_call', toolCall('read_files', { filePath: '/path/to/file.ts' }))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.stderr).toBe('Action: read_files\n')
     expect(result.cancel).toBe(false)
     expect(exec.output).toEqual({})
@@ -339,7 +340,7 @@ describe('CLI profile: the SDK README Python and TypeScript examples', () => {
     writeFile(path.join(root, '.cline', 'hooks'), 'PreToolUse.py', SDK.pythonContext, 0o644)
     const options = cli({ workspaceRoots: [root] })
     const onTest = await runHook('tool_call', toolCall('read_files', { filePath: '/path/to/file.test.ts' }), options)
-    expect(onTest.hooks[0].status).toBe('completed')
+    expectCompleted(onTest.hooks[0])
     expect(onTest.contextModification).toBe('This is a test file')
     const onOther = await runHook('tool_call', toolCall('read_files', { filePath: '/path/to/file.ts' }), options)
     expect(onOther.contextModification).toBe('')

@@ -304,6 +304,18 @@ function watchdogsOf(hostPid) {
   return found
 }
 
+/**
+ * Asserts that a hook execution completed. When it did not, the failure says why (its
+ * failure, warnings, exit code and the end of its stderr): a rare failure, as under Wine on
+ * shared cores, must explain itself in the one run that shows it.
+ */
+function expectCompleted(execution) {
+  if (execution.status === 'completed') return
+  const { hookName, path: file, status, failure, failureKind, exitCode, signal, durationMs, warnings, stderr, output } = execution
+  const why = { hookName, path: file, status, failure, failureKind, exitCode, signal, durationMs, warnings, stderr: String(stderr || '').slice(-2000), output }
+  throw new Error(`expected the hook to complete, but it is ${status}: ${JSON.stringify(why, null, 2)}`)
+}
+
 /** Options that never let the real user's Documents folder leak in. */
 function opts(extra = {}) {
   return { globalHooksDir: null, ...extra }
@@ -344,4 +356,5 @@ module.exports = {
   envWith,
   cliEnv,
   opts,
+  expectCompleted,
 }

@@ -37,6 +37,7 @@ const {
   waitDead,
   opts,
   watchdogsOf,
+  expectCompleted,
 } = require('./helpers')
 const { HOOKBOT } = require('./hook-programs')
 
@@ -306,7 +307,7 @@ fs.writeFileSync(${J(exited)}, String(Date.now()))
     const { result, hooks } = await run(dirs)
     const resolvedAt = Date.now()
     const bg = await waitForPid(bgPid)
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(result.cancel).toBe(true)
     expect(result.errorMessage).toBe('blocked, checking in the background')
     expect(hooks[0].warnings.join(' ')).toMatch(/still holds its stdout or stderr/)
@@ -330,7 +331,7 @@ describe('hostile hooks: stdin', () => {
   test('3b. a hook that exits at once without reading a 10 MiB input is completed (no broken-pipe failure)', async () => {
     const dirs = hookDirs(`${printJson({ cancel: true })}process.exit(0)\n`)
     const { hooks, result } = await run(dirs, {}, { blob: TEN_MIB })
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(hooks[0].failure).toBeUndefined()
     expect(result.cancel).toBe(true)
   })
@@ -365,7 +366,7 @@ ${printJson({ cancel: true, contextModification: 'after the flood' })}`,
       GOOD,
     )
     const [{ hooks, result }, growth] = await rssGrowth(() => run(dirs, { timeoutMs: 80000 }))
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(result.cancel).toBe(true)
     expect(result.contextModification).toBe('after the flood\n\nthe good hook still counts')
     // All of stdout is scanned as it streams: nothing to warn about.
@@ -384,7 +385,7 @@ require('fs').writeSync(1, '", "errorMessage": "blocked by a 200 MiB verdict", "
       GOOD,
     )
     const [{ hooks, result, elapsed }, growth] = await rssGrowth(() => run(dirs, { timeoutMs: 60000 }))
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(result.cancel).toBe(true)
     expect(hooks[0].errorMessage).toBe('blocked by a 200 MiB verdict')
     expect(hooks[0].output).toEqual({ cancel: true, errorMessage: 'blocked by a 200 MiB verdict' })
@@ -403,7 +404,7 @@ fs.writeSync(1, Buffer.from('{"cancel": false,\\r\\n "contextModification": "caf
 `,
     )
     const { hooks } = await run(dirs)
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(hooks[0].contextModification).toBe('café ✓')
     expect(hooks[0].stderr).toContain('bad \uFFFD\uFFFD bytes\u0000 and NUL')
   })
@@ -414,7 +415,7 @@ fs.writeSync(1, Buffer.from('{"cancel": false,\\r\\n "contextModification": "caf
       GOOD,
     )
     const { hooks, result } = await run(dirs)
-    expect(hooks[0].status).toBe('completed')
+    expectCompleted(hooks[0])
     expect(result.cancel).toBe(true)
     expect(result.errorMessage).toBe('café ✓')
     expect(result.contextModification).toBe('the good hook still counts')
@@ -478,7 +479,7 @@ describe('hostile hooks: output built to be slow to read', () => {
     writeQuickHook(quickDir, 'TaskStart', { contextModification: 'quick' })
     const slow = run(dirs, { timeoutMs: 30000 })
     const quick = await run([quickDir], { timeoutMs: 1000 })
-    expect(quick.hooks[0].status).toBe('completed')
+    expectCompleted(quick.hooks[0])
     expect(quick.elapsed).toBeLessThan(3000)
     const { hooks, elapsed } = await slow
     expect(elapsed).toBeLessThan(10000 + START_UP)
@@ -594,7 +595,7 @@ describe('hostile hooks: files changing under the run', () => {
     const fresh = writeProgram(staging, 'TaskStart', printJson({ contextModification: 'new' }))
     fs.renameSync(fresh, file)
     const result = await runner.run({})
-    expect(result.hooks[0].status).toBe('completed')
+    expectCompleted(result.hooks[0])
     expect(result.contextModification).toBe('new')
   })
 

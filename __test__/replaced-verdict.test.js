@@ -11,7 +11,7 @@
 
 const path = require('path')
 
-const { addon, makeTempDir, writeFile, writeProgram, opts } = require('./helpers')
+const { addon, makeTempDir, writeFile, writeProgram, opts, expectCompleted } = require('./helpers')
 
 const { runHook } = addon
 
@@ -44,7 +44,7 @@ const replacedWarnings = (hook) => hook.warnings.filter((w) => w.includes('but a
 describe('a cancel replaced by a later verdict object', () => {
   test('{"cancel": true} then {"contextModification": "x"}: the later one counts, and the warning says the cancel was replaced', async () => {
     const { result, hook } = await runOne([json({ cancel: true, errorMessage: 'blocked' }), 'cleaning up', json({ contextModification: 'x' })])
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(false)
     expect(result.cancel).toBe(false)
     expect(result.contextModification).toContain('x')
@@ -54,7 +54,7 @@ describe('a cancel replaced by a later verdict object', () => {
 
   test('{"cancel": true} then a JSON log line {"status": "logged"}: still blocks, no replacement warning', async () => {
     const { result, hook } = await runOne([json({ cancel: true, errorMessage: 'blocked' }), json({ status: 'logged' })])
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(true)
     expect(result.cancel).toBe(true)
     expect(result.errorMessage).toContain('blocked')
@@ -65,7 +65,7 @@ describe('a cancel replaced by a later verdict object', () => {
 
   test('{"cancel": false} then {"cancel": true}: blocks, no warning', async () => {
     const { result, hook } = await runOne([json({ cancel: false }), json({ cancel: true })])
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(true)
     expect(result.cancel).toBe(true)
     expect(hook.warnings).toEqual([])
@@ -86,7 +86,7 @@ describe('CLI profile: a cancel a HOOK_CONTROL line set aside', () => {
     ['a HOOK_CONTROL line {"cancel": true}, then one {"cancel": false}', [control({ cancel: true }), control({ cancel: false })], SET_ASIDE_LINE, undefined],
   ])('%s: the last line counts, and the warning says the cancel was set aside', async (_, lines, warning, context) => {
     const { result, hook } = await runOne(lines, 'cli')
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(false)
     expect(result.cancel).toBe(false)
     if (context) expect(result.contextModification).toContain(context)

@@ -29,6 +29,7 @@ const {
   isAlive,
   waitDead,
   opts,
+  expectCompleted,
 } = require('./helpers')
 
 const { runHook } = addon
@@ -182,7 +183,7 @@ describe('stdin', () => {
       readInputThen(`process.stdout.write(JSON.stringify({ contextModification: String(JSON.parse(input).blob.length) }) + '\\n')`),
       { input: { blob }, options: { timeoutMs: 30000 } },
     )
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.contextModification).toBe(String(blob.length))
   })
 
@@ -198,7 +199,7 @@ process.stdin.on('end', () => {
 `,
       { input: { blob }, options: { timeoutMs: 30000 } },
     )
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.contextModification).toBe('echoed it all')
   })
 
@@ -208,7 +209,7 @@ process.stdin.on('end', () => {
       input: { blob },
       options: { timeoutMs: 15000 },
     })
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.failure).toBeUndefined()
     expect(exec.exitCode).toBe(0)
     expect(exec.contextModification).toBe('did not read')
@@ -244,7 +245,7 @@ describe('working directory and environment', () => {
 
   test('with no workspace root, global and extra hooks run in the home directory', async () => {
     const { exec } = await runOne(printCwd, { options: { timeoutMs: 15000 } })
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(fs.realpathSync(exec.contextModification)).toBe(fs.realpathSync(os.homedir()))
   })
 
@@ -255,7 +256,7 @@ console.log(JSON.stringify({ contextModification: e.CLINE_TEST_VALUE ?? '<unset>
 `,
       { options: { env: { CLINE_TEST_VALUE: 'spaces, $HOME and "quotes" é %PATH% !x! ^&' }, timeoutMs: 15000 } },
     )
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.contextModification).toBe('spaces, $HOME and "quotes" é %PATH% !x! ^&')
     expect(exec.output.home).toBe(process.env.HOME)
     expect(exec.output.path).toBe(process.env.PATH)
@@ -313,7 +314,7 @@ print(json.dumps({"pid": os.getpid(), "pgid": os.getpgid(0)}))
 `,
         { shebang: 'python3' },
       )
-      expect(exec.status).toBe('completed')
+      expectCompleted(exec)
       expect(exec.output.pgid).toBe(exec.output.pid)
       expect(exec.output.pgid).not.toBe(process.pid)
     },
@@ -326,7 +327,7 @@ describe('reading the output', () => {
   test('log lines before the final JSON object are fine; unknown fields pass through', async () => {
     const verdict = { cancel: true, contextModification: 'after logs', custom: { nested: [1, 'two', null] } }
     const { exec, result } = await runOne(printing(`starting the check\nprogress: 50%\n${JSON.stringify(verdict)}\n`))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(true)
     expect(result.cancel).toBe(true)
     expect(exec.contextModification).toBe('after logs')
@@ -341,7 +342,7 @@ describe('reading the output', () => {
       2,
     )
     const { exec } = await runOne(printing(`log line\n${pretty}\n`))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(true)
     expect(exec.contextModification).toBe('pretty')
     expect(exec.errorMessage).toBe('multi\nline')
@@ -353,7 +354,7 @@ describe('reading the output', () => {
     const { exec } = await runOne(
       printing(`log: { not json\nlog } {\n${JSON.stringify({ cancel: true })}\n}\n{ half\n${JSON.stringify(last)}\n`),
     )
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(false)
     expect(exec.contextModification).toBe('a { b } c }} {')
     expect(exec.errorMessage).toBe('{"x": 1}')
@@ -361,7 +362,7 @@ describe('reading the output', () => {
 
   test('empty stdout is completed with cancel false', async () => {
     const { exec, result } = await runOne(printing(''))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(false)
     expect(exec.output).toBeNull()
     expect(exec.failure).toBeUndefined()
@@ -370,7 +371,7 @@ describe('reading the output', () => {
 
   test('stdout with no JSON object is completed with cancel false', async () => {
     const { exec } = await runOne(printing('all good\nnothing to report: cancel? no\n'))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(false)
     expect(exec.output).toBeNull()
     expect(exec.failure).toBeUndefined()
@@ -417,19 +418,19 @@ describe('reading the output', () => {
 
   test('legacy shouldContinue: false counts as cancel: true, with a warning', async () => {
     const { exec, result } = await runOne(printJson({ shouldContinue: false }))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(true)
     expect(result.cancel).toBe(true)
     expect(exec.warnings.some((w) => /shouldContinue/.test(w))).toBe(true)
 
     const ok = await runOne(printJson({ shouldContinue: true }))
     expect(ok.exec.cancel).toBe(false)
-    expect(ok.exec.status).toBe('completed')
+    expectCompleted(ok.exec)
   })
 
   test("the CLI's context field is read as contextModification when that is absent", async () => {
     const cli = await runOne(printJson({ context: 'from the cli' }))
-    expect(cli.exec.status).toBe('completed')
+    expectCompleted(cli.exec)
     expect(cli.exec.contextModification).toBe('from the cli')
     expect(cli.result.contextModification).toBe('from the cli')
 
@@ -481,7 +482,7 @@ describe('exit codes and signals', () => {
 describe('limits', () => {
   test('contextModification is cut at 50,000 bytes of UTF-8, marker included, on a character boundary, with a warning', async () => {
     const { exec, result } = await runOne(printJson({ contextModification: '字'.repeat(60000) }))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     const ctx = exec.contextModification
     expect(Buffer.byteLength(ctx)).toBeLessThanOrEqual(50000)
     expect(Buffer.byteLength(ctx)).toBeGreaterThan(49500)
@@ -496,7 +497,7 @@ describe('limits', () => {
 
   test('a contextModification of exactly 50,000 bytes is kept whole, with no warning', async () => {
     const { exec } = await runOne(printJson({ contextModification: '字'.repeat(16000) + 'a'.repeat(2000) }))
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.contextModification).toBe('字'.repeat(16000) + 'a'.repeat(2000))
     expect(exec.warnings).toEqual([])
   })
@@ -505,7 +506,7 @@ describe('limits', () => {
     const { exec } = await runOne(
       printing(`${JSON.stringify({ contextModification: 'ok' })}\n`, { stderr: `THE-START\n${'e'.repeat(204800)}THE-END\n` }),
     )
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.stderr.trim().endsWith('THE-END')).toBe(true)
     expect(exec.stderr).not.toContain('THE-START')
     expect(Buffer.byteLength(exec.stderr)).toBeLessThanOrEqual(16 * 1024)
@@ -603,7 +604,7 @@ ${printJson({ cancel: true, contextModification: 'async work started' })}`,
     const ended = Date.now()
     const bg = await waitForPid(bgPid) // tracked: killed after the test
     const [exec] = result.hooks
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.cancel).toBe(true)
     expect(exec.contextModification).toBe('async work started')
     expect(ended - Number(fs.readFileSync(exitedAt, 'utf8'))).toBeLessThan(1000)

@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, waitFor, opts } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted } = require('./helpers')
 
 const { runHook } = addon
 
@@ -53,7 +53,7 @@ function hookEnvironment(root, options) {
   expect(run.status).toBe(0)
   const result = JSON.parse(run.stdout)
   expect(result.error).toBeUndefined()
-  expect(result.hooks[0].status).toBe('completed')
+  expectCompleted(result.hooks[0])
   return JSON.parse(result.contextModification)
 }
 

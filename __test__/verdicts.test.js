@@ -13,7 +13,7 @@
 const fs = require('fs')
 const path = require('path')
 
-const { addon, isWindows, makeTempDir, writeProgram, STAY_ALIVE, waitFor } = require('./helpers')
+const { addon, isWindows, makeTempDir, writeProgram, STAY_ALIVE, waitFor, expectCompleted } = require('./helpers')
 
 const { runHook, terminateAll } = addon
 
@@ -192,24 +192,24 @@ async function runOne(source, options = {}) {
 describe('issue 18: outputs that used to fail open without a word say what happened', () => {
   test('1. a lone surrogate, NaN and 1e400 are read as JSON.parse and Python mean them, each named in a warning', async () => {
     let { hook } = await runOne(`process.stdout.write(JSON.stringify({ cancel: true, errorMessage: 'stop ' + String.fromCodePoint(0x1f6d1).slice(0, 1) }))\n`)
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.errorMessage).toBe('stop \ufffd')
     expect(hook.warnings.join(' ')).toMatch(/lone UTF-16 surrogate escape \\ud83d in "errorMessage"/)
     // What Python's json.dumps({"cancel": True, "score": float("nan")}) prints.
     ;({ hook } = await runOne(print('{"cancel": true, "score": NaN}\n')))
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(true)
     expect(hook.output).toEqual({ cancel: true, score: null })
     expect(hook.warnings.join(' ')).toMatch(/printed NaN in "score", which is not JSON \(Python's json.dumps/)
     ;({ hook } = await runOne(print('{"cancel": true, "limit": 1e400}\n')))
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.output).toEqual({ cancel: true, limit: null })
     expect(hook.warnings.join(' ')).toMatch(/the number 1e400 in "limit", beyond the range of a 64-bit float/)
   })
 
   test('2. a verdict object larger than the kept stdout blocks, and the warning says output holds only its verdict fields', async () => {
     const { hook } = await runOne(printExpr(`'{\\n  "data": "' + ${ds(5 * MiB)} + '",\\n  "errorMessage": "blocked",\\n  "cancel": true\\n}\\n'`))
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(true)
     expect(hook.errorMessage).toBe('blocked')
     expect(hook.output).toEqual({ cancel: true, errorMessage: 'blocked' })
@@ -218,7 +218,7 @@ describe('issue 18: outputs that used to fail open without a word say what happe
 
   test('3a. a verdict printed to stderr does not block (Cline reads stdout) but is named in a warning', async () => {
     const { hook, result } = await runOne(`process.stderr.write('checking\\n')\nprocess.stderr.write('{"cancel": true, "errorMessage": "no"}\\n')\n`)
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(result.cancel).toBe(false)
     expect(hook.warnings).toEqual([
       'printed {"cancel":true,"errorMessage":"no"} on stderr, where verdicts are not read, and no verdict on stdout, so it did not block: print the verdict on stdout and keep stderr for logs',
@@ -237,7 +237,7 @@ describe('issue 18: outputs that used to fail open without a word say what happe
 
   test('3c. a JSON log line after the verdict is not taken as the verdict, and is named', async () => {
     const { hook, result } = await runOne(print(`${CANCEL}{"status": "logged"}\n`))
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(result.cancel).toBe(true)
     expect(hook.errorMessage).toBe('blocked by the gate')
     expect(hook.warnings).toEqual([
@@ -264,7 +264,7 @@ describe('issue 18: outputs that used to fail open without a word say what happe
 
   test('3d. UTF-16 output is decoded, its verdict read, and the encoding named', async () => {
     const { hook } = await runOne(`process.stdout.write(Buffer.from(String.fromCharCode(0xfeff) + '{"cancel": true, "errorMessage": "nein"}\\r\\n', 'utf16le'))\n`)
-    expect(hook.status).toBe('completed')
+    expectCompleted(hook)
     expect(hook.cancel).toBe(true)
     expect(hook.errorMessage).toBe('nein')
     expect(hook.warnings[0]).toMatch(/^printed UTF-16 \(little-endian, with a byte-order mark\), as Windows PowerShell's Out-File and > write it; .*must print UTF-8/)

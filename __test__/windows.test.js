@@ -20,7 +20,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const hooks = require('..')
-const { powerShellRunsScripts, envWith } = require('./helpers')
+const { powerShellRunsScripts, envWith, expectCompleted } = require('./helpers')
 
 const isWindows = process.platform === 'win32'
 const NOT_WINDOWS = `skipped: Windows-only case, this is ${process.platform}; it runs on node.exe via npm run test:windows`
@@ -289,7 +289,7 @@ describe('Windows: exit codes of batch hooks', () => {
     const [exec] = result.hooks
     expect(exec.exitCode).toBe(code)
     if (code === 0) {
-      expect(exec.status).toBe('completed')
+      expectCompleted(exec)
       expect(result.contextModification).toBe('fine')
     } else {
       expect(exec.status).toBe('failed')
@@ -402,7 +402,7 @@ describe('Windows: non-ASCII text through .exe, .bat and .cmd hooks', () => {
     )
     const [exec] = result.hooks
     expect(exec.failure).toBeUndefined()
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.output.echo.prompt).toBe(PROMPT)
     expect(exec.output.echo.hookName).toBe('UserPromptSubmit')
     expect(exec.output.text).toBe('输出✓🎉')
@@ -470,7 +470,7 @@ describe('Windows: .ps1 hooks', () => {
     const result = inChild(env, { run: true, hookName: 'PreToolUse', input, options: { ...options, timeoutMs: 30000 } })
     const [exec] = result.hooks
     expect(exec.failure).toBeUndefined()
-    expect(exec.status).toBe('completed')
+    expectCompleted(exec)
     expect(exec.output.standIn).toBe('echo-argv.exe (not PowerShell)')
     expect(exec.output.argv).toEqual(hook.command)
     expect(exec.output.echo).toMatchObject({ ...input, hookName: 'PreToolUse' })
