@@ -954,6 +954,8 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
   let printed = ''
   host.stderr.setEncoding('utf8').on('data', (text) => (printed += text))
   const stderr = () => printed
+  // 'close' comes after the host's stdio has ended, so everything it printed has been read.
+  const closed = new Promise((resolve) => host.on('close', (code, signal) => resolve([code, signal])))
   fs.writeFileSync(path.join(group, 'cgroup.procs'), String(host.pid))
   const lines = require('readline').createInterface({ input: host.stdout })[Symbol.asyncIterator]()
   const next = async () => JSON.parse((await lines.next()).value)
@@ -973,7 +975,11 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     await waitFor(() => fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').trim() === '', { timeoutMs: 5000, what: 'the test cgroup to empty' })
     fs.rmdirSync(group)
   }
-  return { host, ask, next, pidsMax, limit, stderr, close }
+  const exit = async () => {
+    host.stdin.write('exit\n')
+    return closed
+  }
+  return { host, ask, next, pidsMax, limit, stderr, exit, close }
 }
 
 describe('the system refuses to start processes', () => {
@@ -982,7 +988,7 @@ describe('the system refuses to start processes', () => {
     const dir = path.join(tmp, 'hooks')
     const ran = path.join(tmp, 'ran')
     writeHook(dir, 'TaskStart', `echo "$RUN" >> ${shq(ran)}\ncat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
-    const { host, ask, next, pidsMax, limit, stderr, close } = pidsLimitedHost(dir)
+    const { host, ask, next, pidsMax, limit, stderr, exit, close } = pidsLimitedHost(dir)
     try {
       // A first run starts the host's runtime threads and watchdog, so they are counted.
       expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
@@ -1011,8 +1017,7 @@ describe('the system refuses to start processes', () => {
       expect(await ask('run after')).toMatchObject({ status: 'completed', context: 'ran' })
       // Each run that started its hook wrote its name: the refused and aborted ones did not.
       expect(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean)).toEqual(['warm', 'after'])
-      host.stdin.write('exit\n')
-      expect(await new Promise((resolve) => host.on('exit', (code, signal) => resolve([code, signal])))).toEqual([0, null])
+      expect(await exit()).toEqual([0, null])
       expect(stderr()).toBe('')
     } finally {
       await close()
@@ -1022,7 +1027,7 @@ describe('the system refuses to start processes', () => {
   testIf(canLimitPids, PIDS_REASON, "16b. an idle host (its runtime's blocking threads gone) reaching pids.max: a run that must read its hooks folders rejects with ERR_HOOK_NO_THREAD, the refused thread is no panic printed on the host's stderr, and its next run completes once there is room (it used to wait for a thread that another folder's run started, rejecting with ERR_HOOK_DISCOVERY_TIMEOUT)", async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     writeHook(dir, 'TaskStart', `cat > /dev/null\n${echoJson({ contextModification: 'ran' })}`)
-    const { ask, pidsMax, limit, stderr, close } = pidsLimitedHost(dir)
+    const { ask, pidsMax, limit, stderr, exit, close } = pidsLimitedHost(dir)
     try {
       const idle = await ask('threads')
       expect(await ask('run warm')).toMatchObject({ status: 'completed', context: 'ran' })
@@ -1033,10 +1038,12 @@ describe('the system refuses to start processes', () => {
       const refused = await ask('run refused')
       expect(refused.rejected).toBe('ERR_HOOK_NO_THREAD')
       expect(refused.message).toMatch(/^the system refused a thread to read the hooks folders \(.*\): too many processes or threads are running/)
-      // tokio's pool panicked when refused; the core caught it, and the addon printed nothing.
-      expect(stderr()).toBe('')
       pidsMax('max')
       expect(await ask('run after')).toMatchObject({ status: 'completed', context: 'ran' })
+      // tokio's pool panicked when refused; the core caught it, and the addon printed nothing
+      // (read once the host has ended, so a late line cannot be missed).
+      expect(await exit()).toEqual([0, null])
+      expect(stderr()).toBe('')
     } finally {
       await close()
     }
