@@ -302,6 +302,10 @@ export interface RunHookOptions {
   onFailure?: 'allow' | 'block' | OnFailurePolicy
   /** See `RunOptions.scrubEnv`. */
   scrubEnv?: boolean | string[]
+  /** See `RunOptions.auditLog`. */
+  auditLog?: string
+  /** See `RunOptions.hookLogs`. */
+  hookLogs?: boolean
 }
 
 /** How to run. */
@@ -365,6 +369,21 @@ export interface RunOptions {
    * always passed.
    */
   scrubEnv?: boolean | string[]
+  /**
+   * A file to append one JSON line to per hook execution (time, runId, hookName, path,
+   * source, sha256, status, durationMs, exitCode, signal, failureKind, cancel, review,
+   * inputOverridden, stdoutBytes, stderrBytes), with one write per line, so many runs and
+   * processes can share it. Created with its folders if missing; a relative path is resolved
+   * against the current directory. A failed write is a warning of the run, never a failure.
+   */
+  auditLog?: string
+  /**
+   * `true`: each execution of a workspace or global hook is appended to
+   * `<HookName>.log` beside its hooks folder (`.clinerules/logs/`, the global folder's
+   * `Logs/`): a header line and the tails of its stdout and stderr; over 1 MiB it is renamed
+   * to `.log.1`. Default `false`.
+   */
+  hookLogs?: boolean
 }
 
 /**

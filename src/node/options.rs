@@ -125,6 +125,17 @@ pub struct RunOptions {
     /// always passed.
     #[napi(ts_type = "boolean | string[]")]
     pub scrub_env: Option<ScrubEnvOption>,
+    /// A file to append one JSON line to per hook execution (time, runId, hookName, path,
+    /// source, sha256, status, durationMs, exitCode, signal, failureKind, cancel, review,
+    /// inputOverridden, stdoutBytes, stderrBytes), with one write per line, so many runs and
+    /// processes can share it. Created with its folders if missing; a relative path is resolved
+    /// against the current directory. A failed write is a warning of the run, never a failure.
+    pub audit_log: Option<String>,
+    /// `true`: each execution of a workspace or global hook is appended to
+    /// `<HookName>.log` beside its hooks folder (`.clinerules/logs/`, the global folder's
+    /// `Logs/`): a header line and the tails of its stdout and stderr; over 1 MiB it is renamed
+    /// to `.log.1`. Default `false`.
+    pub hook_logs: Option<bool>,
 }
 
 /// `DiscoveryOptions & RunOptions`.
@@ -172,6 +183,10 @@ pub struct RunHookOptions {
     /// See `RunOptions.scrubEnv`.
     #[napi(ts_type = "boolean | string[]")]
     pub scrub_env: Option<ScrubEnvOption>,
+    /// See `RunOptions.auditLog`.
+    pub audit_log: Option<String>,
+    /// See `RunOptions.hookLogs`.
+    pub hook_logs: Option<bool>,
 }
 
 /// Where `untrustHook` and `setHookEnabled` record the user's decision (typed inline in
@@ -293,6 +308,8 @@ impl RunHookOptions {
                 detached: self.detached,
                 on_failure: self.on_failure,
                 scrub_env: self.scrub_env,
+                audit_log: self.audit_log,
+                hook_logs: self.hook_logs,
             },
         )
     }
@@ -480,6 +497,14 @@ pub fn run_settings(
         owner,
         on_failure: options.on_failure.map(|o| o.0).unwrap_or_default(),
         scrub_env: options.scrub_env.map(|o| o.0).unwrap_or_default(),
+        records: cline_hooks_core::record::Records {
+            audit_log: options
+                .audit_log
+                .as_deref()
+                .map(|path| absolute_path("auditLog", path))
+                .transpose()?,
+            hook_logs: options.hook_logs.unwrap_or(false),
+        },
     })
 }
 
@@ -532,9 +557,10 @@ pub struct EnvAndPaths {
     env: Option<EnvVars>,
     on_failure: Option<OnFailureOption>,
     scrub_env: Option<ScrubEnvOption>,
+    audit_log: Option<String>,
 }
 
-const BY_HAND_KEYS: [&str; 9] = [
+const BY_HAND_KEYS: [&str; 10] = [
     "workspaceRoots",
     "extraHooksDirs",
     "globalHooksDir",
@@ -544,6 +570,7 @@ const BY_HAND_KEYS: [&str; 9] = [
     "env",
     "onFailure",
     "scrubEnv",
+    "auditLog",
 ];
 
 impl EnvAndPaths {
@@ -594,6 +621,10 @@ impl EnvAndPaths {
             }
             "onFailure" => self.on_failure = Some(OnFailureOption(on_failure::read(env, value)?)),
             "scrubEnv" => self.scrub_env = Some(ScrubEnvOption(scrub_env::read(env, value)?)),
+            "auditLog" => {
+                let fix = "pass the path of a file to append JSON lines to, such as /var/log/cline-hooks.jsonl";
+                self.audit_log = Some(env_and_paths::path(env, key, value, fix)?);
+            }
             _ => self.env = Some(EnvVars(env_and_paths::env_vars(env, value)?)),
         }
         Ok(())
@@ -611,7 +642,7 @@ const DISCOVERY_KEYS: [&str; 9] = [
     "policyFile",
     "trust",
 ];
-const RUN_KEYS: [&str; 8] = [
+const RUN_KEYS: [&str; 10] = [
     "timeoutMs",
     "signal",
     "env",
@@ -620,8 +651,10 @@ const RUN_KEYS: [&str; 8] = [
     "detached",
     "onFailure",
     "scrubEnv",
+    "auditLog",
+    "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 16] = [
+const RUN_HOOK_KEYS: [&str; 18] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -638,6 +671,8 @@ const RUN_HOOK_KEYS: [&str; 16] = [
     "detached",
     "onFailure",
     "scrubEnv",
+    "auditLog",
+    "hookLogs",
 ];
 
 impl Known for DiscoveryOptions {
@@ -665,6 +700,7 @@ impl Known for RunOptions {
         self.env = checked.env;
         self.on_failure = checked.on_failure;
         self.scrub_env = checked.scrub_env;
+        self.audit_log = checked.audit_log;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -672,6 +708,7 @@ impl Known for RunOptions {
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
+            ("hookLogs", Plain::Flag(b)) => self.hook_logs = Some(b),
             _ => {}
         }
     }
@@ -706,6 +743,7 @@ impl Known for RunHookOptions {
         self.env = checked.env;
         self.on_failure = checked.on_failure;
         self.scrub_env = checked.scrub_env;
+        self.audit_log = checked.audit_log;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -715,6 +753,7 @@ impl Known for RunHookOptions {
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
+            ("hookLogs", Plain::Flag(b)) => self.hook_logs = Some(b),
             _ => {}
         }
     }
@@ -852,7 +891,8 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "env" if t != ValueType::Object || is_array => {
             "a plain object of variable names to string values, such as { NAME: 'value' }"
         }
-        "sequential" | "detached" if t != ValueType::Boolean => "true or false",
+        "sequential" | "detached" | "hookLogs" if t != ValueType::Boolean => "true or false",
+        "auditLog" if t != ValueType::String => "a file path",
         "onFailure" if t != ValueType::String && (t != ValueType::Object || is_array) => {
             "\"allow\", \"block\", or an object such as { timeout: 'block', crash: 'block' }"
         }

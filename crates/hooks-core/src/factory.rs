@@ -282,7 +282,11 @@ impl Factory {
             Ok(hook) => hook,
             Err(err) => return Some(Err(err)),
         };
-        let (listings, policy) = self.stored_for(hook, None)?;
+        let Some((listings, policy)) = self.stored_for(hook, None) else {
+            tracing::trace!(hook, "discovery cache miss");
+            return None;
+        };
+        tracing::trace!(hook, "discovery cache hit");
         Some(Ok(self.snapshot_of(hook_name, listings, policy)))
     }
 
@@ -419,6 +423,11 @@ impl Factory {
             .unwrap_or_default();
         loaded.writes = policy_writes;
         let dirs = discovery::hook_dirs(&setup.layout, &Defaults::find());
+        tracing::debug!(
+            generation,
+            folders = dirs.len(),
+            "rescanning the hooks folders"
+        );
         let mut machine = LiveMachine::default();
         let windows = matches!(setup.platform, Platform::Windows { .. });
         let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);

@@ -172,6 +172,7 @@ pub mod factory;
 pub mod launch;
 pub mod policy;
 pub mod process;
+pub mod record;
 pub mod verdict;
 
 pub use blocking::panic_is_a_refused_thread;

@@ -108,6 +108,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         owner: 0,
         start_permission: CancellationToken::new(),
         profile: Profile::Extension,
+        run: Default::default(),
     }
 }
 

@@ -141,6 +141,9 @@ pub fn discover(
                     (Vec::new(), None)
                 }
             };
+            if let Some(why) = &disabled {
+                tracing::debug!(path = %path.display(), why, "hook file will not run");
+            }
             found.push(DiscoveredHook {
                 hook_name: hook_name.to_owned(),
                 path,

@@ -186,7 +186,10 @@ fn scan_dir_with(
     let now = SystemTime::now();
     let listed = match list(dir, profile, platform, previous, now) {
         Ok(listed) => listed,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return (Contents::Missing, None),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            tracing::debug!(folder = %dir.display(), "hooks folder does not exist");
+            return (Contents::Missing, None);
+        }
         // A file where the folder would be (`.clinerules` is also a rules file) means no hooks.
         // Wine reports it as an invalid name where Windows says ERROR_DIRECTORY: look.
         Err(err)
@@ -197,6 +200,7 @@ fn scan_dir_with(
         }
         Err(err) => {
             let why = dir_problem(dir, DirError::of(&err), &err.to_string());
+            tracing::debug!(folder = %dir.display(), why, "hooks folder cannot be read");
             return (Contents::Unreadable(why), None);
         }
     };
@@ -219,6 +223,12 @@ fn scan_dir_with(
             sha256,
         });
     }
+    tracing::debug!(
+        folder = %dir.display(),
+        hook_files = entries.len(),
+        candidates = listed.candidates.len(),
+        "hooks folder scanned"
+    );
     (
         Contents::Entries(entries),
         listed.stamp.reusable.then_some(listed),

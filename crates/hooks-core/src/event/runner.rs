@@ -43,6 +43,8 @@ pub struct RunSettings {
     pub on_failure: FailurePolicy,
     /// Inherited variables the hooks do not get (`scrubEnv`); by default none are left out.
     pub scrub_env: ScrubEnv,
+    /// Where each execution is recorded (`auditLog`, `hookLogs`); by default nowhere.
+    pub records: crate::record::Records,
 }
 
 impl Default for RunSettings {
@@ -57,6 +59,7 @@ impl Default for RunSettings {
             owner: 0,
             on_failure: FailurePolicy::default(),
             scrub_env: ScrubEnv::Off,
+            records: crate::record::Records::default(),
         }
     }
 }
@@ -249,8 +252,17 @@ impl Runner {
             owner: settings.owner,
             start_permission: crate::process::start_permission(),
             profile: self.profile,
+            run: crate::process::RunIdentity::new(self.workspace_roots.first().cloned()),
         });
 
+        tracing::debug!(
+            hook_name = %self.hook_name,
+            hooks = enabled.len(),
+            run = %ctx.run.id,
+            sequential = settings.sequential,
+            detached = settings.detached,
+            "run started"
+        );
         let executions = if settings.detached {
             let mut executions = Vec::with_capacity(enabled.len());
             let deadline = deadline_after(started, settings.timeout);
@@ -292,6 +304,13 @@ impl Runner {
                 .collect()
         };
 
+        // Recorded before an abort is reported: the hooks it stopped ran too.
+        let record_warnings = if settings.records.any() {
+            let sha256s: Vec<Option<String>> = enabled.iter().map(|h| h.sha256.clone()).collect();
+            crate::record::write(&settings.records, &ctx.run.id, &executions, &sha256s).await
+        } else {
+            Vec::new()
+        };
         if settings.abort.is_cancelled() {
             return Err(HookError::Aborted);
         }
@@ -311,6 +330,14 @@ impl Runner {
                 .filter_map(|e| e.failure.as_deref())
                 .filter(|why| why.starts_with(crate::policy::NOT_TRUSTED_CHANGED))
                 .map(|why| format!("skipped: {why}")),
+        );
+        combined.warnings.extend(record_warnings);
+        tracing::debug!(
+            hook_name = %self.hook_name,
+            run = %ctx.run.id,
+            cancel = combined.cancel,
+            duration_ms = started.elapsed().as_millis() as u64,
+            "run ended"
         );
         Ok(RunReport {
             combined,
@@ -360,7 +387,10 @@ where
 {
     match tokio::spawn(work).await {
         Ok(exec) => exec,
-        Err(err) => internal_failure(hook, &err.to_string()),
+        Err(err) => {
+            tracing::error!(hook = %hook.path.display(), %err, "internal error while running a hook");
+            internal_failure(hook, &err.to_string())
+        }
     }
 }
 

@@ -78,6 +78,13 @@ pub(super) async fn drive(
         // Its own process is gone: what it left in the background is its business.
         End::Exited(_) => registration.disarm(),
         _ => {
+            match end {
+                End::TimedOut => {
+                    tracing::info!("a hook passed its deadline: stopping its process tree")
+                }
+                End::Aborted => tracing::debug!("run aborted: stopping a hook's process tree"),
+                _ => tracing::debug!("terminateAll(): stopping a hook's process tree"),
+            }
             // Its pipes are read through the grace, so what it prints while stopping is kept.
             let io_while_stopping = async {
                 if !io_done {
@@ -86,6 +93,9 @@ pub(super) async fn drive(
                 }
             };
             stuck = !stop_tree(registration, &mut child, io_while_stopping).await;
+            if stuck {
+                tracing::warn!(pid = child.id(), "a hook's process could not be stopped, even by SIGKILL; it is left to end on its own");
+            }
         }
     }
     let pipes_closed = read_on(io, io_done, progress).await;

@@ -60,7 +60,7 @@ pub async fn start_detached(
     let stop = registration.stop.clone();
     let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
     let marker = StartMarker::next();
-    let env = (&ctx.env[..], &ctx.env_remove[..]);
+    let env = (&ctx.env[..], &ctx.env_remove[..], &ctx.run);
     let spawned = spawn(
         hook,
         &cwd,

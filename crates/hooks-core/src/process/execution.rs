@@ -136,6 +136,10 @@ pub struct Execution {
     pub failure_kind: Option<FailureKind>,
     /// Things worth knowing that did not make it fail.
     pub warnings: Vec<String>,
+    /// Bytes it printed on stdout and on stderr (0 when its output was not read).
+    pub output_bytes: (u64, u64),
+    /// The last [`STDERR_KEEP`] bytes of its stdout text, for its hook log.
+    pub stdout_tail: String,
 }
 
 impl Execution {
@@ -161,6 +165,8 @@ impl Execution {
             failure: None,
             failure_kind: None,
             warnings: Vec::new(),
+            output_bytes: (0, 0),
+            stdout_tail: String::new(),
         }
     }
 }
@@ -188,6 +194,8 @@ pub struct RunContext {
     pub start_permission: CancellationToken,
     /// Whose conventions the hooks' output follows.
     pub profile: Profile,
+    /// The run's id and first root, told to each hook in its environment.
+    pub run: super::RunIdentity,
 }
 
 impl RunContext {
@@ -230,7 +238,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let spawned = spawn_watched(
         hook,
         &cwd,
-        (&ctx.env, &ctx.env_remove),
+        (&ctx.env, &ctx.env_remove, &ctx.run),
         &mut registration,
         &mut exec.warnings,
         verified.as_ref(),
@@ -273,35 +281,67 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     drop(registration);
 
     exec.stderr = err.text();
-    let verdict = read_verdict(out, err.bytes().to_vec()).await;
+    let (verdict, stdout_bytes, stdout_tail) = read_verdict(out, err.bytes().to_vec()).await;
+    (exec.output_bytes, exec.stdout_tail) = ((stdout_bytes, err.total()), stdout_tail);
     exec.duration = started.elapsed();
     conclude(&mut exec, ending, verdict, hook, &cwd, ctx.timeout);
+    tracing::debug!(
+        hook = %hook.path.display(),
+        status = exec.status.as_str(),
+        exit_code = exec.exit_code,
+        signal = exec.signal.as_deref(),
+        duration_ms = exec.duration.as_millis() as u64,
+        failure = exec.failure.as_deref(),
+        "hook ended"
+    );
     drop(permit);
     drop(verified);
     exec
 }
 
-/// Reads the verdict from all of stdout, and warns of one printed on stderr by mistake.
-/// The scan and the verdict are linear but may take milliseconds: they run off the async
-/// workers, so other runs' timers and pipes are not held up, and count in the duration.
-async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> Verdict {
+/// Reads the verdict from all of stdout, and warns of one printed on stderr by mistake; also
+/// how many bytes stdout held and its tail. The scan and the verdict are linear but may take
+/// milliseconds: they run off the async workers, so other runs' timers and pipes are not held
+/// up, and count in the duration.
+async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
     out.settle().await;
     // Refused a thread (no process to spare), it is read here: a verdict is never lost.
     crate::blocking::run_or_inline(move || {
-        let mut verdict = verdict::read(out.into_reader()?.finish());
+        let kept = out.into_reader()?.finish();
+        let (bytes, tail) = (kept.raw_len, last_chars(&kept.tail, STDERR_KEEP).to_owned());
+        let mut verdict = verdict::read(kept);
+        tracing::debug!(
+            stdout_bytes = bytes,
+            cancel = verdict.cancel,
+            verdict = verdict.object.is_some(),
+            problem = verdict.problem.as_deref(),
+            "hook output read"
+        );
         if let Some(warning) = verdict::stderr_verdict(&verdict, &stderr) {
             verdict.warnings.push(warning);
         }
-        Ok(verdict)
+        Ok((verdict, bytes, tail))
     })
     .await
     .unwrap_or_else(Err)
-    .unwrap_or_else(|why| Verdict {
-        problem: Some(format!(
-            "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
-        )),
-        ..Verdict::default()
+    .unwrap_or_else(|why| {
+        let verdict = Verdict {
+            problem: Some(format!(
+                "its output could not be read because of an internal error in @cline/hooks (please report it): {why}"
+            )),
+            ..Verdict::default()
+        };
+        (verdict, 0, String::new())
     })
+}
+
+/// The last `keep` bytes of `text` at most, starting on a character boundary.
+fn last_chars(text: &str, keep: usize) -> &str {
+    let mut start = text.len().saturating_sub(keep);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
 }
 
 /// The last stage: the record's verdict fields, status and failure, from how the hook ended

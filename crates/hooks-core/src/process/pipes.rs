@@ -213,6 +213,11 @@ impl Tail {
         self.buf.make_contiguous()
     }
 
+    /// How many bytes the stream held, kept or not.
+    pub(super) fn total(&self) -> u64 {
+        self.total
+    }
+
     pub(super) fn text(&mut self) -> String {
         String::from_utf8_lossy(self.bytes()).into_owned()
     }

@@ -59,9 +59,13 @@ impl From<io::Error> for NotStarted {
     }
 }
 
-/// A hook's environment: the variables added to the inherited ones, and the inherited ones
-/// left out (`scrubEnv`).
-pub(super) type HookEnv<'a> = (&'a [(OsString, OsString)], &'a [OsString]);
+/// A hook's environment: the variables added to the inherited ones, the inherited ones left
+/// out (`scrubEnv`), and the run it belongs to (its `CLINE_HOOK_*` variables).
+pub(super) type HookEnv<'a> = (
+    &'a [(OsString, OsString)],
+    &'a [OsString],
+    &'a crate::process::RunIdentity,
+);
 
 /// Where a hook's stdin comes from and what its stdout and stderr go to.
 pub(super) struct HookIo {
@@ -114,7 +118,7 @@ where
 pub(super) async fn spawn<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
-    (env, env_remove): HookEnv<'_>,
+    (env, env_remove, run): HookEnv<'_>,
     marker: StartMarker,
     warnings: &mut Vec<String>,
     io: HookIo,
@@ -127,6 +131,7 @@ where
 {
     let cwd = &working_directory(cwd)?;
     let argv = verified.map_or_else(|| hook.command.clone(), |v| v.argv(hook));
+    let identity = run.variables(hook);
     let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
@@ -138,6 +143,8 @@ where
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env(HOOK_PATH_VAR, &hook.path)
+            // After the caller's `env` (and `scrubEnv`'s removals): the runtime's values win.
+            .envs(identity.iter().map(|(k, v)| (k, v)))
             // Last, so a caller's variable of the same name cannot take its place.
             .env(key, value)
             .stdin(io.stdin.stdio()?)
@@ -165,7 +172,21 @@ where
             started => Ok((started?, false)),
         }
     };
-    let (child, by_sh) = retry_refused(try_start, wait, warnings).await?;
+    let (child, by_sh) = retry_refused(try_start, wait, warnings).await.inspect_err(
+        |not_started| {
+            if let NotStarted::Failed(err) = not_started {
+                tracing::info!(hook = %hook.path.display(), ?argv, %err, "hook could not start");
+            }
+        },
+    )?;
+    tracing::debug!(
+        hook = %hook.path.display(),
+        ?argv,
+        pid = child.id(),
+        cwd = %cwd.display(),
+        run = %run.id,
+        "hook started"
+    );
     if by_sh {
         warnings.push("has no #! line, so it was run with /bin/sh; start it with a line like #!/usr/bin/env bash".to_owned());
     }
