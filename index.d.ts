@@ -246,6 +246,28 @@ export interface HookRunResult {
  */
 export declare const KNOWN_HOOKS: string[]
 
+/** Options of `setLogger`. */
+export interface LoggerOptions {
+  /**
+   * The most detailed level given to the logger (default `'info'`): `'error'`, `'warn'`,
+   * `'info'`, `'debug'` (discovery decisions, hook starts with their argv, exits, output
+   * read) or `'trace'` (also each discovery cache hit and miss).
+   */
+  level?: 'error' | 'warn' | 'info' | 'debug' | 'trace'
+}
+
+/** A record given to the logger of `setLogger`. */
+export interface LogRecord {
+  /** How much it matters. */
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace'
+  /** Where in the runtime it comes from: its Rust module (`cline_hooks_core::process::spawn`). */
+  target: string
+  /** What happened (`hook started`). */
+  message: string
+  /** The details, by name (`hook`, `argv`, `pid`, `status`, ...). */
+  fields: Record<string, string | number | boolean | null>
+}
+
 /**
  * The object form of `onFailure`: `'allow'` or `'block'` for each kind of failure (a kind
  * left out is allowed).
@@ -392,6 +414,17 @@ export interface RunOptions {
  * bit (macOS/Linux) sets it.
  */
 export declare function setHookEnabled(path: string, enabled: boolean, options: { policyFile: string }): Promise<void>
+
+/**
+ * Routes the runtime's log records to `logger` (one call per record, `{ level, target,
+ * message, fields }`), up to `options.level` (default `'info'`), or with `null` stops.
+ * Records are queued for the JavaScript thread and never wait for it: a slow logger makes
+ * the queue (1,024 records) drop records, then one `warn` record says how many; a logger
+ * that throws is ignored. It does not keep Node alive. One logger per process: the last
+ * call wins. Without a logger, `CLINE_HOOKS_LOG=debug` (or another level) prints records to
+ * stderr.
+ */
+export declare function setLogger(logger: ((record: LogRecord) => void) | null, options?: LoggerOptions): void
 
 /**
  * Stops every running hook's process tree (SIGTERM, then SIGKILL; on Windows its job object

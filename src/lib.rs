@@ -30,6 +30,7 @@ pub use node::decisions::{set_hook_enabled, trust_hook, untrust_hook, HookApprov
 #[napi_derive::module_init]
 fn init_runtime() {
     node::panic_hook::install();
+    node::logger::install();
     node::runtime::install();
 }
 
@@ -38,6 +39,7 @@ fn init_runtime() {
 #[napi(module_exports)]
 pub fn on_load(_exports: Object, env: Env) -> Result<()> {
     results::capture(&env);
+    node::logger::on_env(&env);
     Ok(())
 }
 
