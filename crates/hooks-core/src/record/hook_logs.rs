@@ -79,6 +79,14 @@ impl HookLogEntry {
             }
             _ => {}
         }
+        // A repository could ship its logs folder, or a log, as a link to a file of the user's:
+        // the log is only ever written where it seems to be.
+        if std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(fail(format!(
+                "{} is a symbolic link, and hook logs are not written through one",
+                folder.display()
+            )));
+        }
         let _lock = lock(&sibling(&self.log, ".lock")).map_err(fail)?;
         let current = std::fs::metadata(&self.log).map_or(0, |m| m.len());
         if must_rotate(current, self.text.len()) {
@@ -93,11 +101,13 @@ impl HookLogEntry {
                 ))
             })?;
         }
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
+        let mut file = no_follow(OpenOptions::new().append(true).create(true))
             .open(&self.log)
-            .map_err(|e| fail(format!("it could not be opened ({e})")))?;
+            .map_err(|e| {
+                fail(format!(
+                    "it could not be opened ({e}); it must not be a symbolic link"
+                ))
+            })?;
         match file.write(self.text.as_bytes()) {
             Ok(n) if n == self.text.len() => Ok(()),
             Ok(n) => Err(fail(format!(
@@ -150,6 +160,17 @@ pub fn entry_text(exec: &Execution, run_id: &str, time: &str) -> String {
     text
 }
 
+/// `options` refusing to open a symbolic link (macOS/Linux; making one on Windows takes a
+/// privilege a repository's files do not carry).
+fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options
+}
+
 /// `path` with `suffix` appended to its file name.
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -161,13 +182,15 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
 /// dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it would let two writers
 /// lock two different files.
 fn lock(lock_path: &Path) -> Result<File, String> {
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(lock_path)
-        .map_err(|e| format!("its lock {} could not be opened ({e})", lock_path.display()))?;
+    let file = no_follow(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .open(lock_path)
+    .map_err(|e| format!("its lock {} could not be opened ({e})", lock_path.display()))?;
     let started = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
@@ -277,6 +300,18 @@ mod tests {
         entry.append().unwrap(); // 4 entries would pass 1 MiB: rotated first
         assert_eq!(size(&entry.log), len);
         assert_eq!(size(&sibling(&entry.log, ".1")), 3 * len);
+
+        // A log that is a link to another file is not written through.
+        #[cfg(unix)]
+        {
+            let target = dir.join("bashrc");
+            std::fs::write(&target, "mine\n").unwrap();
+            std::fs::remove_file(&entry.log).unwrap();
+            std::os::unix::fs::symlink(&target, &entry.log).unwrap();
+            let why = entry.append().unwrap_err();
+            assert!(why.contains("must not be a symbolic link"), "{why}");
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }
