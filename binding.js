@@ -841,6 +841,7 @@ module.exports.discoverHooks = nativeBinding.discoverHooks
 module.exports.KNOWN_HOOKS = nativeBinding.KNOWN_HOOKS
 module.exports.runHook = nativeBinding.runHook
 module.exports.setHookEnabled = nativeBinding.setHookEnabled
+module.exports.setLogger = nativeBinding.setLogger
 module.exports.terminateAll = nativeBinding.terminateAll
 module.exports.trustHook = nativeBinding.trustHook
 module.exports.untrustHook = nativeBinding.untrustHook
