@@ -8,8 +8,8 @@ const fs = require('fs')
 const path = require('path')
 const { spawn } = require('child_process')
 
-const { addon, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, expectCompleted, testIf } = require('./helpers')
-const { writeQuickHook, quickHooksAvailable } = require('./hook-programs')
+const { addon, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, expectCompleted, testIf, waitForFile } = require('./helpers')
+const { writeQuickHook, quickHooksAvailable, writePidTo, STAY_ALIVE } = require('./hook-programs')
 
 const { runHook, discoverHooks } = addon
 
@@ -97,6 +97,21 @@ describe('auditLog', () => {
     expectCompleted(result.hooks[0])
     expect(result.warnings).toHaveLength(1)
     expect(result.warnings[0]).toMatch(/^the audit log .*audit\.jsonl was not written: .*; check that its folder is writable, or pass another auditLog$/)
+  }, 60000)
+
+  test('the hooks of an aborted run are recorded before the run rejects', async () => {
+    const root = makeWorkspace()
+    const pidFile = path.join(makeTempDir(), 'pid')
+    writeProgram(hooksDirOf(root), 'PreToolUse', writePidTo(pidFile) + STAY_ALIVE)
+    const auditLog = path.join(makeTempDir(), 'audit.jsonl')
+    const controller = new AbortController()
+    const run = runHook('PreToolUse', {}, { workspaceRoots: [root], globalHooksDir: null, managedHooksDir: null, auditLog, hookLogs: true, signal: controller.signal })
+    await waitForFile(pidFile, 30000)
+    controller.abort()
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' })
+    const [line] = jsonLines(auditLog)
+    expect(line).toMatchObject({ status: 'aborted', failureKind: null, cancel: false })
+    expect(fs.readFileSync(path.join(root, '.clinerules', 'logs', 'PreToolUse.log'), 'utf8')).toMatch(/: aborted in \d+ ms.*\nfailure: was stopped because the run was aborted/)
   }, 60000)
 
   test('a bad auditLog or hookLogs is refused up front', async () => {
