@@ -2,6 +2,7 @@
 
 pub mod decisions;
 pub mod errors;
+pub mod events;
 pub mod options;
 pub mod panic_hook;
 pub mod properties;

@@ -170,6 +170,7 @@ pub mod error;
 pub mod event;
 pub mod factory;
 pub mod launch;
+pub mod observe;
 pub mod policy;
 pub mod process;
 pub mod verdict;
