@@ -161,8 +161,8 @@ export interface HookEvent {
    */
   line?: string
   /**
-   * Milliseconds since the hook's turn began (what its `durationMs` counts from); for
-   * `end`, its `durationMs`.
+   * Milliseconds since the hook's turn began (a few microseconds before the moment its
+   * `durationMs` counts from, so a wait for a process slot is included).
    */
   elapsedMs: number
   /** `end` only: the hook's entry of the result (the same fields as `HookRunResult.hooks`). */

@@ -43,8 +43,8 @@ pub struct HookEvent {
     /// cut at 4096 bytes of UTF-8. After 1,000 lines of one hook (stdout and stderr together),
     /// one last line `[truncated: the rest of this hook's output is not sent as events]`.
     pub line: Option<String>,
-    /// Milliseconds since the hook's turn began (what its `durationMs` counts from); for
-    /// `end`, its `durationMs`.
+    /// Milliseconds since the hook's turn began (a few microseconds before the moment its
+    /// `durationMs` counts from, so a wait for a process slot is included).
     pub elapsed_ms: f64,
     /// `end` only: the hook's entry of the result (the same fields as `HookRunResult.hooks`).
     pub execution: Option<crate::node::results::HookExecution>,

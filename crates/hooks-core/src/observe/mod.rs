@@ -39,8 +39,8 @@ impl std::fmt::Debug for dyn Observer {
 pub struct HookEvent<'a> {
     /// The hook it is about.
     pub hook: &'a DiscoveredHook,
-    /// Since the hook's turn in the run began (the moment its `durationMs` counts from, so
-    /// waiting for a process slot is included).
+    /// Since the hook's turn in the run began (just before the moment its
+    /// [`Execution::duration`] counts from, so waiting for a process slot is included).
     pub elapsed: Duration,
     /// What happened.
     pub kind: EventKind<'a>,
