@@ -63,7 +63,8 @@ describe('cline-hooks run, through a pipe: plain lines', () => {
     expect(lines).toContain('            │ slow: \\x1B]0;pwned\\x07\\x1B[2J\\u009B31m\\rover\\u202Eevil')
     expect(at(/slow: checking/)).toBeLessThan(at(/slow: \\x1B/))
     // Past 2 s, one line says the slow hook is still running; the quick one never gets one.
-    const still = lines.filter((l) => l.startsWith('⏱ '))
+    // (The quick one is named only if a loaded machine took 2 s to start it.)
+    const still = lines.filter((l) => l.startsWith('⏱ ') && l.includes(slowTitle))
     expect(still).toHaveLength(1)
     expect(still[0]).toMatch(new RegExp(`^⏱ ${escapeRe(slowTitle)} still running after 2\\.\\d\\d s$`))
     expect(at(/^⏱ /)).toBeLessThan(at(/slow: done/))
@@ -88,9 +89,10 @@ describe('cline-hooks run, through a pipe: plain lines', () => {
     expect(r.stdout).not.toMatch(DANGEROUS)
     expect(r.stdout).toContain('  stderr    │ quick: checking\n')
     expect(r.stdout).toContain('            │ quick: done\n')
-    expect(r.stdout).not.toMatch(/^⏱/m)
-    // One hook: the table has its row, and nothing to call the slowest.
-    expect(r.stdout).toMatch(/^ {2}completed +\d+(\.\d)? ms +false +workspace +/m)
+    // One hook: the table has its row, and nothing to call the slowest. Under 2 s (as it is
+    // unless the machine is very loaded), no line says it is still running.
+    expect(r.stdout).toMatch(/^ {2}completed +\d+(\.\d+)? m?s +false +workspace +/m)
+    if (/^ {2}completed +\d+(\.\d)? ms /m.test(r.stdout)) expect(r.stdout).not.toMatch(/^⏱/m)
     expect(r.stdout).not.toContain('◀ slowest')
     expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^✔ allowed · 1 hook/)
   }, 60000)
