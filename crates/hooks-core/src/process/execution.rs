@@ -276,7 +276,8 @@ pub(crate) async fn run_hook_watched(
     let io = exchange(
         &mut child,
         &ctx.input,
-        (&mut out, &mut err),
+        &mut out,
+        &mut err,
         &progress,
         lines.as_mut(),
     );

@@ -35,7 +35,8 @@ pub const PIPE_FLOW_MAX: Duration = Duration::from_secs(1);
 pub(super) fn exchange<'a>(
     child: &mut Child,
     input: &'a [u8],
-    (out, err): (&'a mut StdoutScan, &'a mut Tail),
+    out: &'a mut StdoutScan,
+    err: &'a mut Tail,
     progress: &'a AtomicU64,
     lines: Option<&'a mut (Lines, Lines)>,
 ) -> impl Future<Output = ()> + 'a {
