@@ -4,10 +4,10 @@
 //! a lock the waking thread still holds. The handle is libuv's async handle where the file
 //! that implements Node-API also exports libuv (Node's does on macOS and Linux), else napi's
 //! thread-safe function, whose call signals the JavaScript thread under the lock that thread
-//! then needs. A run's live events (`onEvent`) travel the same queue, ahead of its settlement
-//! (`spawn_observed`, `Poster`). Here: `spawn`/`now`/`reject`, the per-thread `Settler`, the `Channel` between
-//! the threads, and `deliver`/`drain`/`settle`; the two handles are `libuv_wake` and
-//! `tsfn_wake`, the catching of a future's panic is `unwinding`.
+//! then needs. A run's live events (`onEvent`) travel the same queue, ahead of its
+//! settlement (`spawn_observed`, `Poster`). Here: `spawn`/`now`/`reject`, the per-thread
+//! `Settler`, the `Channel` between the threads, and `deliver`/`drain`/`settle`; the two
+//! handles are `libuv_wake` and `tsfn_wake`, the catching of a future's panic is `unwinding`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
