@@ -139,6 +139,36 @@ export interface HookApproval {
   sha256: string
 }
 
+/** What happened to one hook of a run, as it happened (`RunOptions.onEvent`). */
+export interface HookEvent {
+  /**
+   * `start`: its process started (never sent for a hook that did not start). `stdout`,
+   * `stderr`: one line it printed, in `line`. `slow`: it has been running (or waiting for
+   * a process slot) for `slowThresholdMs`; sent at most once. `end`: it ended, with its
+   * `execution`; sent exactly once for every entry of the result's `hooks`, and last.
+   */
+  type: 'start' | 'stdout' | 'stderr' | 'slow' | 'end'
+  /** The hook name it ran for. */
+  hookName: string
+  /** Absolute path of the hook file. */
+  path: string
+  /** Which kind of directory it was found in. */
+  source: 'managed' | 'extra' | 'global' | 'workspace'
+  /**
+   * `stdout`/`stderr` only: the line, without its `\n` or `\r\n`, invalid UTF-8 replaced,
+   * cut at 4096 bytes of UTF-8. After 1,000 lines of one hook (stdout and stderr together),
+   * one last line `[truncated: the rest of this hook's output is not sent as events]`.
+   */
+  line?: string
+  /**
+   * Milliseconds since the hook's turn began (a few microseconds before the moment its
+   * `durationMs` counts from, so a wait for a process slot is included).
+   */
+  elapsedMs: number
+  /** `end` only: the hook's entry of the result (the same fields as `HookRunResult.hooks`). */
+  execution?: HookExecution
+}
+
 /** What running one hook did. */
 export interface HookExecution {
   /** The hook name it ran for. */
@@ -328,6 +358,10 @@ export interface RunHookOptions {
   auditLog?: string
   /** See `RunOptions.hookLogs`. */
   hookLogs?: boolean
+  /** See `RunOptions.onEvent`. */
+  onEvent?: (event: HookEvent) => void
+  /** See `RunOptions.slowThresholdMs`. */
+  slowThresholdMs?: number
 }
 
 /** How to run. */
@@ -406,6 +440,18 @@ export interface RunOptions {
    * to `.log.1`. Default `false`.
    */
   hookLogs?: boolean
+   * Called with each hook's live events as they happen (see `HookEvent`): its start, each
+   * line it prints (at most 1,000 per hook, each cut at 4 KiB), `slow` once past
+   * `slowThresholdMs`, and its `end` with its `HookExecution`; in order per hook, every one
+   * before the returned promise settles. It runs on the JavaScript thread and never holds
+   * the hooks; what it throws is ignored. Without it, output is not split into lines.
+   */
+  onEvent?: (event: HookEvent) => void
+  /**
+   * Milliseconds a hook runs (or waits for a slot) before its `slow` event: a number, 0 or
+   * more (default 2000).
+   */
+  slowThresholdMs?: number
 }
 
 /**

@@ -506,7 +506,7 @@ describe('every option rejection: one sentence that names the option and the fix
   const RUN = ['runHook', 'runner.run']
   const ALL = [...DISCOVERY, 'runner.run']
   const SHAPE = "use a plain object of variable names to string values, such as { NAME: 'value' }"
-  const RUN_HOOK_KEYS = 'workspaceRoots, globalHooksDir, extraHooksDirs, profile, clineDir, managedHooksDir, policyFile, trust, maxConcurrentHooks, timeoutMs, signal, env, sequential, detached, onFailure, scrubEnv, auditLog, hookLogs'
+  const RUN_HOOK_KEYS = 'workspaceRoots, globalHooksDir, extraHooksDirs, profile, clineDir, managedHooksDir, policyFile, trust, maxConcurrentHooks, timeoutMs, signal, onEvent, slowThresholdMs, env, sequential, detached, onFailure, scrubEnv, auditLog, hookLogs'
   // [what, calls, options, message, options passed as they are (not added to the base)]
   const TABLE = [
     ['options that are not an object', ALL, 'fast', 'invalid option options: must be an object such as { timeoutMs: 5000 } (or undefined for the defaults), not a string', true],

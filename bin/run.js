@@ -1,15 +1,18 @@
 'use strict'
 
 // `cline-hooks run <HookName>`: runs the hooks exactly as Cline would and shows what each one
-// did. Everything a hook controls (its stderr, context, errorMessage, failure quotes, warnings,
+// did: live while they run (their stderr as it comes, a line for each hook past the slow
+// threshold; see run-live.js), then a block per hook and a summary table. Everything a hook controls (its stderr, context, errorMessage, failure quotes, warnings,
 // paths) is escaped, and each of its lines is printed indented under its field's label, so a hook
 // cannot write a line that starts where the CLI's own lines start. --json prints the result as the
 // same JSON value, with the characters a terminal acts on written as \uXXXX escapes.
 
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal, terminalSafeJson } = require('./terminal-text')
-const { say } = require('./stdio')
+const { writeStdout } = require('./stdio')
 const { makeStyle, useColour, displayPath, formatMs, plural, clip } = require('./format')
+const { LiveView } = require('./run-live')
+const { summaryTable } = require('./run-summary')
 const { hooksLib, asUsageError, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
 const { readInput } = require('./read-input')
 const { withPolicy } = require('./policy')
@@ -21,7 +24,7 @@ const STATUS_MARK = { completed: '✔', failed: '✘', timedOut: '⏱', aborted:
 const LABEL_WIDTH = 9
 const VALUE_COLUMN = 2 + LABEL_WIDTH + 1
 
-function hookBlock(h, st) {
+function hookBlock(h, st, shownLive) {
   const out = []
   const colour = st[STATUS_STYLE[h.status]] || ((s) => s)
   const esc = (s) => escapeTerminal(s)
@@ -45,7 +48,9 @@ function hookBlock(h, st) {
   if (h.overrideInput) multiline('override', JSON.stringify(h.overrideInput, null, 2), (s) => s, { maxLines: 20, what: 'overrideInput' })
   if (h.failure) field('failure', st.red(esc(h.failure)))
   for (const w of h.warnings || []) field('warning', st.yellow(esc(w)))
-  if (h.stderr && h.stderr.trim()) {
+  if (h.stderr && h.stderr.trim() && shownLive.has(h.path)) {
+    field('stderr', st.dim('shown above as it came'))
+  } else if (h.stderr && h.stderr.trim()) {
     multiline('stderr', h.stderr, (l) => `${st.dim('│')} ${l}`, { maxLines: 10, fromEnd: true, what: 'stderr' })
   }
   return out.join('\n')
@@ -67,11 +72,14 @@ function summaryLine(result, hookName, st) {
   return parts.join(st.dim(' · '))
 }
 
-/** The human-readable report of a HookRunResult. */
-function renderRun(result, hookName, searched, st) {
-  const blocks = result.hooks.map((h) => hookBlock(h, st))
+/**
+ * The human-readable report of a HookRunResult. `shownLive`: the paths of the hooks whose
+ * whole stderr was already shown as it came (their blocks say so instead of repeating it).
+ */
+function renderRun(result, hookName, searched, st, { shownLive = new Set() } = {}) {
+  const blocks = result.hooks.map((h) => hookBlock(h, st, shownLive))
   const out = []
-  if (blocks.length > 0) out.push(blocks.join('\n\n'), '')
+  if (blocks.length > 0) out.push(blocks.join('\n\n'), '', ...summaryTable(result, st), '')
   for (const w of result.warnings || []) out.push(st.yellow(`warning: ${escapeTerminal(w)}`))
   if (result.hooks.length === 0 && (result.warnings || []).length === 0) {
     out.push(st.dim(`No enabled ${escapeTerminal(hookName)} hook found (searched: ${searched}).`))
@@ -92,9 +100,20 @@ async function cmdRun({ positionals, opts }, session) {
   if (opts['timeout-ms'] !== undefined) runOptions.timeoutMs = opts['timeout-ms']
   if (opts.sequential) runOptions.sequential = true
 
-  let slowNotice = null
-  if (!opts.json && process.stderr.isTTY) {
-    slowNotice = setTimeout(() => say(`${hookName} hooks still running… (Ctrl-C stops them)`), 2000)
+  // The live view writes to stdout in order with the report; the first failed write is
+  // reported as the report's own would be.
+  const st = makeStyle(useColour())
+  let written = Promise.resolve()
+  let outputError = null
+  const write = (text) => {
+    written = written.then(() => writeStdout(text)).catch((e) => {
+      outputError = outputError || e
+    })
+  }
+  let live = null
+  if (!opts.json) {
+    live = new LiveView({ write, tty: Boolean(process.stdout.isTTY), columns: process.stdout.columns, st, valueColumn: VALUE_COLUMN })
+    runOptions.onEvent = live.onEvent
   }
 
   let result
@@ -107,13 +126,16 @@ async function cmdRun({ positionals, opts }, session) {
     throw asUsageError(e)
   } finally {
     session.running = null
-    if (slowNotice) clearTimeout(slowNotice)
+    if (live) live.finish()
   }
+  await written
+  if (outputError) throw outputError
 
   const code = result.cancel ? EXIT.CANCEL : EXIT.OK
   if (opts.json) return { text: terminalSafeJson(result) + '\n', code, exact: true }
-  const st = makeStyle(useColour())
-  return { text: renderRun(result, hookName, describeSearch(runOptions), st), code }
+  const shownLive = live ? live.shown : new Set()
+  const report = renderRun(result, hookName, describeSearch(runOptions), st, { shownLive })
+  return { text: (live && live.printed ? '\n' : '') + report, code }
 }
 
 module.exports = { cmdRun, renderRun, VALUE_COLUMN }

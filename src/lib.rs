@@ -361,6 +361,7 @@ fn start_run<'env>(
             });
         }
         let settings = options::run_settings(run, CancellationToken::new(), owner)?;
+        let on_event = node::events::read(env, options)?;
         // Serialised by JSON.stringify even when nothing will run, so a bad input is refused
         // the same way whether or not a hook happens to be installed; only a run copies the
         // text into the core.
@@ -381,9 +382,9 @@ fn start_run<'env>(
             },
             ready => ready,
         };
-        Ok((target, signal, settings, input))
+        Ok((target, signal, settings, input, on_event))
     })();
-    let (target, signal, mut settings, input) = match checked {
+    let (target, signal, mut settings, input, on_event) = match checked {
         Ok(checked) => checked,
         Err(failure) => return settle::reject(env, failure),
     };
@@ -416,7 +417,8 @@ fn start_run<'env>(
         },
         _ => None,
     };
-    let work = async move {
+    let work = |poster: Option<settle::Poster>| async move {
+        settings.observer = poster.map(node::events::observer);
         let runner = match target {
             Target::Ready(runner) => runner,
             // A folder that does not answer must not hold the run past its own deadline.
@@ -431,6 +433,6 @@ fn start_run<'env>(
             .await
             .map(|report| results::run_json(&report))
     };
-    let promise = settle::spawn(env, listener, work, std::convert::identity)?;
+    let promise = settle::spawn_observed(env, listener, on_event, work, std::convert::identity)?;
     Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }

@@ -3,6 +3,7 @@
 pub mod decisions;
 pub mod errors;
 pub mod logger;
+pub mod events;
 pub mod options;
 pub mod panic_hook;
 pub mod properties;

@@ -136,6 +136,17 @@ pub struct RunOptions {
     /// `Logs/`): a header line and the tails of its stdout and stderr; over 1 MiB it is renamed
     /// to `.log.1`. Default `false`.
     pub hook_logs: Option<bool>,
+    /// Called with each hook's live events as they happen (see `HookEvent`): its start, each
+    /// line it prints (at most 1,000 per hook, each cut at 4 KiB), `slow` once past
+    /// `slowThresholdMs`, and its `end` with its `HookExecution`; in order per hook, every one
+    /// before the returned promise settles. It runs on the JavaScript thread and never holds
+    /// the hooks; what it throws is ignored. Without it, output is not split into lines.
+    #[napi(ts_type = "(event: HookEvent) => void")]
+    #[allow(dead_code)] // typed here for index.d.ts; the live function is read by events.rs
+    pub on_event: Option<crate::node::events::OnEventField>,
+    /// Milliseconds a hook runs (or waits for a slot) before its `slow` event: a number, 0 or
+    /// more (default 2000).
+    pub slow_threshold_ms: Option<f64>,
 }
 
 /// `DiscoveryOptions & RunOptions`.
@@ -187,6 +198,12 @@ pub struct RunHookOptions {
     pub audit_log: Option<String>,
     /// See `RunOptions.hookLogs`.
     pub hook_logs: Option<bool>,
+    /// See `RunOptions.onEvent`.
+    #[napi(ts_type = "(event: HookEvent) => void")]
+    #[allow(dead_code)] // typed here for index.d.ts; the live function is read by events.rs
+    pub on_event: Option<crate::node::events::OnEventField>,
+    /// See `RunOptions.slowThresholdMs`.
+    pub slow_threshold_ms: Option<f64>,
 }
 
 /// Where `untrustHook` and `setHookEnabled` record the user's decision (typed inline in
@@ -310,6 +327,8 @@ impl RunHookOptions {
                 scrub_env: self.scrub_env,
                 audit_log: self.audit_log,
                 hook_logs: self.hook_logs,
+                on_event: None,
+                slow_threshold_ms: self.slow_threshold_ms,
             },
         )
     }
@@ -505,7 +524,26 @@ pub fn run_settings(
                 .transpose()?,
             hook_logs: options.hook_logs.unwrap_or(false),
         },
+        observer: None,
+        slow_threshold: slow_threshold(options.slow_threshold_ms)?,
     })
+}
+
+/// `slowThresholdMs`: any number of milliseconds from 0; beyond what a clock holds, never.
+fn slow_threshold(value: Option<f64>) -> std::result::Result<Duration, HookError> {
+    match value {
+        None => Ok(cline_hooks_core::observe::DEFAULT_SLOW_THRESHOLD),
+        Some(ms) if ms.is_finite() && ms >= 0.0 => {
+            Ok(Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX))
+        }
+        Some(ms) => Err(HookError::InvalidOption {
+            option: "slowThresholdMs",
+            reason: format!(
+                "{} is not a threshold: use a number of milliseconds, 0 or more (default 2000)",
+                js_number(ms)
+            ),
+        }),
+    }
 }
 
 /// The option names one options type holds, for spotting typos, and where the options read by
@@ -642,9 +680,11 @@ const DISCOVERY_KEYS: [&str; 9] = [
     "policyFile",
     "trust",
 ];
-const RUN_KEYS: [&str; 10] = [
+const RUN_KEYS: [&str; 12] = [
     "timeoutMs",
     "signal",
+    "onEvent",
+    "slowThresholdMs",
     "env",
     "sequential",
     "maxConcurrentHooks",
@@ -654,7 +694,7 @@ const RUN_KEYS: [&str; 10] = [
     "auditLog",
     "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 18] = [
+const RUN_HOOK_KEYS: [&str; 20] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -666,6 +706,8 @@ const RUN_HOOK_KEYS: [&str; 18] = [
     "maxConcurrentHooks",
     "timeoutMs",
     "signal",
+    "onEvent",
+    "slowThresholdMs",
     "env",
     "sequential",
     "detached",
@@ -705,6 +747,7 @@ impl Known for RunOptions {
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("slowThresholdMs", Plain::Number(n)) => self.slow_threshold_ms = Some(n),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
@@ -751,6 +794,7 @@ impl Known for RunHookOptions {
             ("trust", Plain::Text(t)) => self.trust = Some(t),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("slowThresholdMs", Plain::Number(n)) => self.slow_threshold_ms = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
             ("hookLogs", Plain::Flag(b)) => self.hook_logs = Some(b),
@@ -888,6 +932,8 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "sha256" if t != ValueType::String => "the hook's sha256 as discovery reported it",
         "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
         "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
+        "slowThresholdMs" if t != ValueType::Number => "a number of milliseconds, 0 or more",
+        "onEvent" if t != ValueType::Function => "a function, (event) => void",
         "env" if t != ValueType::Object || is_array => {
             "a plain object of variable names to string values, such as { NAME: 'value' }"
         }

@@ -181,7 +181,7 @@ pub struct HookRunResult {
     pub warnings: Vec<String>,
 }
 
-fn millis(d: std::time::Duration) -> f64 {
+pub(crate) fn millis(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
 
@@ -238,7 +238,7 @@ struct ResultJson<'a> {
 /// as they always have.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ExecutionJson<'a> {
+pub(crate) struct ExecutionJson<'a> {
     hook_name: &'a str,
     path: std::borrow::Cow<'a, str>,
     source: &'static str,
@@ -287,6 +287,15 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             failure_kind: e.failure_kind.map(|k| k.as_str()),
         }
     }
+}
+
+/// An object from JSON text made on the runtime (a live event), built as results are.
+pub(crate) fn object_from_json(
+    env: &napi::Env,
+    text: &str,
+    ascii: bool,
+) -> napi::Result<napi::sys::napi_value> {
+    handover::to_js(env, text, ascii, None)
 }
 
 /// A result on its way to JavaScript: see `run_json` and `handover`.

@@ -4,9 +4,10 @@
 //! a lock the waking thread still holds. The handle is libuv's async handle where the file
 //! that implements Node-API also exports libuv (Node's does on macOS and Linux), else napi's
 //! thread-safe function, whose call signals the JavaScript thread under the lock that thread
-//! then needs. Here: `spawn`/`now`/`reject`, the per-thread `Settler`, the `Channel` between
-//! the threads, and `deliver`/`drain`/`settle`; the two handles are `libuv_wake` and
-//! `tsfn_wake`, the catching of a future's panic is `unwinding`.
+//! then needs. A run's live events (`onEvent`) travel the same queue, ahead of its
+//! settlement (`spawn_observed`, `Poster`). Here: `spawn`/`now`/`reject`, the per-thread
+//! `Settler`, the `Channel` between the threads, and `deliver`/`drain`/`settle`; the two
+//! handles are `libuv_wake` and `tsfn_wake`, the catching of a future's panic is `unwinding`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 
 use crate::node::errors;
+use crate::node::events::{self, Callback, Event};
 use crate::node::signal::Listener;
 use cline_hooks_core::error::HookError;
 use unwinding::{panic_text, Unwinding};
@@ -41,11 +43,35 @@ where
     R: ToNapiValue + 'static,
     W: Future<Output = std::result::Result<T, HookError>> + Send + 'static,
 {
+    spawn_observed(env, listener, None, |_| work, convert)
+}
+
+/// [`spawn`], with `observer` (a run's `onEvent`) called on the JavaScript thread with each
+/// event `make_work`'s future posts through the [`Poster`] it is given: in the order posted,
+/// all before the promise settles, each through the same wake-up as the settlement.
+pub fn spawn_observed<'env, T, R, W>(
+    env: &'env Env,
+    listener: Option<Listener>,
+    observer: Option<Callback>,
+    make_work: impl FnOnce(Option<Poster>) -> W,
+    convert: fn(T) -> R,
+) -> Result<PromiseRaw<'env, R>>
+where
+    T: Send + 'static,
+    R: ToNapiValue + 'static,
+    W: Future<Output = std::result::Result<T, HookError>> + Send + 'static,
+{
     let mut deferred = std::ptr::null_mut();
     let mut promise = std::ptr::null_mut();
     // Safety: a plain napi call on this thread's env with valid out-pointers.
     check_status!(unsafe { sys::napi_create_promise(env.raw(), &mut deferred, &mut promise) })?;
-    let (id, channel) = register(env, deferred, listener)?;
+    let observed = observer.is_some();
+    let (id, channel) = register(env, deferred, listener, observer)?;
+    let poster = observed.then(|| Poster {
+        id,
+        channel: channel.clone(),
+    });
+    let work = make_work(poster);
     let sender = Sender {
         id,
         channel,
@@ -95,6 +121,26 @@ pub fn reject<'env, T: ToNapiValue>(
 /// Makes the value to resolve with, on the JavaScript thread.
 type Build = Box<dyn FnOnce(&Env) -> Result<sys::napi_value> + Send>;
 
+/// What crosses from the runtime to the JavaScript thread, in order: events of runs and the
+/// settlements of their promises.
+enum Queued {
+    Settlement(Settlement),
+    Event(u64, Event),
+}
+
+/// Posts the events of one observed run to its JavaScript thread (see [`spawn_observed`]).
+pub struct Poster {
+    id: u64,
+    channel: Arc<Channel>,
+}
+
+impl Poster {
+    /// Queues `event` and wakes the JavaScript thread; never waits for it.
+    pub fn post(&self, event: Event) {
+        deliver(&self.channel, Queued::Event(self.id, event));
+    }
+}
+
 /// What crosses from the runtime to the JavaScript thread for one future.
 struct Settlement {
     id: u64,
@@ -105,12 +151,14 @@ struct Settlement {
 struct Pending {
     deferred: sys::napi_deferred,
     listener: Option<Listener>,
+    /// The run's `onEvent`, if it has one.
+    observer: Option<Callback>,
 }
 
 /// Settlements on their way to one JavaScript thread, and how to wake it: `None` once its
 /// environment is gone, after which nothing is queued or woken.
 struct Channel {
-    queue: Mutex<Vec<Settlement>>,
+    queue: Mutex<Vec<Queued>>,
     wake: Mutex<Option<Wake>>,
 }
 
@@ -149,6 +197,7 @@ fn register(
     env: &Env,
     deferred: sys::napi_deferred,
     listener: Option<Listener>,
+    observer: Option<Callback>,
 ) -> Result<(u64, Arc<Channel>)> {
     SETTLER.with(|cell| {
         let mut cell = cell.borrow_mut();
@@ -161,7 +210,14 @@ fn register(
         }
         let id = settler.next_id;
         settler.next_id += 1;
-        settler.pending.insert(id, Pending { deferred, listener });
+        settler.pending.insert(
+            id,
+            Pending {
+                deferred,
+                listener,
+                observer,
+            },
+        );
         Ok((id, settler.channel.clone()))
     })
 }
@@ -236,10 +292,10 @@ impl Sender {
         self.sent = true;
         deliver(
             &self.channel,
-            Settlement {
+            Queued::Settlement(Settlement {
                 id: self.id,
                 outcome,
-            },
+            }),
         );
     }
 }
@@ -252,12 +308,12 @@ impl Drop for Sender {
                 id: self.id,
                 outcome: Err(cancelled),
             };
-            deliver(&self.channel, settlement);
+            deliver(&self.channel, Queued::Settlement(settlement));
         }
     }
 }
 
-fn deliver(channel: &Channel, settlement: Settlement) {
+fn deliver(channel: &Channel, settlement: Queued) {
     let wake = lock(&channel.wake);
     let Some(handle) = *wake else {
         // The environment is gone: nobody is left to settle for.
@@ -282,10 +338,27 @@ fn deliver(channel: &Channel, settlement: Settlement) {
 /// Settles everything queued (on the JavaScript thread, inside a callback scope).
 fn drain(env: &Env, channel: &Channel) {
     let settled = std::mem::take(&mut *lock(&channel.queue));
-    for settlement in settled {
+    for queued in settled {
         // Nothing may unwind into Node; one settlement's failure must not strand the rest.
-        let _ = catch_unwind(AssertUnwindSafe(|| settle(env, settlement)));
+        let _ = catch_unwind(AssertUnwindSafe(|| match queued {
+            Queued::Settlement(settlement) => settle(env, settlement),
+            Queued::Event(id, event) => {
+                if let Some(observer) = observer_of(env, id) {
+                    events::call(env, observer, event);
+                }
+            }
+        }));
     }
+}
+
+/// The `onEvent` of the run pending as `id`, as a value of the current scope: no borrow is
+/// held while it runs (it may start another run).
+fn observer_of(env: &Env, id: u64) -> Option<sys::napi_value> {
+    SETTLER.with(|cell| {
+        let cell = cell.borrow();
+        let callback = cell.as_ref()?.pending.get(&id)?.observer.as_ref()?;
+        callback.borrow_back(env).ok().map(|f| f.raw())
+    })
 }
 
 fn settle(env: &Env, settlement: Settlement) {
@@ -298,7 +371,10 @@ fn settle(env: &Env, settlement: Settlement) {
         }
         Some(pending)
     });
-    let Some(Pending { deferred, listener }) = taken else {
+    let Some(Pending {
+        deferred, listener, ..
+    }) = taken
+    else {
         return;
     };
     // An abort rejects with the signal's reason as `cause`, read before the listener lets

@@ -30,6 +30,9 @@
 //! 5. [`verdict`] reads each hook's stdout as it streams (the last JSON object holding a
 //!    verdict field) and combines the executions into one [`verdict::Combined`].
 //!
+//! While it runs, an [`observe::Observer`] in [`event::RunSettings`] receives each hook's live
+//! events: its start, its output lines, a slow mark, and its end with its execution.
+//!
 //! Mistakes in the call itself (a bad hook name, input that is not a JSON object, an abort, a
 //! hooks folder that does not answer) are an [`error::HookError`]; everything a hook does is
 //! reported in its [`process::Execution`], never as an error.
@@ -170,6 +173,7 @@ pub mod error;
 pub mod event;
 pub mod factory;
 pub mod launch;
+pub mod observe;
 pub mod policy;
 pub mod process;
 pub mod record;

@@ -13,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 use crate::discovery::{DiscoveredHook, Profile};
 use crate::error::HookError;
 use crate::event::{input, HookInput};
+use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    host_names_to_remove, run_hook, start_detached, Execution, RunContext, ScrubEnv, Status,
+    host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -45,6 +46,11 @@ pub struct RunSettings {
     pub scrub_env: ScrubEnv,
     /// Where each execution is recorded (`auditLog`, `hookLogs`); by default nowhere.
     pub records: crate::record::Records,
+    /// Receives each hook's live events (see [`crate::observe`]); none by default, and then
+    /// no output is split into lines.
+    pub observer: Option<Arc<dyn Observer>>,
+    /// How long a hook runs before its `Slow` event (default 2 s).
+    pub slow_threshold: Duration,
 }
 
 impl Default for RunSettings {
@@ -60,6 +66,8 @@ impl Default for RunSettings {
             on_failure: FailurePolicy::default(),
             scrub_env: ScrubEnv::Off,
             records: crate::record::Records::default(),
+            observer: None,
+            slow_threshold: DEFAULT_SLOW_THRESHOLD,
         }
     }
 }
@@ -263,11 +271,24 @@ impl Runner {
             detached = settings.detached,
             "run started"
         );
+        let watch = |hook: &DiscoveredHook| {
+            let observer = settings.observer.clone()?;
+            Some(HookWatch::new(observer, hook, settings.slow_threshold))
+        };
         let executions = if settings.detached {
             let mut executions = Vec::with_capacity(enabled.len());
             let deadline = deadline_after(started, settings.timeout);
             for hook in &enabled {
-                executions.push(start_detached(hook, &ctx, deadline).await);
+                let Some(watch) = watch(hook) else {
+                    executions.push(start_detached(hook, &ctx, deadline).await);
+                    continue;
+                };
+                let exec = watch.timing(start_detached(hook, &ctx, deadline)).await;
+                if exec.started {
+                    watch.start();
+                }
+                watch.end(&exec);
+                executions.push(exec);
             }
             // Detached hooks outlive the call by design.
             stop_on_drop.disarm();
@@ -279,7 +300,8 @@ impl Runner {
                     break;
                 }
                 let deadline = deadline_after(Instant::now(), settings.timeout);
-                executions.push(guarded(hook.clone(), ctx.clone(), deadline).await);
+                let watch = watch(hook);
+                executions.push(guarded(hook.clone(), ctx.clone(), deadline, watch).await);
             }
             executions
         } else {
@@ -287,7 +309,8 @@ impl Runner {
             let mut set = JoinSet::new();
             for (index, hook) in enabled.iter().cloned().enumerate() {
                 let ctx = ctx.clone();
-                set.spawn(async move { (index, guarded(hook, ctx, deadline).await) });
+                let watch = watch(&hook);
+                set.spawn(async move { (index, guarded(hook, ctx, deadline, watch).await) });
             }
             let mut slots: Vec<Option<Execution>> = vec![None; enabled.len()];
             while let Some(joined) = set.join_next().await {
@@ -370,14 +393,25 @@ fn deadline_after(from: Instant, timeout: Duration) -> Instant {
 }
 
 /// Runs one hook on its own task, so a panic in this package becomes that hook's failure
-/// instead of taking the whole run (or the host) down.
-async fn guarded(hook: DiscoveredHook, ctx: Arc<RunContext>, deadline: Instant) -> Execution {
+/// instead of taking the whole run (or the host) down; with a `watch`, its events are sent,
+/// its `End` whatever happened.
+async fn guarded(
+    hook: DiscoveredHook,
+    ctx: Arc<RunContext>,
+    deadline: Instant,
+    watch: Option<Arc<HookWatch>>,
+) -> Execution {
     let for_task = hook.clone();
-    isolated(
-        &hook,
-        async move { run_hook(&for_task, &ctx, deadline).await },
-    )
-    .await
+    let watching = watch.clone();
+    let work = isolated(&hook, async move {
+        run_hook_watched(&for_task, &ctx, deadline, watching.as_ref()).await
+    });
+    let Some(watch) = watch else {
+        return work.await;
+    };
+    let exec = watch.timing(work).await;
+    watch.end(&exec);
+    exec
 }
 
 /// Runs `work` as its own task; if it panics, the hook is `failed` with the panic's message.

@@ -20,6 +20,7 @@ use super::spawn::{spawn_watched, NotStarted};
 use super::spawn_failure::{explain_start_error, start_obstacle};
 use super::verified_start::verify;
 use crate::discovery::{DiscoveredHook, Profile, Source};
+use crate::observe::HookWatch;
 use crate::process::Owner;
 use crate::verdict::{self, Reader, Verdict};
 
@@ -212,6 +213,16 @@ impl RunContext {
 /// [`REAP_LIMIT`](crate::process::REAP_LIMIT) plus [`PIPE_GRACE`] plus
 /// [`PIPE_FLOW_MAX`](crate::process::PIPE_FLOW_MAX).
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
+    run_hook_watched(hook, ctx, deadline, None).await
+}
+
+/// [`run_hook`], sending its start and output lines to `watch` (an observed run).
+pub(crate) async fn run_hook_watched(
+    hook: &DiscoveredHook,
+    ctx: &RunContext,
+    deadline: Instant,
+    watch: Option<&std::sync::Arc<HookWatch>>,
+) -> Execution {
     let started = Instant::now();
     let (permit, mut registration) = match admit(hook, ctx, deadline, false).await {
         Ok(admitted) => admitted,
@@ -248,6 +259,7 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let mut child = match spawned {
         Ok(child) => {
             exec.started = true;
+            watch.inspect(|w| w.start());
             child
         }
         Err(NotStarted::Stopped(status, why)) => {
@@ -268,7 +280,15 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     let mut out = StdoutScan::new(Reader::new(ctx.profile));
     let mut err = Tail::new(STDERR_KEEP);
     let progress = AtomicU64::new(0);
-    let io = exchange(&mut child, &ctx.input, &mut out, &mut err, &progress);
+    let mut lines = watch.map(|w| (w.lines(true), w.lines(false)));
+    let io = exchange(
+        &mut child,
+        &ctx.input,
+        &mut out,
+        &mut err,
+        &progress,
+        lines.as_mut(),
+    );
     let ending = drive(
         child,
         io,
@@ -279,6 +299,10 @@ pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant
     )
     .await;
     drop(registration);
+    if let Some((out_lines, err_lines)) = &mut lines {
+        out_lines.finish();
+        err_lines.finish();
+    }
 
     exec.stderr = err.text();
     let (verdict, stdout_bytes, stdout_tail) = read_verdict(out, err.bytes().to_vec()).await;

@@ -12,6 +12,7 @@ use tokio::process::Child;
 use tokio::time::{timeout, Instant};
 
 use crate::blocking::{self, Started};
+use crate::observe::Lines;
 use crate::verdict::Reader;
 
 /// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
@@ -29,22 +30,28 @@ pub const PIPE_FLOW_MAX: Duration = Duration::from_secs(1);
 
 /// The exchange over the hook's pipes, taken from `child`: `input` is written to stdin while
 /// stdout goes to `out` and stderr to `err`; `progress` counts what was read and scanned.
-/// It ends when all three pipes are done with.
+/// It ends when all three pipes are done with. With `lines` (an observed run), each pipe's
+/// bytes are also split into lines for its events.
 pub(super) fn exchange<'a>(
     child: &mut Child,
     input: &'a [u8],
     out: &'a mut StdoutScan,
     err: &'a mut Tail,
     progress: &'a AtomicU64,
+    lines: Option<&'a mut (Lines, Lines)>,
 ) -> impl Future<Output = ()> + 'a {
+    let (out_lines, err_lines) = match lines {
+        Some((out_lines, err_lines)) => (Some(out_lines), Some(err_lines)),
+        None => (None, None),
+    };
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     async move {
         tokio::join!(
             feed(stdin, input),
-            drain(stdout, out, progress),
-            drain(stderr, err, progress)
+            drain(stdout, out, progress, out_lines),
+            drain(stderr, err, progress, err_lines)
         );
     }
 }
@@ -86,7 +93,12 @@ trait Sink {
 
 /// Reads `pipe` to its end into `sink`; `progress` counts what was read and scanned.
 /// Cancel-safe: what was read and not yet scanned stays in the sink.
-async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, sink: &mut impl Sink, progress: &AtomicU64) {
+async fn drain<R: AsyncRead + Unpin>(
+    pipe: Option<R>,
+    sink: &mut impl Sink,
+    progress: &AtomicU64,
+    mut lines: Option<&mut Lines>,
+) {
     let Some(mut pipe) = pipe else { return };
     let mut buf = vec![0u8; 64 << 10];
     loop {
@@ -94,6 +106,9 @@ async fn drain<R: AsyncRead + Unpin>(pipe: Option<R>, sink: &mut impl Sink, prog
             Ok(0) | Err(_) => return,
             Ok(n) => {
                 progress.fetch_add(n as u64, Ordering::Relaxed);
+                if let Some(lines) = lines.as_deref_mut() {
+                    lines.push(&buf[..n]);
+                }
                 if sink.take(&buf[..n]).await {
                     progress.fetch_add(1, Ordering::Relaxed);
                 }
