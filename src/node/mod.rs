@@ -5,6 +5,7 @@ pub mod errors;
 pub mod options;
 pub mod panic_hook;
 pub mod properties;
+pub mod refresh;
 pub mod results;
 pub mod runtime;
 pub mod settle;
