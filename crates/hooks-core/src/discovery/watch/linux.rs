@@ -78,16 +78,19 @@ fn thread_tag() -> u64 {
 }
 
 /// The shared instance, made by the first factory that watches (a failure is retried at the
-/// next rescan: EMFILE may pass).
-static SHARED: Mutex<Option<&'static Shared>> = Mutex::new(None);
+/// next rescan: EMFILE may pass). Read by every check: a load, no lock.
+static SHARED: std::sync::OnceLock<&'static Shared> = std::sync::OnceLock::new();
+
+/// Held while the shared instance is made, so it is made once.
+static MAKING: Mutex<()> = Mutex::new(());
 
 fn shared() -> Option<&'static Shared> {
-    *SHARED.lock().unwrap_or_else(|p| p.into_inner())
+    SHARED.get().copied()
 }
 
 fn shared_or_make() -> Result<&'static Shared, String> {
-    let mut slot = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(shared) = *slot {
+    let _making = MAKING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(shared) = shared() {
         return Ok(shared);
     }
     // SAFETY: no pointers; the result is checked.
@@ -116,8 +119,7 @@ fn shared_or_make() -> Result<&'static Shared, String> {
         io_uring = made.ring.is_some(),
         "watching hooks folders with inotify"
     );
-    *slot = Some(made);
-    Ok(made)
+    Ok(*SHARED.get_or_init(|| made))
 }
 
 /// A ring with a multishot poll armed on `inotify`, or `None` where io_uring cannot be used:
