@@ -262,7 +262,12 @@ impl Shared {
 
     /// Adds a watch on `path` for `role`'s events (added to what others asked of the same
     /// folder). `Ok(None)`: the path is gone (its ancestor's watch covers that).
-    fn add(&self, path: &PathBuf, role: Role, changes: &Changes) -> Result<Option<i32>, String> {
+    fn add(
+        &self,
+        path: &std::path::Path,
+        role: Role,
+        changes: &Changes,
+    ) -> Result<Option<i32>, String> {
         let wanted = match role {
             Role::Folder => FOLDER_EVENTS,
             Role::Ancestor => ANCESTOR_EVENTS,
