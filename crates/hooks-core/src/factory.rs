@@ -973,4 +973,40 @@ mod tests {
             }
         }
     }
+
+    /// The change made on another thread, the check on this one right after it says so:
+    /// the completion is posted to this thread's own poll before it returns to user space.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_change_made_on_another_thread_is_seen_by_the_next_check_here() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = TempDir::new("threads");
+        add_hook(&dir);
+        let file = dir.0.join("TaskStart");
+        let factory = factory_for(&dir);
+        let (ask, asked) = std::sync::mpsc::channel::<u32>();
+        let (tell, told) = std::sync::mpsc::channel::<()>();
+        let changer = std::thread::spawn(move || {
+            for mode in asked {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+                tell.send(()).unwrap();
+            }
+        });
+        for round in 0..500 {
+            factory.rescan();
+            assert!(
+                factory.snapshot_now("TaskStart").is_some(),
+                "fresh, round {round}"
+            );
+            ask.send(if round % 2 == 0 { 0o644 } else { 0o755 })
+                .unwrap();
+            told.recv().unwrap();
+            assert!(
+                factory.snapshot_now("TaskStart").is_none(),
+                "chmod on another thread not seen, round {round}"
+            );
+        }
+        drop(ask);
+        changer.join().unwrap();
+    }
 }

@@ -190,6 +190,13 @@ impl Shared {
     }
 
     fn check_ring(&self, ring: &mut MutexGuard<'_, Ring>) {
+        // This thread's first check arms its poll before the queue is read: events already
+        // waiting complete it during the submit, so they are read below, not at the next check.
+        if !ring.armed.contains(&thread_tag()) && !arm(ring, &self.inotify) {
+            // This thread cannot have a poll (the ring refuses): its checks count as changes,
+            // so the snapshots fall back to a rescan per call rather than go stale.
+            self.flooded.store(true, Ordering::Relaxed);
+        }
         let mut seen = false;
         let mut overflowed = false;
         loop {
@@ -225,11 +232,6 @@ impl Shared {
         // A completion queue that overflowed: counted for every watch, to be safe.
         if overflowed || self.flooded.swap(false, Ordering::Relaxed) {
             self.bump_all();
-        }
-        if !ring.armed.contains(&thread_tag()) && !arm(ring, &self.inotify) {
-            // This thread cannot have a poll (the ring refuses): its checks count as changes,
-            // so the snapshots fall back to a rescan per call rather than go stale.
-            self.flooded.store(true, Ordering::Relaxed);
         }
     }
 
