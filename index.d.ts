@@ -10,10 +10,18 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Discovers hooks once and keeps the result fresh cheaply (a snapshot is reused for 250 ms,
- * then revalidated), handing out runners for each hook name.
+ * Discovers hooks once and keeps the result fresh cheaply (a snapshot is reused until a
+ * watched hooks folder changes, and for 250 ms at most), handing out runners for each hook name.
  */
 export declare class HookFactory {
+  /**
+   * Rescans the hooks folders now, even if nothing was seen to change (a change the
+   * watches cannot see: a symlinked hook's target, an interpreter installed on PATH, a
+   * policy store edited by another process). Resolves once the rescan is done: the next
+   * `hasHook` or `create` answers from it. Rejects with `ERR_HOOK_DISCOVERY_TIMEOUT` if the
+   * folders do not answer within 30.25 s.
+   */
+  refresh(): Promise<void>
   /**
    * A factory for the folders `options` names. Nothing is read until the first call;
    * a bad option throws a `TypeError` with `code: 'ERR_INVALID_OPTION'`.

@@ -9,6 +9,7 @@
 //   npm run bench -- --quick --write  short run that also writes results.md and chart.svg
 //   node benchmark/run.js --only h    row (h) alone (JS-thread cost of a run); writes nothing
 //   node benchmark/run.js --only i    row (i) alone (discovery at scale); writes nothing
+//   node benchmark/run.js --only f    row (f) alone (no hook: calls/s, strace); writes nothing
 //
 // Each measurement runs in a fresh Node process (benchmark/worker.js; js-thread.js for (h))
 // started with --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow it to 1 and
@@ -34,8 +35,8 @@ if (args.includes('--help') || args.includes('-h')) {
 }
 const QUICK = args.includes('--quick')
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null
-if (ONLY !== null && ONLY !== 'h' && ONLY !== 'i') {
-  console.error(`--only takes a row that runs alone: h or i (not ${ONLY})`)
+if (ONLY !== null && ONLY !== 'h' && ONLY !== 'i' && ONLY !== 'f') {
+  console.error(`--only takes a row that runs alone: f, h or i (not ${ONLY})`)
   process.exit(2)
 }
 const WRITE = !ONLY && (!QUICK || args.includes('--write'))
@@ -348,7 +349,25 @@ async function main() {
     say(`(i) discovery at scale: ${CONFIG.scaleEntries.toLocaleString('en')} other files beside the hook`)
     return worker({ ...base, name: 'scale', root: fx.root, entries: CONFIG.scaleEntries, seconds: CONFIG.scaleSeconds })
   }
+  const noHookRow = async () => {
+    say('(f) no hook for this call')
+    r.noHook = await worker({ ...base, name: 'noHook', seconds: CONFIG.noHookSeconds, noHook: fx.noHook })
+    if (haveStrace()) {
+      r.trace = {}
+      for (const loop of ['factory', 'jsFloor']) {
+        const file = path.join(fx.root, `strace-${loop}.txt`)
+        const res = await worker({ ...base, name: 'noHookTrace', loop, calls: CONFIG.traceCalls, noHook: fx.noHook }, ['strace', '-f', '-qq', '-o', file])
+        const t = (r.trace[loop] = { ...res, ...countSyscalls(file, fx.noHook.extra) })
+        say(`    strace, ${loop} loop: ${t.total} system calls in ${res.calls} calls (${t.js} on the JS thread): ${t.top}`)
+      }
+    }
+  }
   try {
+    if (ONLY === 'f') {
+      await noHookRow()
+      console.log(JSON.stringify({ noHook: r.noHook, trace: r.trace }, null, 1))
+      return
+    }
     if (!ONLY) {
       for (const h of HEAPS) {
         say(`(a/b${h.key === 'g3' ? '/c' : ''}) trivial hook latency, ${h.label}`)
@@ -370,17 +389,7 @@ async function main() {
       say('(e) throughput')
       r.throughput = await worker({ ...base, name: 'throughput', runs: CONFIG.throughputRuns, concurrencies: [1, 8, 64] })
 
-      say('(f) no hook for this call')
-      r.noHook = await worker({ ...base, name: 'noHook', seconds: CONFIG.noHookSeconds, noHook: fx.noHook })
-      if (haveStrace()) {
-        r.trace = {}
-        for (const loop of ['factory', 'jsFloor']) {
-          const file = path.join(fx.root, `strace-${loop}.txt`)
-          const res = await worker({ ...base, name: 'noHookTrace', loop, calls: CONFIG.traceCalls, noHook: fx.noHook }, ['strace', '-f', '-qq', '-o', file])
-          const t = (r.trace[loop] = { ...res, ...countSyscalls(file, fx.noHook.extra) })
-          say(`    strace, ${loop} loop: ${t.total} system calls in ${res.calls} calls (${t.js} on the JS thread): ${t.top}`)
-        }
-      }
+      await noHookRow()
 
       say('(g) peak RSS growth, hook printing 256 MiB')
       r.rss = {}

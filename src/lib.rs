@@ -134,8 +134,8 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
     )
 }
 
-/// Discovers hooks once and keeps the result fresh cheaply (a snapshot is reused for 250 ms,
-/// then revalidated), handing out runners for each hook name.
+/// Discovers hooks once and keeps the result fresh cheaply (a snapshot is reused until a
+/// watched hooks folder changes, and for 250 ms at most), handing out runners for each hook name.
 #[napi]
 pub struct HookFactory {
     inner: Arc<Factory>,

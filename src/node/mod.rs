@@ -7,6 +7,7 @@ pub mod events;
 pub mod options;
 pub mod panic_hook;
 pub mod properties;
+pub mod refresh;
 pub mod results;
 pub mod runtime;
 pub mod settle;

@@ -1,15 +1,19 @@
 //! Cached discovery: a [`Factory`] hands out [`Snapshot`]s of the hooks folders (and the
 //! runners built from them) without scanning the folders on every call.
 //!
-//! Revalidation is by age: a snapshot of the hooks directories is reused for
-//! [`CACHE_TTL`], then rescanned: one `stat` per directory (plus a `readdir` if it changed,
-//! see [`discovery::Scanner`]), one `open` and read per entry named like a hook, the default
-//! folders and the interpreters found again. One rescan runs at a time per factory; calls
-//! that find the snapshot stale meanwhile wait for it and take its result.
-//! A hook added, removed or chmod-ed is therefore seen within that time, with no watcher
-//! threads or inotify limits, and a warm call makes no system call at all. The user's policy
-//! store is read again with every rescan; a change this process makes to it (see
-//! [`crate::policy::writes`]) makes every snapshot stale at once.
+//! A snapshot is stale as soon as a watched hooks folder changes (see
+//! [`discovery::watch`]: on Linux the next call sees a hook added, removed, renamed,
+//! chmod-ed or edited, with no system call on the check), after [`Factory::refresh`], and in
+//! any case once it is [`CACHE_TTL`] old: the age covers what no watch sees (a symlinked
+//! hook's target, an interpreter on PATH, the default folders' environment, a policy store
+//! changed by another process) and every folder that cannot be watched (inotify limits,
+//! macOS and Windows, where the age is all there is). A rescan costs one `stat` per
+//! directory (plus a `readdir` if it changed, see [`discovery::Scanner`]), one `open` and
+//! read per entry named like a hook, the default folders and the interpreters found again.
+//! One rescan runs at a time per factory; calls that find the snapshot stale meanwhile wait
+//! for it and take its result. The user's policy store is read again with every rescan; a
+//! change this process makes to it (see [`crate::policy::writes`]) makes every snapshot stale
+//! at once.
 //!
 //! There is one way in: [`Factory::snapshot`], whose first step is [`Factory::snapshot_now`],
 //! the synchronous answer from a fresh snapshot. The freshness rule is `Stored::answers`.
@@ -22,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::discovery::watch::{Mark, Watch};
 use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
 use crate::error::HookError;
 use crate::event::{Runner, RunnerPolicy, DEFAULT_TIMEOUT};
@@ -39,7 +44,7 @@ pub const fn discovery_limit(timeout: Duration) -> Duration {
 /// run with the default timeout.
 pub const DISCOVERY_LIMIT: Duration = discovery_limit(DEFAULT_TIMEOUT);
 
-/// How long a discovery snapshot is trusted.
+/// How long a discovery snapshot is trusted at most, watched or not.
 pub const CACHE_TTL: Duration = Duration::from_millis(250);
 
 /// How many hook names one factory inspects files for before it starts over from Cline's own.
@@ -115,6 +120,8 @@ pub struct Snapshot {
     listings: Arc<Vec<Listing>>,
     /// The policy store as the scan read it (empty without one).
     policy: Arc<Loaded>,
+    /// Why the scan's folders are not watched, if they could not be.
+    unwatched: Option<Arc<str>>,
     setup: Arc<Setup>,
 }
 
@@ -144,8 +151,16 @@ impl Snapshot {
     }
 
     /// What is wrong with the policy store, if anything (it then counts as empty).
+    /// And why the folders are not watched, where they could not be (a change is then seen
+    /// within [`CACHE_TTL`] only).
     pub fn warnings(&self) -> Vec<String> {
-        self.policy.problem.iter().cloned().collect()
+        let unwatched = self.unwatched.as_deref().map(str::to_owned);
+        self.policy
+            .problem
+            .iter()
+            .cloned()
+            .chain(unwatched)
+            .collect()
     }
 
     /// A runner for these hooks; its processes count against the factory's limit.
@@ -178,8 +193,9 @@ impl Snapshot {
     }
 }
 
-/// What a rescan hands out: the listings and the policy store it read.
-type Scanned = (Arc<Vec<Listing>>, Arc<Loaded>);
+/// What a rescan hands out: the listings and the policy store it read, and why its folders
+/// are not watched, if so.
+type Scanned = (Arc<Vec<Listing>>, Arc<Loaded>, Option<Arc<str>>);
 
 /// The listings of the last rescan, as the factory keeps them.
 struct Stored {
@@ -193,6 +209,10 @@ struct Stored {
     /// The policy store it read, and how many changes this process had made to stores then.
     policy: Arc<Loaded>,
     policy_writes: u64,
+    /// The watch's change count when the rescan began, and the refreshes asked for then.
+    mark: Mark,
+    refreshes: u64,
+    unwatched: Option<Arc<str>>,
 }
 
 impl Stored {
@@ -201,16 +221,23 @@ impl Stored {
     /// call that waited for the rescan in flight (`waited_for`: the last rescan it had seen),
     /// come from a later rescan however long it took: otherwise every waiter would rescan in
     /// turn, once per caller. A store changed by this process since (`policy_writes` is the
-    /// count now) makes them stale in every case. Pure: the caller reads the clock and count.
+    /// count now), a change in a watched folder (`changed`) or a refresh since (`refreshes`
+    /// is the count now) makes them stale in every case, for waiters too: a change made
+    /// before a call began is never answered by a rescan that began before it. Pure: the
+    /// caller reads the clock, the counts and the watch.
     fn answers(
         &self,
         hook_name: &str,
         now: Instant,
         waited_for: Option<u64>,
         policy_writes: u64,
+        changed: bool,
+        refreshes: u64,
     ) -> bool {
         self.wanted.contains(hook_name)
             && self.policy_writes == policy_writes
+            && !changed
+            && self.refreshes == refreshes
             && (now.saturating_duration_since(self.taken) < CACHE_TTL
                 || waited_for.is_some_and(|seen| self.generation > seen))
     }
@@ -235,6 +262,10 @@ pub struct Factory {
     wanted: Mutex<Arc<BTreeSet<String>>>,
     /// Rescans done so far.
     rescans: AtomicU64,
+    /// The folders watched for the last rescan.
+    watch: Watch,
+    /// Refreshes asked for so far ([`Factory::refresh`]).
+    refreshes: AtomicU64,
     /// Tests: how long each rescan takes at least (a folder slower than the snapshot's age).
     #[cfg(test)]
     slow_scan: Duration,
@@ -263,6 +294,8 @@ impl Factory {
                     .collect(),
             )),
             rescans: AtomicU64::new(0),
+            watch: Watch::new(),
+            refreshes: AtomicU64::new(0),
             #[cfg(test)]
             slow_scan: Duration::ZERO,
         }
@@ -282,12 +315,12 @@ impl Factory {
             Ok(hook) => hook,
             Err(err) => return Some(Err(err)),
         };
-        let Some((listings, policy)) = self.stored_for(hook, None) else {
+        let Some(scanned) = self.stored_for(hook, None) else {
             tracing::trace!(hook, "discovery cache miss");
             return None;
         };
         tracing::trace!(hook, "discovery cache hit");
-        Some(Ok(self.snapshot_of(hook_name, listings, policy)))
+        Some(Ok(self.snapshot_of(hook_name, scanned)))
     }
 
     /// The snapshot for `hook_name`: the stored one if it is fresh ([`Factory::snapshot_now`]),
@@ -303,38 +336,49 @@ impl Factory {
             return fresh;
         }
         let hook = discovery::resolve(hook_name)?;
-        let (listings, policy) = tokio::time::timeout(limit, self.rescan_once(hook))
+        let scanned = tokio::time::timeout(limit, self.rescan_once(hook))
             .await
             .map_err(|_| HookError::DiscoveryTimedOut {
                 waited_ms: limit.as_millis(),
             })??;
-        Ok(self.snapshot_of(hook_name, listings, policy))
+        Ok(self.snapshot_of(hook_name, scanned))
     }
 
-    fn snapshot_of(
-        &self,
-        hook_name: &str,
-        listings: Arc<Vec<Listing>>,
-        policy: Arc<Loaded>,
-    ) -> Snapshot {
+    /// Makes the stored snapshot stale and rescans the folders now (one rescan in flight
+    /// serves: a rescan that began before this call does not), for Cline's own hooks and
+    /// every name asked for so far. Gives up after `limit` like [`Factory::snapshot`].
+    pub async fn refresh(self: &Arc<Self>, limit: Duration) -> Result<(), HookError> {
+        self.refreshes.fetch_add(1, Ordering::AcqRel);
+        self.snapshot(discovery::KNOWN_HOOKS[0], limit)
+            .await
+            .map(drop)
+    }
+
+    fn snapshot_of(&self, hook_name: &str, scanned: Scanned) -> Snapshot {
+        let (listings, policy, unwatched) = scanned;
         Snapshot {
             name: hook_name.to_owned(),
             listings,
             policy,
+            unwatched,
             setup: self.setup.clone(),
         }
     }
 
     /// The stored listings if they answer for `hook` now (see `Stored::answers`). The clock
-    /// read is the vDSO's, not a system call.
+    /// read is the vDSO's and the watch's check a read of memory, not system calls.
     fn stored_for(&self, hook: &str, waited_for: Option<u64>) -> Option<Scanned> {
         let now = Instant::now();
         let writes = self.policy_writes();
+        let refreshes = self.refreshes.load(Ordering::Acquire);
         let guard = self.stored.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .as_ref()
-            .filter(|s| s.answers(hook, now, waited_for, writes))
-            .map(|s| (s.listings.clone(), s.policy.clone()))
+            .filter(|s| {
+                let changed = self.watch.changed(s.mark);
+                s.answers(hook, now, waited_for, writes, changed, refreshes)
+            })
+            .map(|s| (s.listings.clone(), s.policy.clone(), s.unwatched.clone()))
     }
 
     /// The changes this process has made to policy stores, if this factory reads one (one
@@ -422,12 +466,18 @@ impl Factory {
             .map(|file| policy::load(file, &setup.layout.workspace_roots))
             .unwrap_or_default();
         loaded.writes = policy_writes;
+        let refreshes = self.refreshes.load(Ordering::Acquire);
         let dirs = discovery::hook_dirs(&setup.layout, &Defaults::find());
         tracing::debug!(
             generation,
             folders = dirs.len(),
             "rescanning the hooks folders"
         );
+        // Watched before they are read: a change from here on makes this snapshot stale.
+        let (mark, unwatched) = self.watch.follow(&dirs);
+        if let Some(why) = &unwatched {
+            tracing::warn!("{why}");
+        }
         let mut machine = LiveMachine::default();
         let windows = matches!(setup.platform, Platform::Windows { .. });
         let mut tools = Interpreters::new(&mut machine, self.node.clone(), windows);
@@ -461,8 +511,11 @@ impl Factory {
             generation,
             policy: policy.clone(),
             policy_writes,
+            mark,
+            refreshes,
+            unwatched: unwatched.clone().map(Arc::from),
         });
-        (listings, policy)
+        (listings, policy, unwatched.map(Arc::from))
     }
 
     /// Tests: makes the stored snapshot as old as [`CACHE_TTL`], so the next call rescans.
@@ -493,29 +546,38 @@ mod rule_tests {
             generation: 2,
             policy: Arc::default(),
             policy_writes: 0,
+            mark: Mark::Unwatched,
+            refreshes: 0,
+            unwatched: None,
         };
         let just_before = taken + CACHE_TTL - Duration::from_nanos(1);
-        assert!(stored.answers("TaskStart", taken, None, 0));
-        assert!(stored.answers("TaskStart", just_before, None, 0));
+        assert!(stored.answers("TaskStart", taken, None, 0, false, 0));
+        assert!(stored.answers("TaskStart", just_before, None, 0, false, 0));
         assert!(
-            !stored.answers("TaskStart", taken + CACHE_TTL, None, 0),
+            !stored.answers("TaskStart", taken + CACHE_TTL, None, 0, false, 0),
             "stale"
         );
         assert!(
-            !stored.answers("PreToolUse", taken, None, 0),
+            !stored.answers("PreToolUse", taken, None, 0, false, 0),
             "it did not inspect that hook's files"
         );
         // A call that waited while rescan 2 ran takes its result, however long it took.
         let late = taken + CACHE_TTL * 10;
-        assert!(stored.answers("TaskStart", late, Some(1), 0));
+        assert!(stored.answers("TaskStart", late, Some(1), 0, false, 0));
         assert!(
-            !stored.answers("TaskStart", late, Some(2), 0),
+            !stored.answers("TaskStart", late, Some(2), 0, false, 0),
             "not a later rescan"
         );
-        assert!(!stored.answers("PreToolUse", late, Some(1), 0));
+        assert!(!stored.answers("PreToolUse", late, Some(1), 0, false, 0));
         // A change this process made to the policy store since: stale, even for a waiter.
-        assert!(!stored.answers("TaskStart", taken, None, 1));
-        assert!(!stored.answers("TaskStart", late, Some(1), 1));
+        assert!(!stored.answers("TaskStart", taken, None, 1, false, 0));
+        assert!(!stored.answers("TaskStart", late, Some(1), 1, false, 0));
+        // A change in a watched folder, or a refresh, since: stale, even young, even for a
+        // waiter (the rescan it waited for may have begun before the change).
+        assert!(!stored.answers("TaskStart", taken, None, 0, true, 0));
+        assert!(!stored.answers("TaskStart", late, Some(1), 0, true, 0));
+        assert!(!stored.answers("TaskStart", taken, None, 0, false, 1));
+        assert!(!stored.answers("TaskStart", late, Some(1), 0, false, 1));
     }
 
     #[test]
@@ -523,23 +585,27 @@ mod rule_tests {
         let factory = Factory::new(&Layout::default(), None, None);
         let listings: Arc<Vec<Listing>> = Arc::default();
         let event_policy: Arc<Loaded> = Arc::default();
-        let event = factory.snapshot_of("tool_call", listings.clone(), event_policy.clone());
+        let event =
+            factory.snapshot_of("tool_call", (listings.clone(), event_policy.clone(), None));
         assert_eq!(
             (event.name(), event.hook_name()),
             ("tool_call", "PreToolUse")
         );
         assert_eq!(event.runner().hook_name, "tool_call");
-        let hook = factory.snapshot_of("PreToolUse", listings.clone(), Arc::default());
+        let hook = factory.snapshot_of("PreToolUse", (listings.clone(), Arc::default(), None));
         assert_eq!(
             (hook.name(), hook.hook_name()),
             ("PreToolUse", "PreToolUse")
         );
         let listings_again = listings.clone();
-        assert!(event.same_as(&factory.snapshot_of("tool_call", listings, event_policy.clone())));
+        assert!(event
+            .same_as(&factory.snapshot_of("tool_call", (listings, event_policy.clone(), None))));
         assert!(!event.same_as(&hook), "another name");
-        assert!(!event.same_as(&factory.snapshot_of("tool_call", Arc::default(), Arc::default())));
+        assert!(!event
+            .same_as(&factory.snapshot_of("tool_call", (Arc::default(), Arc::default(), None))));
         assert!(
-            !event.same_as(&factory.snapshot_of("tool_call", listings_again, Arc::default())),
+            !event
+                .same_as(&factory.snapshot_of("tool_call", (listings_again, Arc::default(), None))),
             "another policy store read"
         );
     }
@@ -698,10 +764,8 @@ mod tests {
         assert!(first.hooks().is_empty());
         assert_eq!(factory.rescans(), 1);
 
-        // A hook added now is not seen while the snapshot is fresh: the calls do not scan.
-        add_hook(&dir);
+        // While nothing changes, the calls do not scan.
         let cached = factory.snapshot_now("TaskStart").expect("fresh").unwrap();
-        assert!(cached.runner().hooks.is_empty());
         assert!(cached.same_as(&first));
         let awaited = factory
             .snapshot("TaskStart", DISCOVERY_LIMIT)
@@ -709,8 +773,12 @@ mod tests {
             .unwrap();
         assert!(awaited.same_as(&first) && factory.rescans() == 1);
 
-        // Past the snapshot's age the next call rescans and sees it.
-        factory.age();
+        // A hook added now makes the snapshot stale at once where the folder is watched
+        // (Linux), else once it is past its age: the next call rescans and sees it.
+        add_hook(&dir);
+        if cfg!(not(target_os = "linux")) {
+            factory.age();
+        }
         assert!(factory.snapshot_now("TaskStart").is_none(), "stale");
         let rescanned = factory
             .snapshot("TaskStart", DISCOVERY_LIMIT)
@@ -769,8 +837,8 @@ mod tests {
         };
         let factory = Factory::new(&layout, None, None);
         let snapshot = {
-            let (listings, policy) = factory.rescan();
-            factory.snapshot_of("TaskStart", listings, policy)
+            let scanned = factory.rescan();
+            factory.snapshot_of("TaskStart", scanned)
         };
 
         // The interpreter disappears after the scan: a runner built from that snapshot must
@@ -787,8 +855,8 @@ mod tests {
 
         // The next scan sees that it is gone: the CLI lists the hook disabled, saying why.
         let runner = {
-            let (listings, policy) = factory.rescan();
-            factory.snapshot_of("TaskStart", listings, policy)
+            let scanned = factory.rescan();
+            factory.snapshot_of("TaskStart", scanned)
         }
         .runner();
         let why = runner.hooks[0].disabled.clone().unwrap_or_default();
@@ -813,5 +881,141 @@ mod tests {
         assert_eq!(factory.rescans(), 2);
         // The same: callers that cache what they built from it (runner objects) keep it.
         assert!(second.same_as(&first));
+    }
+
+    /// Issue 15 item 5: on Linux a change in a watched folder is seen by the very next call,
+    /// with no wait: created, chmod-ed, edited, renamed, deleted, and the folder itself
+    /// created in a workspace that had none.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn every_change_in_a_watched_folder_is_seen_by_the_next_call() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = TempDir::new("instant");
+        let layout = Layout {
+            workspace_roots: vec![root.0.clone()],
+            global_hooks_dir: GlobalDir::Off,
+            ..Layout::default()
+        };
+        let factory = Arc::new(Factory::new(&layout, None, None));
+        let count = |factory: &Arc<Factory>| {
+            let factory = factory.clone();
+            async move {
+                match factory.snapshot_now("TaskStart") {
+                    Some(fresh) => (fresh.unwrap().hooks().len(), false),
+                    None => {
+                        let snapshot = factory.snapshot("TaskStart", DISCOVERY_LIMIT).await;
+                        (snapshot.unwrap().hooks().len(), true)
+                    }
+                }
+            }
+        };
+        assert_eq!(count(&factory).await, (0, true));
+        assert_eq!(count(&factory).await, (0, false), "fresh: no rescan");
+        let hooks = root.0.join(".clinerules").join("hooks");
+        let file = hooks.join("TaskStart");
+        for round in 0..50 {
+            std::fs::create_dir_all(&hooks).unwrap();
+            std::fs::write(&file, "#!/bin/sh\necho '{}'\n").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+            assert_eq!(count(&factory).await, (1, true), "created, round {round}");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+            let (found, rescanned) = count(&factory).await;
+            assert!(rescanned, "chmod -x, round {round}");
+            assert_eq!(found, 1, "listed, disabled");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+            assert!(count(&factory).await.1, "chmod +x, round {round}");
+            std::fs::write(&file, format!("#!/bin/sh\necho '{{}}' # {round}\n")).unwrap();
+            assert!(count(&factory).await.1, "edited, round {round}");
+            std::fs::rename(&file, hooks.join("Other")).unwrap();
+            assert_eq!(count(&factory).await, (0, true), "renamed, round {round}");
+            std::fs::remove_file(hooks.join("Other")).unwrap();
+            assert!(count(&factory).await.1, "deleted, round {round}");
+            std::fs::remove_dir_all(root.0.join(".clinerules")).unwrap();
+            assert_eq!(
+                count(&factory).await,
+                (0, true),
+                "folder gone, round {round}"
+            );
+        }
+    }
+
+    /// `refresh` rescans even when nothing changed, and the watches of dropped factories
+    /// are let go (the process keeps one inotify instance whatever their number).
+    #[tokio::test]
+    async fn refresh_rescans_and_dropped_factories_let_go_of_their_watches() {
+        let dir = TempDir::new("refresh");
+        add_hook(&dir);
+        let factory = factory_for(&dir);
+        factory
+            .snapshot("TaskStart", DISCOVERY_LIMIT)
+            .await
+            .unwrap();
+        assert!(factory.snapshot_now("TaskStart").is_some());
+        factory.refresh(DISCOVERY_LIMIT).await.unwrap();
+        assert_eq!(factory.rescans(), 2);
+        assert!(factory.snapshot_now("TaskStart").is_some(), "fresh again");
+        #[cfg(target_os = "linux")]
+        {
+            // The inodes the process's inotify instance watches (fdinfo names them in hex).
+            let watched = || {
+                let mut inodes = Vec::new();
+                for fd in std::fs::read_dir("/proc/self/fdinfo").unwrap().flatten() {
+                    let info = std::fs::read_to_string(fd.path()).unwrap_or_default();
+                    for line in info.lines().filter(|l| l.starts_with("inotify wd:")) {
+                        let ino = line.split_whitespace().find_map(|w| w.strip_prefix("ino:"));
+                        inodes.extend(ino.and_then(|i| u64::from_str_radix(i, 16).ok()));
+                    }
+                }
+                inodes
+            };
+            let mut dirs = Vec::new();
+            for _ in 0..20 {
+                use std::os::unix::fs::MetadataExt;
+                let dir = TempDir::new("many");
+                let other = factory_for(&dir);
+                other.snapshot("TaskStart", DISCOVERY_LIMIT).await.unwrap();
+                let ino = std::fs::metadata(&dir.0).unwrap().ino();
+                assert!(watched().contains(&ino), "watched while the factory lives");
+                drop(other);
+                assert!(!watched().contains(&ino), "let go when it is dropped");
+                dirs.push(dir);
+            }
+        }
+    }
+
+    /// The change made on another thread, the check on this one right after it says so:
+    /// the completion is posted to this thread's own poll before it returns to user space.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_change_made_on_another_thread_is_seen_by_the_next_check_here() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = TempDir::new("threads");
+        add_hook(&dir);
+        let file = dir.0.join("TaskStart");
+        let factory = factory_for(&dir);
+        let (ask, asked) = std::sync::mpsc::channel::<u32>();
+        let (tell, told) = std::sync::mpsc::channel::<()>();
+        let changer = std::thread::spawn(move || {
+            for mode in asked {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+                tell.send(()).unwrap();
+            }
+        });
+        for round in 0..500 {
+            factory.rescan();
+            assert!(
+                factory.snapshot_now("TaskStart").is_some(),
+                "fresh, round {round}"
+            );
+            ask.send(if round % 2 == 0 { 0o644 } else { 0o755 })
+                .unwrap();
+            told.recv().unwrap();
+            assert!(
+                factory.snapshot_now("TaskStart").is_none(),
+                "chmod on another thread not seen, round {round}"
+            );
+        }
+        drop(ask);
+        changer.join().unwrap();
     }
 }

@@ -17,8 +17,9 @@
 //!    CLI's conventions with [`discovery::Profile::Cli`]) and which files in them are hooks,
 //!    enabled or not (with the reason), in run order.
 //! 2. [`factory`]: [`factory::Factory`] caches discovery (a snapshot of the folders is reused
-//!    for [`factory::CACHE_TTL`], then revalidated off the caller's thread) and hands out a
-//!    [`event::Runner`] per hook name.
+//!    until a watched folder changes, see [`discovery::watch`], and for
+//!    [`factory::CACHE_TTL`] at most, then revalidated off the caller's thread) and hands out
+//!    a [`event::Runner`] per hook name.
 //! 3. [`event`]: the runner completes the event's input ([`event::HookInput`]: the missing
 //!    common fields `hookName`, `timestamp`, `workspaceRoots`, `model` appended) and starts
 //!    every enabled hook, in parallel or one after another ([`event::RunSettings`]).

@@ -13,6 +13,7 @@ mod managed;
 mod managed_scan;
 mod names;
 mod scan;
+pub mod watch;
 
 pub use discovered::*;
 pub use folders::*;
