@@ -70,7 +70,7 @@ const COMMANDS = {
   init: {
     summary: 'write a commented template for a hook (it allows; a blocking example is commented out), executable, never over an existing file',
     positionals: [{ name: 'HookName' }],
-    options: ['workspace', 'global', 'global-dir', 'lang', 'profile'],
+    options: ['global', 'workspace', 'global-dir', 'lang', 'profile'],
     main: cmdInit,
   },
 }
