@@ -29,7 +29,7 @@ function mistakesWorkspace() {
   writeFile(hooks, 'TaskResume', '#!/bin/sh\necho \'{}\'\n', 0o755)
   writeFile(hooks, 'UserPromptSubmit.sh', '#!/bin/sh\n', 0o755)
   writeFile(hooks, 'PretoolUse', '#!/bin/sh\n', 0o755)
-  writeFile(hooks, 'PreTolUse', '#!/bin/sh\n', 0o755)
+  writeFile(hooks, 'Notifcation', '#!/bin/sh\n', 0o755)
   writeFile(hooks, 'PreToolUse.bak', '#!/bin/sh\n', 0o644)
   writeFile(hooks, 'notes.md', 'my notes\n')
   fs.mkdirSync(path.join(hooks, 'PreCompact'))
@@ -61,24 +61,24 @@ describe('doctor on a folder full of mistakes', () => {
         `  ✔ workspace  ${H}`,
         '',
         'Files',
+        `  ✘ Notifcation          ${H}/Notifcation (workspace)`,
+        '      problem unknownHookName: Notifcation is not a hook name, so it never runs; did you mean Notification?',
+        `      fix     mv ${W}/Notifcation ${W}/Notification`,
         `  ✘ PostToolUse          ${H}/PostToolUse (workspace)`,
         "      problem windowsLineEndings: its #! line ends with a carriage return (the file has Windows line endings), so the system looks for a program named '/bin/sh\\r'; convert the file to LF line endings (e.g. dos2unix)",
         `      fix     dos2unix ${W}/PostToolUse (or save the file with LF line endings)`,
         `  ✘ PreCompact           ${H}/PreCompact (workspace)`,
         '      problem notAFile: it is a directory, not a file',
         '      fix     replace it with the hook file',
-        `  ✘ PreTolUse            ${H}/PreTolUse (workspace)`,
-        '      problem unknownHookName: PreTolUse is not a hook name, so it never runs; did you mean PreToolUse?',
-        `      fix     mv ${W}/PreTolUse ${W}/PreToolUse`,
         `  ✘ PreToolUse           ${H}/PreToolUse (workspace)`,
         '      problem notExecutable: it is not executable (on macOS/Linux the exec bit is what makes a hook run)',
         `      fix     chmod +x ${W}/PreToolUse`,
         `  ✘ PreToolUse.bak       ${H}/PreToolUse.bak (workspace)`,
         '      problem unknownHookName: PreToolUse.bak is not a hook name, so it never runs (a copy or backup?); the hook is PreToolUse',
-        `      fix     mv ${W}/PreToolUse.bak ${W}/PreToolUse, or move it out of the hooks folder`,
+        '      fix     move it out of the hooks folder (PreToolUse beside it is the hook)',
         `  ✘ PretoolUse           ${H}/PretoolUse (workspace)`,
         '      problem unknownHookName: PretoolUse is not a hook name (names are case-sensitive), so it never runs; did you mean PreToolUse?',
-        `      fix     mv ${W}/PretoolUse ${W}/PreToolUse`,
+        '      fix     PreToolUse already exists beside it: keep what you need of PretoolUse in PreToolUse, then remove PretoolUse',
         `  ✘ TaskCancel           ${H}/TaskCancel (workspace)`,
         '      problem missingInterpreter: its #! line asks env for cline-hooks-no-such-program, which is not on PATH, so it fails to start',
         '      fix     install cline-hooks-no-such-program, or change the #! line to a program that exists',
@@ -119,7 +119,7 @@ describe('doctor on a folder full of mistakes', () => {
     expect(problems).toEqual({
       PostToolUse: 'windowsLineEndings',
       PreCompact: 'notAFile',
-      PreTolUse: 'unknownHookName',
+      Notifcation: 'unknownHookName',
       PreToolUse: 'notExecutable',
       'PreToolUse.bak': 'unknownHookName',
       PretoolUse: 'unknownHookName',

@@ -162,6 +162,10 @@ describe('init refuses', () => {
     expect(cli(['init', 'Whatever', '--workspace', ws]).stderr).not.toContain('did you mean')
     expect(cli(['init', '--workspace', ws]).status).toBe(2)
     expect(cli(['init', 'PreToolUse', '--lang', 'ruby', '--workspace', ws]).status).toBe(2)
+    const typo = cli(['init', 'PreToolUse', '--workspace', path.join(ws, 'no-such-root')])
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toContain('no-such-root: no such directory; create it first')
+    expect(fs.existsSync(path.join(ws, 'no-such-root'))).toBe(false)
     expect(fs.existsSync(path.join(ws, '.clinerules'))).toBe(false)
   })
 

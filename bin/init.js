@@ -68,8 +68,10 @@ async function targetOf(opts, session) {
   if (opts['global-dir'] !== undefined) throw new UsageError('--global-dir goes with --global (init writes into one folder)')
   const workspaces = opts.workspace || ['.']
   if (workspaces.length > 1) throw new UsageError('init writes one hook: give one --workspace')
-  const dir = path.join(path.resolve(workspaces[0]), '.clinerules', 'hooks')
-  return { dir, flags: ['--workspace', workspaces[0]] }
+  const root = path.resolve(workspaces[0])
+  // A typo must not create a workspace: the root has to be there (its hooks folders are made).
+  if (!isDirectory(root)) throw new UsageError(`--workspace ${workspaces[0]}: no such directory; create it first, or name the workspace root`)
+  return { dir: path.join(root, '.clinerules', 'hooks'), flags: ['--workspace', workspaces[0]] }
 }
 
 /** Another file of `hook` that discovery finds in `dir` (one runs per folder in the extension profile). */
@@ -135,12 +137,20 @@ async function cmdInit({ positionals, opts }, session) {
     throw new UsageError(`cannot write ${shown} (${e && e.code ? e.code : e}); check that the folder is writable`, { hint: false })
   }
 
-  const how = windows || profile === 'cli' ? '' : ', executable'
+  const how = windows ? '' : ', executable'
   const out = [`Wrote ${shown}: a ${LANG_NAME[lang]} ${hook} hook that lets everything go ahead${how}.`]
   if (lang === 'powershell' && !windows) out.push('It needs pwsh on PATH (https://aka.ms/install-powershell).')
   if (lang === 'python' && windows) out.push('It needs Python 3 (py -3 or python on PATH).')
   out.push('', ...nextSteps(hook, { flags, profile, windows, file: shown }))
   return { text: out.join('\n') + '\n', code: EXIT.OK }
+}
+
+function isDirectory(dir) {
+  try {
+    return fs.statSync(dir).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 function isLink(file) {

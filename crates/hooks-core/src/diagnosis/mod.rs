@@ -153,7 +153,9 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         let Contents::Entries(entries) = &listing.contents else {
             continue;
         };
-        for (name, is_dir) in names_in(&dir.path, entries) {
+        let names = names_in(&dir.path, entries);
+        let siblings: Vec<String> = names.iter().map(|(n, _)| n.clone()).collect();
+        for (name, is_dir) in names {
             let path = dir.path.join(&name);
             let report = |hook_name: Option<String>, finding: Option<Finding>| FileReport {
                 path: path.clone(),
@@ -197,7 +199,7 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
             if is_dir {
                 continue; // a helper folder: not a hook, not worth a line
             }
-            let finding = name_finding(&path, &name, profile, &platform);
+            let finding = name_finding(&path, &name, &siblings, profile, &platform);
             hooks.push(report(finding.meant.map(str::to_owned), Some(finding)));
         }
     }
@@ -288,15 +290,12 @@ fn start_check(
             }
         }
         None => {
-            let mut head = [0u8; 4];
+            let mut head = [0u8; 5];
             let read = std::fs::File::open(&hook.path)
                 .and_then(|mut file| file.read(&mut head))
                 .ok()?;
-            if is_native_program(&head[..read]) {
-                None
-            } else {
-                Some(no_shebang(&hook.path, read == 0))
-            }
+            let head = &head[..read];
+            (!is_native_program(head)).then(|| no_shebang(&hook.path, head))
         }
     }
 }

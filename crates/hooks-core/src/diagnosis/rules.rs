@@ -159,14 +159,16 @@ pub fn platform_file_name(hook: &str, profile: Profile, platform: &Platform) -> 
 }
 
 /// What is wrong with a file named `file_name` at `path` that is no file of a known hook
-/// under these rules (discovery did not list it). Pure.
+/// under these rules (discovery did not list it). `siblings` are the names in its folder: a
+/// rename is never advised onto a name that is taken (it would replace that file). Pure.
 pub fn name_finding(
     path: &Path,
     file_name: &str,
+    siblings: &[String],
     profile: Profile,
     platform: &Platform,
 ) -> Finding {
-    let (finding, meant) = misnamed(path, file_name, profile, platform);
+    let (finding, meant) = misnamed(path, file_name, siblings, profile, platform);
     match meant {
         Some(hook) => finding.meaning(hook),
         None => finding,
@@ -176,6 +178,7 @@ pub fn name_finding(
 fn misnamed(
     path: &Path,
     file_name: &str,
+    siblings: &[String],
     profile: Profile,
     platform: &Platform,
 ) -> (Finding, Option<&'static str>) {
@@ -186,7 +189,18 @@ fn misnamed(
         _ => (trimmed, ""),
     };
     let ext_lower = ext.to_ascii_lowercase();
-    let rename = |to: &str| rename_fix(path, to, windows);
+    let taken = |to: &str| {
+        siblings
+            .iter()
+            .any(|n| n != file_name && (n == to || (windows && n.eq_ignore_ascii_case(to))))
+    };
+    let rename = |to: &str| {
+        if taken(to) {
+            format!("{to} already exists beside it: keep what you need of {file_name} in {to}, then remove {file_name}")
+        } else {
+            rename_fix(path, to, windows)
+        }
+    };
     let exact = KNOWN_HOOKS
         .iter()
         .copied()
@@ -228,10 +242,11 @@ fn misnamed(
         return (Finding::new(
             Problem::UnknownHookName,
             format!("{file_name} is not a hook name, so it never runs (a copy or backup?); the hook is {hook}"),
-            Some(format!(
-                "{}, or move it out of the hooks folder",
-                rename(&expected)
-            )),
+            Some(if taken(&expected) {
+                format!("move it out of the hooks folder ({expected} beside it is the hook)")
+            } else {
+                format!("{}, or move it out of the hooks folder", rename(&expected))
+            }),
         ), Some(hook));
     }
     if !stem.is_empty() && !file_name.starts_with('.') {
@@ -373,10 +388,13 @@ pub fn is_native_program(head: &[u8]) -> bool {
     head.len() >= 4 && MAGICS.iter().any(|m| head[..4] == m[..])
 }
 
-/// The finding for a script with no `#!` line (`empty`: the file has no bytes at all). Pure.
-pub fn no_shebang(path: &Path, empty: bool) -> Finding {
-    let what = if empty {
+/// The finding for a script with no `#!` line, from its first bytes `head`: empty, a `#!`
+/// line behind a UTF-8 byte-order mark (which the system does not skip), or none. Pure.
+pub fn no_shebang(path: &Path, head: &[u8]) -> Finding {
+    let what = if head.is_empty() {
         "it is empty"
+    } else if head.starts_with(b"\xEF\xBB\xBF#!") {
+        "its #! line comes after a byte-order mark (the file is saved as UTF-8 with BOM), which the system does not skip"
     } else {
         "it has no #! line"
     };
@@ -442,7 +460,7 @@ mod tests {
     }
 
     fn named(name: &str, profile: Profile, platform: &Platform) -> Finding {
-        name_finding(&at(name), name, profile, platform)
+        name_finding(&at(name), name, &[], profile, platform)
     }
 
     #[test]
@@ -506,6 +524,25 @@ mod tests {
             .fix
             .unwrap()
             .ends_with("or move it out of the hooks folder"));
+    }
+
+    #[test]
+    fn a_rename_never_lands_on_a_file_that_exists() {
+        let siblings = ["PreToolUse".to_owned(), "PretoolUse".to_owned()];
+        let f = name_finding(
+            &at("PretoolUse"),
+            "PretoolUse",
+            &siblings,
+            Profile::Extension,
+            &Platform::Unix,
+        );
+        assert_eq!(f.problem, Problem::UnknownHookName);
+        let fix = f.fix.unwrap();
+        assert!(!fix.starts_with("mv "), "{fix}");
+        assert!(
+            fix.starts_with("PreToolUse already exists beside it"),
+            "{fix}"
+        );
     }
 
     #[test]
@@ -597,7 +634,12 @@ mod tests {
         assert!(is_native_program(&[0xcf, 0xfa, 0xed, 0xfe, 7]));
         assert!(!is_native_program(b"echo hi\n"));
         assert!(!is_native_program(b""));
-        assert_eq!(no_shebang(&at("X"), true).problem, Problem::NoShebang);
+        assert_eq!(no_shebang(&at("X"), b"").problem, Problem::NoShebang);
+        let bom = no_shebang(&at("X"), b"\xEF\xBB\xBF#!/bin/sh");
+        assert!(bom.reason.contains("byte-order mark"), "{}", bom.reason);
+        assert!(no_shebang(&at("X"), b"echo")
+            .reason
+            .contains("has no #! line"));
     }
 
     #[test]
