@@ -9,7 +9,7 @@ use crate::node::errors::Failure;
 use crate::node::options::{self, DiscoveryOptions};
 use crate::node::settle;
 use cline_hooks_core::diagnosis::{self, Diagnosis};
-use cline_hooks_core::error::HookError;
+use cline_hooks_core::factory;
 
 /// A folder discovery searches.
 #[napi(object, object_from_js = false)]
@@ -158,11 +158,7 @@ pub fn diagnose_hooks<'env>(
     settle::spawn(
         env,
         None,
-        async move {
-            tokio::task::spawn_blocking(move || diagnosis::diagnose(&layout, node))
-                .await
-                .map_err(|e| HookError::Internal(format!("the doctor's thread failed: {e}")))
-        },
+        diagnosis::diagnose_off_thread(layout, node, factory::DISCOVERY_LIMIT),
         |found| DiagnosisValue(convert(found)),
     )
 }

@@ -19,6 +19,7 @@ use crate::discovery::{
     could_be_hook_file, discover, hook_dirs, is_file_of, Contents, Defaults, DiscoveredHook, Entry,
     EntryKind, GlobalDir, Layout, ManagedDir, Platform, Profile, Scanner, Source, KNOWN_HOOKS,
 };
+use crate::error::HookError;
 use crate::launch::{Interpreters, LaunchKind, LiveMachine, Machine};
 use crate::policy::{self, TrustScope};
 
@@ -154,8 +155,8 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
             continue;
         };
         let names = names_in(&dir.path, entries);
-        let siblings: Vec<String> = names.iter().map(|(n, _)| n.clone()).collect();
-        for (name, is_dir) in names {
+        let siblings: Vec<String> = names.iter().cloned().collect();
+        for name in names {
             let path = dir.path.join(&name);
             let report = |hook_name: Option<String>, finding: Option<Finding>| FileReport {
                 path: path.clone(),
@@ -165,7 +166,11 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
                 will_run: finding.is_none(),
                 finding,
             };
-            if let Some(hook) = found.iter().find(|h| h.path == path) {
+            // Byte equality: both paths are the folder joined with the name.
+            if let Some(hook) = found
+                .iter()
+                .find(|h| h.path.as_os_str() == path.as_os_str())
+            {
                 let entry = entries.iter().find(|e| e.name == name);
                 let finding = hook_finding(
                     &path,
@@ -189,14 +194,17 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
                 // A file of a hook that discovery passed over: Windows runs another one first.
                 let runs = found
                     .iter()
-                    .find(|h| h.hook_name == *hook && h.path.parent() == Some(&dir.path))
+                    .find(|h| {
+                        h.hook_name == *hook
+                            && h.path.parent().map(Path::as_os_str) == Some(dir.path.as_os_str())
+                    })
                     .and_then(|h| h.path.file_name())
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "another file".to_owned());
                 hooks.push(report(Some((*hook).to_owned()), Some(shadowed(&runs))));
                 continue;
             }
-            if is_dir {
+            if path.is_dir() {
                 continue; // a helper folder: not a hook, not worth a line
             }
             let finding = name_finding(&path, &name, &siblings, profile, &platform);
@@ -237,24 +245,44 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
     }
 }
 
-/// Every entry of `dir` by name, with whether it is a directory: a fresh listing, or (should
-/// that fail now) the entries the scan found.
-fn names_in(dir: &Path, entries: &[Entry]) -> Vec<(String, bool)> {
-    let mut names: Vec<(String, bool)> = match std::fs::read_dir(dir) {
+/// [`diagnose`] on a blocking thread, never the caller's: a system that refuses the thread is
+/// [`HookError::NoThread`], and folders that do not answer within `limit` (a hung network
+/// filesystem) are [`HookError::DiscoveryTimedOut`].
+pub async fn diagnose_off_thread(
+    layout: Layout,
+    node: Option<PathBuf>,
+    limit: std::time::Duration,
+) -> Result<Diagnosis, HookError> {
+    let work = crate::blocking::spawn(move || diagnose(&layout, node)).map_err(|refused| {
+        HookError::NoThread {
+            what: "read the hooks folders",
+            reason: refused.reason,
+        }
+    })?;
+    match tokio::time::timeout(limit, work).await {
+        Err(_) => Err(HookError::DiscoveryTimedOut {
+            waited_ms: limit.as_millis(),
+        }),
+        Ok(Ok(Some(found))) => Ok(found),
+        Ok(Ok(None)) => Err(HookError::Internal(
+            "the doctor's scan was taken back from the blocking pool".into(),
+        )),
+        Ok(Err(e)) => Err(HookError::Internal(format!(
+            "the doctor's scan failed: {e}"
+        ))),
+    }
+}
+
+/// Every entry of `dir` by name: a fresh listing, or (should that fail now) the entries the
+/// scan found.
+fn names_in(dir: &Path, entries: &[Entry]) -> BTreeSet<String> {
+    match std::fs::read_dir(dir) {
         Ok(items) => items
             .filter_map(Result::ok)
-            .map(|item| {
-                let is_dir = std::fs::metadata(item.path()).is_ok_and(|m| m.is_dir());
-                (item.file_name().to_string_lossy().into_owned(), is_dir)
-            })
+            .map(|item| item.file_name().to_string_lossy().into_owned())
             .collect(),
-        Err(_) => entries
-            .iter()
-            .map(|e| (e.name.clone(), e.kind == EntryKind::Directory))
-            .collect(),
-    };
-    names.sort();
-    names
+        Err(_) => entries.iter().map(|e| e.name.clone()).collect(),
+    }
 }
 
 /// Checks of an enabled hook that discovery leaves to the moment it starts: a `#!/usr/bin/env X`

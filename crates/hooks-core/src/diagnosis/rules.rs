@@ -110,15 +110,17 @@ const MAX_DISTANCE: usize = 2;
 /// [`MAX_DISTANCE`] edits ignoring case (ties: the first in [`KNOWN_HOOKS`]). Pure.
 pub fn closest_hook(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
-    if let Some(hook) = KNOWN_HOOKS.iter().find(|h| h.eq_ignore_ascii_case(name)) {
-        return Some(hook);
+    let mut best = None;
+    let mut best_distance = MAX_DISTANCE + 1;
+    for hook in KNOWN_HOOKS {
+        let distance = edit_distance(&lower, &hook.to_ascii_lowercase());
+        // Equal ignoring case is distance 0, so it always wins.
+        if distance < best_distance {
+            best = Some(hook);
+            best_distance = distance;
+        }
     }
-    KNOWN_HOOKS
-        .iter()
-        .map(|h| (edit_distance(&lower, &h.to_ascii_lowercase()), *h))
-        .filter(|(d, _)| *d <= MAX_DISTANCE)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, h)| h)
+    best
 }
 
 /// Levenshtein distance over characters, with adjacent swaps counted as one edit
