@@ -7,6 +7,7 @@
 //! more for the files discovery passes over, and hands everything to the pure rules of
 //! rules.rs. It costs a full scan: for a command or a settings page, not for every tool call.
 
+mod json;
 mod rules;
 
 pub use rules::*;
@@ -24,62 +25,104 @@ use crate::launch::{Interpreters, LaunchKind, LiveMachine, Machine};
 use crate::policy::{self, TrustScope};
 
 /// One folder discovery searches.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FolderReport {
     /// The folder.
+    #[serde(serialize_with = "json::path")]
     pub path: PathBuf,
     /// Which kind of folder it is.
+    #[serde(serialize_with = "json::source")]
     pub source: Source,
     /// The workspace root it belongs to (workspace folders only).
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub workspace_root: Option<PathBuf>,
     /// Whether it exists (a folder that does not is normal: no hooks there).
     pub exists: bool,
     /// Why it cannot be read, with the fix; `None` when it can (or does not exist).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
 }
 
 /// One file (or entry named like a hook) in a searched folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FileReport {
     /// The file.
+    #[serde(serialize_with = "json::path")]
     pub path: PathBuf,
     /// The hook it is a file of, or, for a misnamed file, the hook it most likely means.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hook_name: Option<String>,
     /// Which kind of folder it is in.
+    #[serde(serialize_with = "json::source")]
     pub source: Source,
     /// The workspace root of its folder (workspace folders only).
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub workspace_root: Option<PathBuf>,
     /// Whether it runs when its hook fires and starts.
     pub will_run: bool,
     /// Why not, when it will not: the problem, the sentence and the fix.
+    #[serde(flatten)]
     pub finding: Option<Finding>,
 }
 
 /// The facts of this machine and call that decide which files run and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Runtime {
     /// `linux`, `darwin`, `win32`, ... (Node's `process.platform` names).
     pub platform: &'static str,
     /// Whose conventions apply.
+    #[serde(serialize_with = "json::profile")]
     pub profile: Profile,
     /// The global hooks folder, resolved (`None`: global hooks are off, or no Documents folder).
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub global_hooks_dir: Option<PathBuf>,
     /// The CLI's data folder (`$CLINE_DIR` or `~/.cline`), the `cli` profile only.
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cline_dir: Option<PathBuf>,
     /// The managed hooks folder, if any.
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub managed_hooks_dir: Option<PathBuf>,
     /// The PowerShell a `.ps1` hook starts with; `None` when there is none.
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub powershell: Option<PathBuf>,
     /// PATHEXT as this process read it (Windows only; `None` elsewhere or when unset).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pathext: Option<String>,
     /// The user's policy store, if one was given.
+    #[serde(
+        serialize_with = "json::some_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub policy_file: Option<PathBuf>,
     /// Which hooks must be approved.
+    #[serde(serialize_with = "json::trust")]
     pub trust: TrustScope,
 }
 
 /// What the doctor found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Diagnosis {
     /// Every folder searched, in search order.
     pub folders: Vec<FolderReport>,
@@ -89,20 +132,21 @@ pub struct Diagnosis {
     pub runtime: Runtime,
     /// Problems outside the folders (a policy store that cannot be used).
     pub warnings: Vec<String>,
+    /// How many mistakes: folders that cannot be read, and files that will not run for a
+    /// reason other than being named like no hook ([`Problem::is_mistake`]). 0: every hook
+    /// file found runs.
+    pub mistakes: usize,
 }
 
-impl Diagnosis {
-    /// How many mistakes it found: folders that cannot be read, and files that will not run
-    /// for a reason other than being named like no hook.
-    pub fn mistakes(&self) -> usize {
-        let folders = self.folders.iter().filter(|f| f.problem.is_some()).count();
-        let files = self
-            .hooks
-            .iter()
-            .filter(|h| h.finding.as_ref().is_some_and(|f| f.problem.is_mistake()))
-            .count();
-        folders + files
-    }
+/// How many mistakes `folders` and `hooks` hold: folders that cannot be read, and files that
+/// will not run for a reason other than being named like no hook. Pure.
+fn mistakes(folders: &[FolderReport], hooks: &[FileReport]) -> usize {
+    let folders = folders.iter().filter(|f| f.problem.is_some()).count();
+    let files = hooks
+        .iter()
+        .filter(|h| h.finding.as_ref().is_some_and(|f| f.problem.is_mistake()))
+        .count();
+    folders + files
 }
 
 /// Examines every folder `layout` searches, on this machine. Blocking I/O: call it off the
@@ -158,57 +202,61 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         let siblings: Vec<String> = names.iter().cloned().collect();
         for name in names {
             let path = dir.path.join(&name);
-            let report = |hook_name: Option<String>, finding: Option<Finding>| FileReport {
-                path: path.clone(),
-                hook_name,
-                source: dir.source,
-                workspace_root: dir.workspace_root.clone(),
-                will_run: finding.is_none(),
-                finding,
-            };
-            // Byte equality: both paths are the folder joined with the name.
-            if let Some(hook) = found
-                .iter()
-                .find(|h| h.path.as_os_str() == path.as_os_str())
-            {
-                let entry = entries.iter().find(|e| e.name == name);
-                let finding = hook_finding(
-                    &path,
-                    hook.disabled.as_deref(),
-                    hook.launch_error.as_deref(),
-                    entry.map(|e| &e.kind),
-                    entry.and_then(|e| e.shebang.as_deref()),
-                    profile,
-                )
-                .or_else(|| {
-                    start_check(hook, entry, &platform, profile, &powershell, &mut machine)
-                });
-                hooks.push(report(Some(hook.hook_name.clone()), finding));
-                continue;
-            }
-            let file_of = KNOWN_HOOKS.iter().find(|h| {
-                could_be_hook_file(&name, profile, &platform)
-                    && is_file_of(&name, h, profile, &platform)
-            });
-            if let Some(hook) = file_of {
-                // A file of a hook that discovery passed over: Windows runs another one first.
-                let runs = found
+            // What it is a file of, and what stops it; `None`: a helper folder, not worth a line.
+            let examined: Option<(Option<String>, Option<Finding>)> = 'file: {
+                // Byte equality: both paths are the folder joined with the name.
+                if let Some(hook) = found
                     .iter()
-                    .find(|h| {
-                        h.hook_name == *hook
-                            && h.path.parent().map(Path::as_os_str) == Some(dir.path.as_os_str())
-                    })
-                    .and_then(|h| h.path.file_name())
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "another file".to_owned());
-                hooks.push(report(Some((*hook).to_owned()), Some(shadowed(&runs))));
-                continue;
+                    .find(|h| h.path.as_os_str() == path.as_os_str())
+                {
+                    let entry = entries.iter().find(|e| e.name == name);
+                    let finding = hook_finding(
+                        &path,
+                        hook.disabled.as_deref(),
+                        hook.launch_error.as_deref(),
+                        entry.map(|e| &e.kind),
+                        entry.and_then(|e| e.shebang.as_deref()),
+                        profile,
+                    )
+                    .or_else(|| {
+                        start_check(hook, entry, &platform, profile, &powershell, &mut machine)
+                    });
+                    break 'file Some((Some(hook.hook_name.clone()), finding));
+                }
+                let file_of = KNOWN_HOOKS.iter().find(|h| {
+                    could_be_hook_file(&name, profile, &platform)
+                        && is_file_of(&name, h, profile, &platform)
+                });
+                if let Some(hook) = file_of {
+                    // A file of a hook that discovery passed over: Windows runs another first.
+                    let runs = found
+                        .iter()
+                        .find(|h| {
+                            h.hook_name == *hook
+                                && h.path.parent().map(Path::as_os_str)
+                                    == Some(dir.path.as_os_str())
+                        })
+                        .and_then(|h| h.path.file_name())
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "another file".to_owned());
+                    break 'file Some((Some((*hook).to_owned()), Some(shadowed(&runs))));
+                }
+                if path.is_dir() {
+                    break 'file None;
+                }
+                let finding = name_finding(&path, &name, &siblings, profile, &platform);
+                Some((finding.meant.map(str::to_owned), Some(finding)))
+            };
+            if let Some((hook_name, finding)) = examined {
+                hooks.push(FileReport {
+                    will_run: finding.is_none(),
+                    path,
+                    hook_name,
+                    source: dir.source,
+                    workspace_root: dir.workspace_root.clone(),
+                    finding,
+                });
             }
-            if path.is_dir() {
-                continue; // a helper folder: not a hook, not worth a line
-            }
-            let finding = name_finding(&path, &name, &siblings, profile, &platform);
-            hooks.push(report(finding.meant.map(str::to_owned), Some(finding)));
         }
     }
 
@@ -238,6 +286,7 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         trust: layout.trust,
     };
     Diagnosis {
+        mistakes: mistakes(&folders, &hooks),
         folders,
         hooks,
         runtime,
@@ -430,7 +479,7 @@ mod tests {
             ("notes.md".into(), false, Some("notAHook")),
         ];
         assert_eq!(problems, want);
-        assert_eq!(got.mistakes(), 6);
+        assert_eq!(got.mistakes, 6);
         assert_eq!(got.runtime.global_hooks_dir, None);
         assert_eq!(got.runtime.pathext, None);
     }
