@@ -4,12 +4,11 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::Value;
 
 use crate::node::errors::Failure;
 use crate::node::options::{self, DiscoveryOptions};
 use crate::node::settle;
-use cline_hooks_core::diagnosis::{self, Diagnosis};
+use cline_hooks_core::diagnosis;
 use cline_hooks_core::factory;
 
 /// A folder discovery searches.
@@ -103,15 +102,16 @@ pub struct HookDiagnosis {
     pub mistakes: u32,
 }
 
-/// The report on its way to JavaScript: built from its JSON form with defined properties, as
-/// `discoverHooks`' list is, so no setter on a prototype runs.
-pub struct DiagnosisValue(Diagnosis);
+/// The report on its way to JavaScript: JSON text made off the JavaScript thread, read there
+/// by the engine's `JSON.parse` as run results are (`results::to_js`).
+pub struct DiagnosisJson {
+    text: String,
+    ascii: bool,
+}
 
-impl ToNapiValue for DiagnosisValue {
+impl ToNapiValue for DiagnosisJson {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        // Strings, booleans and numbers (paths written lossily): serializing cannot fail.
-        let value = serde_json::to_value(&val.0).unwrap_or(Value::Null);
-        crate::node::properties::json_value(env, &value)
+        crate::node::results::to_js(&Env::from_raw(env), &val.text, val.ascii, None)
     }
 }
 
@@ -127,7 +127,7 @@ impl ToNapiValue for DiagnosisValue {
 pub fn diagnose_hooks<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
-) -> Result<PromiseRaw<'env, DiagnosisValue>> {
+) -> Result<PromiseRaw<'env, DiagnosisJson>> {
     let read = || -> std::result::Result<_, Failure<'env>> {
         let options = options::options_object(options)?;
         let parsed = options::read::<DiscoveryOptions>(env, options.as_ref(), "diagnoseHooks")?;
@@ -142,7 +142,16 @@ pub fn diagnose_hooks<'env>(
     settle::spawn(
         env,
         None,
-        diagnosis::diagnose_off_thread(layout, node, factory::DISCOVERY_LIMIT),
-        DiagnosisValue,
+        async move {
+            let found =
+                diagnosis::diagnose_off_thread(layout, node, factory::DISCOVERY_LIMIT).await?;
+            // Strings, booleans and numbers (paths written lossily): serializing cannot fail.
+            let text = serde_json::to_string(&found).unwrap_or_else(|_| "null".to_owned());
+            Ok(DiagnosisJson {
+                ascii: text.is_ascii(),
+                text,
+            })
+        },
+        |json| json,
     )
 }

@@ -26,8 +26,15 @@ pub(super) fn source<S: Serializer>(source: &Source, s: S) -> Result<S::Ok, S::E
     s.serialize_str(source.as_str())
 }
 
-pub(super) fn problem<S: Serializer>(problem: &Problem, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(problem.as_str())
+#[allow(clippy::ref_option)]
+pub(super) fn some_problem<S: Serializer>(
+    problem: &Option<Problem>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match problem {
+        Some(problem) => s.serialize_str(problem.as_str()),
+        None => s.serialize_none(),
+    }
 }
 
 pub(super) fn profile<S: Serializer>(profile: &Profile, s: S) -> Result<S::Ok, S::Error> {

@@ -17,8 +17,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::discovery::{
-    could_be_hook_file, discover, hook_dirs, is_file_of, Contents, Defaults, DiscoveredHook, Entry,
-    EntryKind, GlobalDir, Layout, ManagedDir, Platform, Profile, Scanner, Source, KNOWN_HOOKS,
+    discover, hook_dirs, Contents, Defaults, DiscoveredHook, Entry, EntryKind, GlobalDir, Layout,
+    ManagedDir, Platform, Profile, Scanner, Source, KNOWN_HOOKS,
 };
 use crate::error::HookError;
 use crate::launch::{Interpreters, LaunchKind, LiveMachine, Machine};
@@ -68,9 +68,18 @@ pub struct FileReport {
     pub workspace_root: Option<PathBuf>,
     /// Whether it runs when its hook fires and starts.
     pub will_run: bool,
-    /// Why not, when it will not: the problem, the sentence and the fix.
-    #[serde(flatten)]
-    pub finding: Option<Finding>,
+    /// Why not, when it will not.
+    #[serde(
+        serialize_with = "json::some_problem",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub problem: Option<Problem>,
+    /// The problem in a sentence for the hook's author.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What to do: a command to run, or a sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 /// The facts of this machine and call that decide which files run and how.
@@ -144,7 +153,7 @@ fn mistakes(folders: &[FolderReport], hooks: &[FileReport]) -> usize {
     let folders = folders.iter().filter(|f| f.problem.is_some()).count();
     let files = hooks
         .iter()
-        .filter(|h| h.finding.as_ref().is_some_and(|f| f.problem.is_mistake()))
+        .filter(|h| h.problem.is_some_and(Problem::is_mistake))
         .count();
     folders + files
 }
@@ -223,10 +232,17 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
                     });
                     break 'file Some((Some(hook.hook_name.clone()), finding));
                 }
-                let file_of = KNOWN_HOOKS.iter().find(|h| {
-                    could_be_hook_file(&name, profile, &platform)
-                        && is_file_of(&name, h, profile, &platform)
-                });
+                // The scan lists the files of the known hooks only: one discovery did not pick.
+                let file_of = entries
+                    .iter()
+                    .any(|e| e.name == name)
+                    .then(|| {
+                        let stem = name.split('.').next().unwrap_or_default();
+                        KNOWN_HOOKS
+                            .iter()
+                            .find(|h| h.eq_ignore_ascii_case(stem.trim()))
+                    })
+                    .flatten();
                 if let Some(hook) = file_of {
                     // A file of a hook that discovery passed over: Windows runs another first.
                     let runs = found
@@ -248,13 +264,19 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
                 Some((finding.meant.map(str::to_owned), Some(finding)))
             };
             if let Some((hook_name, finding)) = examined {
+                let (problem, reason, fix) = match finding {
+                    Some(f) => (Some(f.problem), Some(f.reason), f.fix),
+                    None => (None, None, None),
+                };
                 hooks.push(FileReport {
-                    will_run: finding.is_none(),
+                    will_run: problem.is_none(),
                     path,
                     hook_name,
                     source: dir.source,
                     workspace_root: dir.workspace_root.clone(),
-                    finding,
+                    problem,
+                    reason,
+                    fix,
                 });
             }
         }
@@ -460,7 +482,7 @@ mod tests {
                 (
                     h.path.file_name().unwrap().to_string_lossy().into_owned(),
                     h.will_run,
-                    h.finding.as_ref().map(|f| f.problem.as_str()),
+                    h.problem.map(Problem::as_str),
                 )
             })
             .collect();

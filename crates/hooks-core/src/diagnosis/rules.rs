@@ -68,18 +68,15 @@ impl Problem {
 }
 
 /// One finding: what is wrong, in a sentence, and how to fix it (a command when there is one).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// What kind of problem.
-    #[serde(serialize_with = "super::json::problem")]
     pub problem: Problem,
     /// Why the file will not run, for its author.
     pub reason: String,
     /// What to do: a command to run, or a sentence.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
     /// For a misnamed file, the hook it most likely meant to be (in the report: `hookName`).
-    #[serde(skip)]
     pub meant: Option<&'static str>,
 }
 
