@@ -155,11 +155,13 @@ describe('diagnoseHooks', () => {
     const name = isWindows ? 'TaskStart.cmd' : 'TaskStart'
     writeFile(hooks, name, isWindows ? '@echo {}\r\n' : '#!/bin/sh\necho {}\n', 0o755)
     writeFile(hooks, 'README.md', 'notes\n')
+    writeFile(hooks, 'TaskStart.md', 'what TaskStart does\n')
     const report = await addon.diagnoseHooks({ workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null })
     expect(report.mistakes).toBe(0)
     expect(report.hooks.map((h) => [path.basename(h.path), h.willRun, h.problem])).toEqual([
       ['README.md', false, 'notAHook'],
       [name, true, undefined],
+      ['TaskStart.md', false, 'notAHook'],
     ])
     expect(report.folders).toEqual([{ path: hooks, source: 'workspace', workspaceRoot: ws, exists: true }])
     const r = cli(['doctor', '--workspace', ws, '--no-global'], { cwd: ws })
@@ -209,10 +211,12 @@ describe('diagnoseHooks', () => {
     expect(byName.PreToolUse).toMatchObject({ problem: 'wrongPlatformName', hookName: 'PreToolUse' })
     expect(byName.PreToolUse.fix).toBe(`Rename-Item -LiteralPath '${path.join(hooks, 'PreToolUse')}' -NewName 'PreToolUse.ps1'`)
     expect(byName['TaskStart.sh']).toMatchObject({ problem: 'wrongPlatformName', hookName: 'TaskStart' })
-    // PATHEXT's default puts .BAT before .CMD: the .cmd is passed over.
-    expect(byName['PostToolUse.bat'].willRun).toBe(true)
-    expect(byName['PostToolUse.cmd']).toMatchObject({ problem: 'shadowed', willRun: false })
-    expect(byName['PostToolUse.cmd'].reason).toContain('PostToolUse.bat comes first')
+    // The one of .bat and .cmd that PATHEXT names first runs (.BAT in Windows' default); the other is passed over.
+    const order = (process.env.PATHEXT || '.BAT;.CMD').toUpperCase().split(';')
+    const [runs, passed] = order.indexOf('.CMD') >= 0 && order.indexOf('.CMD') < order.indexOf('.BAT') ? ['cmd', 'bat'] : ['bat', 'cmd']
+    expect(byName[`PostToolUse.${runs}`].willRun).toBe(true)
+    expect(byName[`PostToolUse.${passed}`]).toMatchObject({ problem: 'shadowed', willRun: false })
+    expect(byName[`PostToolUse.${passed}`].reason).toContain(`PostToolUse.${runs} comes first`)
     expect(report.runtime.platform).toBe('win32')
   })
 

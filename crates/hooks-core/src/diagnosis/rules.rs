@@ -103,6 +103,11 @@ const PROGRAM_EXTENSIONS: [&str; 20] = [
     ".pl", ".php", ".ps1", ".cmd", ".bat", ".exe", ".com", ".psm1",
 ];
 
+/// Extensions of documents: `PreToolUse.md` is notes about the hook, not a copy of it.
+const DOCUMENT_EXTENSIONS: [&str; 10] = [
+    ".md", ".txt", ".rst", ".json", ".yaml", ".yml", ".toml", ".log", ".csv", ".html",
+];
+
 /// The largest edit distance at which a name still counts as a misspelt hook name.
 const MAX_DISTANCE: usize = 2;
 
@@ -230,6 +235,16 @@ fn misnamed(
             };
             return (
                 Finding::new(Problem::WrongPlatformName, reason, Some(rename(&expected))),
+                Some(hook),
+            );
+        }
+        if DOCUMENT_EXTENSIONS.contains(&ext_lower.as_str()) {
+            return (
+                Finding::new(
+                    Problem::NotAHook,
+                    format!("a document about {hook} (not a program's extension), so it never runs (fine for notes)"),
+                    None,
+                ),
                 Some(hook),
             );
         }
