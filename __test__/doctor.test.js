@@ -220,18 +220,29 @@ describe('diagnoseHooks', () => {
     expect(report.runtime.platform).toBe('win32')
   })
 
+  // Root reads every folder: as root, the CLI runs as nobody (setpriv), when it can.
+  const root = !isWindows && process.getuid() === 0
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p))
   testIf(
-    !isWindows && process.getuid && process.getuid() !== 0,
-    'needs a user whose permissions are checked: not Windows, not root',
+    !isWindows && (!root || setpriv !== undefined),
+    'needs permissions that are checked: not Windows, and not root without setpriv',
     'a folder that cannot be read is reported with the fix, and counts as a mistake',
-    async () => {
-      const ws = makeTempDir('cline-hooks-doctor-')
+    () => {
+      const tmp = makeTempDir('cline-hooks-doctor-')
+      fs.chmodSync(tmp, 0o755)
+      const ws = path.join(tmp, 'ws')
       const hooks = path.join(ws, '.clinerules', 'hooks')
       writeFile(hooks, 'PreToolUse', '#!/bin/sh\n', 0o755)
       fs.chmodSync(hooks, 0o000)
-      const report = await addon.diagnoseHooks({ workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null })
-      expect(report.folders[0].exists).toBe(true)
-      expect(report.folders[0].problem).toContain('cannot be read (permission denied)')
+      const args = [CLI, 'doctor', '--workspace', ws, '--no-global', '--policy-file', path.join(tmp, 'none.json'), '--json']
+      const [program, argv] = root ? [setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args]] : [process.execPath, args]
+      const r = spawnSync(program, argv, { encoding: 'utf8', timeout: 60000, env: cliEnv({ HOME: tmp }) })
+      expect(r.status).toBe(1)
+      const report = JSON.parse(r.stdout)
+      const folder = report.folders.find((f) => f.source === 'workspace')
+      expect(folder.exists).toBe(true)
+      expect(folder.problem).toBe(`the folder ${hooks} cannot be read (permission denied); fix the directory's permissions`)
+      expect(report.hooks).toEqual([])
       expect(report.mistakes).toBe(1)
     },
   )
