@@ -258,7 +258,8 @@ export interface HookFileReport {
   willRun: boolean
   /**
    * Why it will not run. Every one is a mistake to fix but `notAHook` (a file named like no
-   * hook, such as a helper script or notes, which is left alone on purpose).
+   * hook, or a document about one such as `PreToolUse.md`: a helper script or notes, left
+   * alone on purpose).
    */
   problem?: 'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun'
   /** The problem in one sentence for the hook's author. */

@@ -45,7 +45,8 @@ pub struct HookFileReport {
     /// Whether it runs (and starts) when its hook fires.
     pub will_run: bool,
     /// Why it will not run. Every one is a mistake to fix but `notAHook` (a file named like no
-    /// hook, such as a helper script or notes, which is left alone on purpose).
+    /// hook, or a document about one such as `PreToolUse.md`: a helper script or notes, left
+    /// alone on purpose).
     #[napi(
         ts_type = "'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun'"
     )]
