@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.HookFactory = nativeBinding.HookFactory
 module.exports.HookRunner = nativeBinding.HookRunner
+module.exports.diagnoseHooks = nativeBinding.diagnoseHooks
 module.exports.discoverHooks = nativeBinding.discoverHooks
 module.exports.KNOWN_HOOKS = nativeBinding.KNOWN_HOOKS
 module.exports.runHook = nativeBinding.runHook

@@ -43,6 +43,14 @@ export declare class HookRunner {
   run(input: object, options?: RunOptions): Promise<HookRunResult>
 }
 
+/**
+ * Explains every file in every folder that `options` makes discovery search: whether it will
+ * run, and when not, why and the fix (no exec bit, a name for another platform, a misspelt
+ * hook name, a missing interpreter, Windows line endings, no PowerShell, a folder that cannot
+ * be read, disabled or not trusted in the policy store), with the runtime facts behind it.
+ */
+export declare function diagnoseHooks(options?: DiscoveryOptions): Promise<HookDiagnosis>
+
 /** A hook file found by discovery. */
 export interface DiscoveredHook {
   /** The hook name it answers to, for example `PreToolUse`. */
@@ -175,6 +183,24 @@ export interface HookEvent {
   elapsedMs: number
   /** `end` only: the hook's entry of the result (the same fields as `HookRunResult.hooks`). */
   execution?: HookExecution
+/** What `diagnoseHooks` found. */
+export interface HookDiagnosis {
+  /** Every folder searched, in search order, whether it exists or not. */
+  folders: Array<HookFolderReport>
+  /**
+   * Every file of every readable folder (folder by folder, by name), those that will run
+   * too, and every entry named like a hook (a folder `PreToolUse/` included).
+   */
+  hooks: Array<HookFileReport>
+  /** The machine's facts. */
+  runtime: HookRuntimeFacts
+  /** Problems outside the folders: a policy store that cannot be used. */
+  warnings: Array<string>
+  /**
+   * How many mistakes: unreadable folders plus files that will not run, `notAHook` ones
+   * excepted. `0` means every hook file found runs.
+   */
+  mistakes: number
 }
 
 /** What running one hook did. */
@@ -251,6 +277,47 @@ export interface HookExecution {
   warnings: Array<string>
 }
 
+/** A file in a searched folder, whether it will run, and when not, why and the fix. */
+export interface HookFileReport {
+  /** The file (absolute). */
+  path: string
+  /**
+   * The hook it is a file of; for a misnamed file (`PreToolUse.sh` on macOS/Linux,
+   * `PretoolUse`, `PreToolUse.bak`), the hook it most likely means.
+   */
+  hookName?: string
+  /** Which kind of folder it is in. */
+  source: 'managed' | 'extra' | 'global' | 'workspace'
+  /** The workspace root of its folder (workspace folders only). */
+  workspaceRoot?: string
+  /** Whether it runs (and starts) when its hook fires. */
+  willRun: boolean
+  /**
+   * Why it will not run. Every one is a mistake to fix but `notAHook` (a file named like no
+   * hook, or a document about one such as `PreToolUse.md`: a helper script or notes, left
+   * alone on purpose).
+   */
+  problem?: 'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun'
+  /** The problem in one sentence for the hook's author. */
+  reason?: string
+  /** What to do: a command to run (`chmod +x <path>`, `mv <path> <new path>`) or a sentence. */
+  fix?: string
+}
+
+/** A folder discovery searches. */
+export interface HookFolderReport {
+  /** The folder (absolute). */
+  path: string
+  /** Which kind of folder it is. */
+  source: 'managed' | 'extra' | 'global' | 'workspace'
+  /** The workspace root it belongs to (workspace folders only). */
+  workspaceRoot?: string
+  /** Whether it exists. One that does not is normal: it holds no hooks. */
+  exists: boolean
+  /** Why it cannot be read (permission denied, a link loop, ...), with the fix. */
+  problem?: string
+}
+
 /** The combined result of all hooks of one run. */
 export interface HookRunResult {
   /** True when any hook asked to cancel (including a failed hook's explicit `cancel: true`). */
@@ -274,6 +341,34 @@ export interface HookRunResult {
   durationMs: number
   /** Run-level notes: hooks skipped (with why), overridden `overrideInput`s. */
   warnings: Array<string>
+}
+
+/** The facts of this machine and call that decide which files run and how. */
+export interface HookRuntimeFacts {
+  /** `process.platform`'s name for this system: `linux`, `darwin`, `win32`, ... */
+  platform: string
+  /** Whose conventions apply. */
+  profile: 'extension' | 'cli'
+  /**
+   * The global hooks folder as resolved (the Documents known folder on Windows,
+   * `XDG_DOCUMENTS_DIR` on Linux); absent when global hooks are off.
+   */
+  globalHooksDir?: string
+  /** The `cli` profile's data folder (`$CLINE_DIR`, else `~/.cline`); `cli` profile only. */
+  clineDir?: string
+  /** The managed hooks folder, if any. */
+  managedHooksDir?: string
+  /**
+   * The PowerShell a `.ps1` hook starts with (`pwsh` from PATH, else Windows PowerShell on
+   * Windows); absent when none is found.
+   */
+  powershell?: string
+  /** PATHEXT as this process read it (Windows only; absent elsewhere or when unset). */
+  pathext?: string
+  /** The policy store, when one was given. */
+  policyFile?: string
+  /** Which hooks must be approved to run. */
+  trust: 'workspace' | 'all' | 'off'
 }
 
 /**

@@ -9,6 +9,8 @@
 //   cline-hooks run <HookName> [options]      run the hooks exactly as Cline would and show what they did
 //   cline-hooks trust [options]               review and approve the hooks not approved for their bytes
 //   cline-hooks enable|disable <path>         record in the policy store whether a hook runs
+//   cline-hooks doctor [options]              every file in the hooks folders: will it run, and if not, why and the fix
+//   cline-hooks init <HookName> [options]     write a commented hook template that allows, ready to edit
 
 const { EXIT, EXIT_TABLE } = require('./exit-codes')
 const { UsageError } = require('./errors')
@@ -22,6 +24,8 @@ const { cmdList, renderList } = require('./list')
 const { cmdRun, renderRun, VALUE_COLUMN } = require('./run')
 const { cmdTrust, cmdEnable, cmdDisable } = require('./policy')
 const { shellQuote, makeStyle } = require('./format')
+const { cmdDoctor, renderDoctor } = require('./doctor')
+const { cmdInit } = require('./init')
 
 const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile', 'policy-file', 'trust']
 
@@ -56,6 +60,18 @@ const COMMANDS = {
     positionals: [{ name: 'path' }],
     options: ['policy-file'],
     main: cmdDisable,
+  },
+  doctor: {
+    summary: 'explain every file in the hooks folders that will not run, with the fix, and the runtime facts (exit 1 when one will not run)',
+    positionals: [],
+    options: [...DISCOVERY_OPTIONS, 'json'],
+    main: cmdDoctor,
+  },
+  init: {
+    summary: 'write a commented template for a hook (it allows; a blocking example is commented out), executable, never over an existing file',
+    positionals: [{ name: 'HookName' }],
+    options: ['global', 'workspace', 'global-dir', 'lang', 'profile'],
+    main: cmdInit,
   },
 }
 
@@ -145,5 +161,6 @@ module.exports = {
   makeStyle,
   renderList,
   renderRun,
+  renderDoctor,
   VALUE_COLUMN,
 }

@@ -24,6 +24,11 @@ function parseTrust(value, flag) {
   return value
 }
 
+function parseLang(value, flag) {
+  if (!['bash', 'python', 'node', 'powershell'].includes(value)) throw new UsageError(`${flag} is bash, python, node or powershell, not '${value}'`)
+  return value
+}
+
 function nonEmpty(value, flag) {
   if (value === '') throw new UsageError(`${flag} wants a non-empty value`)
   return value
@@ -102,7 +107,18 @@ const OPTIONS = {
   },
   json: {
     flag: '--json',
-    help: 'print the raw HookRunResult as JSON',
+    help: 'print the raw result as JSON (run: the HookRunResult; doctor: the HookDiagnosis)',
+  },
+  global: {
+    flag: '--global',
+    conflicts: ['workspace'],
+    help: 'init: write the hook into the global hooks folder (--global-dir, else Documents/Cline/Hooks) instead of a workspace',
+  },
+  lang: {
+    flag: '--lang',
+    arg: 'bash|python|node|powershell',
+    parse: parseLang,
+    help: 'init: the language of the template (default: bash on macOS/Linux, powershell on Windows)',
   },
   help: {
     flag: '--help',
@@ -183,7 +199,7 @@ function parseArgs(argv, COMMANDS) {
   }
 
   if (opts.help) return { command, positionals, opts }
-  if (command === null) throw new UsageError('missing command: list, run, trust, enable or disable')
+  if (command === null) throw new UsageError(`missing command: ${Object.keys(COMMANDS).join(', ')}`)
 
   const def = COMMANDS[command]
   for (const key of Object.keys(opts)) {

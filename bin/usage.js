@@ -1,7 +1,7 @@
 'use strict'
 
 // The `--help` text: synopses, commands and options from their tables, and the exit statuses
-// from EXIT_TABLE.
+// from EXIT_TABLE (with what doctor's and init's mean).
 
 const { OPTIONS } = require('./options')
 const { EXIT_TABLE } = require('./exit-codes')
@@ -39,6 +39,11 @@ function usage(COMMANDS, knownHooks) {
   for (const [left, right] of rows) lines.push(`  ${left.padEnd(width)}  ${right}`)
   lines.push('', 'Without a HookName, list shows every known hook: ' + knownHooks.join(', ') + '.', '', 'Exit status:')
   for (const [code, meaning] of EXIT_TABLE) lines.push(`  ${String(code).padStart(3)}  ${meaning}`)
+  lines.push(
+    '',
+    'doctor exits 0 when every hook file found will run, 1 when one will not (or a folder cannot be read).',
+    'init exits 0 once the hook is written, 1 when its file already exists (nothing is overwritten).',
+  )
   lines.push(
     '',
     'Output: colour is used when stdout is a terminal and NO_COLOR is not set. Control characters',

@@ -1,6 +1,7 @@
 //! Conversions between JavaScript and the core. No behaviour lives here.
 
 pub mod decisions;
+pub mod diagnosis;
 pub mod errors;
 pub mod logger;
 pub mod events;

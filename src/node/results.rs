@@ -2,7 +2,7 @@
 
 mod handover;
 
-pub use handover::capture;
+pub use handover::{capture, to_js};
 
 use napi::bindgen_prelude::{Either, Null};
 use napi_derive::napi;

@@ -169,6 +169,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod blocking;
+pub mod diagnosis;
 pub mod discovery;
 pub mod error;
 pub mod event;

@@ -1,0 +1,191 @@
+// Tests of `cline-hooks init`: the template it writes runs, through `cline-hooks run`, with the
+// verdict it promises (allow; its commented-out example blocks once uncommented), for each
+// language this machine has; it documents every input field of its hook; it never overwrites
+// a hook; and an unknown hook name is refused with the closest one.
+const { spawnSync } = require('child_process')
+const fs = require('fs')
+const path = require('path')
+const { isWindows, testIf, makeTempDir, writeFile, cliEnv, powerShellRunsScripts } = require('./helpers')
+const { template, EXAMPLE_START, EXAMPLE_END } = require('../bin/templates')
+const { HOOKS, COMMON_FIELDS, OUTPUT_FIELDS, inputKey, sampleInput } = require('../bin/hook-fields')
+const { fileFor } = require('../bin/init')
+
+const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
+
+function cli(args, { cwd, input } = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
+  if (r.error) throw r.error
+  return r
+}
+
+/** Whether a program `name` is on PATH (with an .exe or .cmd on Windows). */
+function onPath(name) {
+  const exts = isWindows ? ['.exe', '.cmd', '.bat'] : ['']
+  return (process.env.PATH || '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .some((dir) => exts.some((ext) => fs.existsSync(path.join(dir, name + ext))))
+}
+
+/** `text` with the example's lines (between its marker lines) uncommented, as an author would. */
+function uncommentExample(text) {
+  const lines = text.split('\n')
+  const start = lines.findIndex((l) => l.includes(EXAMPLE_START))
+  const open = lines.findIndex((l, i) => i >= start && l.trimEnd().endsWith('---'))
+  const end = lines.findIndex((l) => l.includes(EXAMPLE_END))
+  expect(start >= 0 && open >= start && end > open).toBe(true)
+  for (let i = open + 1; i < end; i++) lines[i] = lines[i].replace(/^(\s*)(# |\/\/ )/, '$1')
+  return lines.join('\n')
+}
+
+/** Runs PreToolUse hooks of `ws` with `input` through the CLI; returns the status and result. */
+function runPreToolUse(ws, input, extra = []) {
+  const r = cli(['run', 'PreToolUse', '--workspace', ws, '--no-global', '--input', '-', '--json', ...extra], { input: JSON.stringify(input) })
+  let result = null
+  try {
+    result = JSON.parse(r.stdout)
+  } catch {
+    throw new Error(`run printed no JSON (status ${r.status}): ${r.stdout}${r.stderr}`)
+  }
+  return { status: r.status, result, stderr: r.stderr }
+}
+
+const hookFile = isWindows ? 'PreToolUse.ps1' : 'PreToolUse'
+const powershellHere = () => (isWindows ? powerShellRunsScripts() : onPath('pwsh'))
+
+// [lang, available here, why not]
+const LANGS = [
+  ['bash', !isWindows && onPath('bash'), isWindows ? 'the extension profile runs .ps1/.cmd on Windows' : 'no bash'],
+  ['python', !isWindows && onPath('python3'), isWindows ? 'the extension profile runs .ps1/.cmd on Windows' : 'no python3'],
+  ['node', !isWindows, 'the extension profile runs .ps1/.cmd on Windows'],
+  ['powershell', powershellHere(), isWindows ? 'this PowerShell runs no scripts (Wine)' : 'no pwsh on PATH'],
+]
+
+describe('init then run', () => {
+  for (const [lang, available, why] of LANGS) {
+    testIf(available, why, `--lang ${lang}: the template documents every field, allows, and its example blocks once uncommented`, () => {
+      const ws = makeTempDir('cline-hooks-init-')
+      const r = cli(['init', 'PreToolUse', '--workspace', ws, '--lang', lang])
+      expect(r.stderr).toBe('')
+      expect(r.status).toBe(0)
+      const file = path.join(ws, '.clinerules', 'hooks', hookFile)
+      expect(r.stdout).toContain(`Wrote ${file}: a `)
+      expect(r.stdout).toContain(`npx cline-hooks run PreToolUse --workspace ${ws} --input -`)
+      if (!isWindows) expect(fs.statSync(file).mode & 0o111).toBe(0o111)
+      const text = fs.readFileSync(file, 'utf8')
+      for (const field of ['preToolUse.tool', 'preToolUse.parameters', ...COMMON_FIELDS.map((f) => f[0]), ...OUTPUT_FIELDS.map((f) => f[0])]) {
+        expect(text).toContain(field)
+      }
+
+      const allowed = runPreToolUse(ws, sampleInput('PreToolUse'))
+      expect(allowed.status).toBe(0)
+      expect(allowed.result.cancel).toBe(false)
+      expect(allowed.result.hooks.map((h) => [h.status, h.exitCode])).toEqual([['completed', 0]])
+      expect(allowed.result.hooks[0].stderr).toContain('PreToolUse: received')
+
+      if (lang === 'bash' && !onPath('jq')) return // the bash example reads the input with jq
+      fs.writeFileSync(file, uncommentExample(text))
+      const command = { taskId: 't', preToolUse: { tool: 'execute_command', parameters: { command: 'ls' } } }
+      const blocked = runPreToolUse(ws, command)
+      expect(blocked.status).toBe(1)
+      expect(blocked.result.cancel).toBe(true)
+      expect(blocked.result.errorMessage).toBe('Commands are not allowed in this workspace.')
+      // Other tools still go ahead.
+      expect(runPreToolUse(ws, sampleInput('PreToolUse')).result.cancel).toBe(false)
+    }, 60000)
+  }
+
+  testIf(!isWindows || powerShellRunsScripts(), 'this PowerShell runs no scripts (Wine)', 'a newcomer: init PreToolUse, edit nothing, run it: allowed', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    const init = cli(['init', 'PreToolUse'], { cwd: ws })
+    expect(init.status).toBe(0)
+    expect(init.stdout).toContain(`Wrote ${path.join('.clinerules', 'hooks', hookFile)}`)
+    const run = cli(['run', 'PreToolUse', '--workspace', '.', '--no-global'], { cwd: ws })
+    expect(run.status).toBe(0)
+    expect(run.stdout).toContain('✔ allowed')
+    const doctor = cli(['doctor', '--workspace', '.', '--no-global'], { cwd: ws })
+    expect(doctor.status).toBe(0)
+  }, 60000)
+
+  test('--profile cli --lang node writes PreToolUse.js, which the cli profile runs', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    const r = cli(['init', 'tool_call', '--workspace', ws, '--profile', 'cli', '--lang', 'node'])
+    expect(r.status).toBe(0)
+    expect(fs.existsSync(path.join(ws, '.clinerules', 'hooks', 'PreToolUse.js'))).toBe(true)
+    expect(r.stdout).toContain('--profile cli --input -')
+    const run = runPreToolUse(ws, sampleInput('PreToolUse'), ['--profile', 'cli'])
+    expect(run.status).toBe(0)
+    expect(run.result.hooks.map((h) => h.status)).toEqual(['completed'])
+  }, 60000)
+
+  test('--global --global-dir writes into that folder, creating it', () => {
+    const tmp = makeTempDir('cline-hooks-init-')
+    const global = path.join(tmp, 'a', 'Hooks')
+    const r = cli(['init', 'PreToolUse', '--global', '--global-dir', global, '--profile', 'cli', '--lang', 'node'], { cwd: tmp })
+    expect(r.status).toBe(0)
+    expect(fs.existsSync(path.join(global, 'PreToolUse.js'))).toBe(true)
+    const run = cli(['run', 'PreToolUse', '--global-dir', global, '--profile', 'cli', '--workspace', tmp, '--json'], { cwd: tmp })
+    expect(run.status).toBe(0)
+    expect(JSON.parse(run.stdout).hooks.map((h) => h.source)).toEqual(['global'])
+    expect(cli(['init', 'PreToolUse', '--global', '--workspace', tmp]).status).toBe(2)
+  }, 60000)
+})
+
+describe('init refuses', () => {
+  test('to overwrite an existing hook: exit 1, the file untouched, and what to do', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    const hooks = path.join(ws, '.clinerules', 'hooks')
+    const file = writeFile(hooks, hookFile, 'my own hook\n', 0o755)
+    const r = cli(['init', 'PreToolUse', '--workspace', ws])
+    expect(r.status).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe(`cline-hooks: ${file} already exists; init never overwrites a hook: edit it, or move it away first to start again from the template\n`)
+    expect(fs.readFileSync(file, 'utf8')).toBe('my own hook\n')
+  })
+
+  testIf(isWindows, 'Windows runs one file per hook per folder', 'Windows: a folder whose PreToolUse.cmd exists gets no PreToolUse.ps1 beside it', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    const cmd = writeFile(path.join(ws, '.clinerules', 'hooks'), 'PreToolUse.cmd', '@echo {}\r\n')
+    const r = cli(['init', 'PreToolUse', '--workspace', ws])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain(`${cmd} is already the PreToolUse hook of that folder`)
+    expect(fs.existsSync(path.join(ws, '.clinerules', 'hooks', 'PreToolUse.ps1'))).toBe(false)
+  })
+
+  test('an unknown hook name, naming the closest: exit 2, nothing written', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    for (const [name, closest] of [['PretoolUse', 'PreToolUse'], ['TaskStrat', 'TaskStart'], ['tool_cal', 'tool_call']]) {
+      const r = cli(['init', name, '--workspace', ws])
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain(`'${name}' is not a hook Cline fires; did you mean ${closest}?`)
+    }
+    expect(cli(['init', 'Whatever', '--workspace', ws]).stderr).not.toContain('did you mean')
+    expect(cli(['init', '--workspace', ws]).status).toBe(2)
+    expect(cli(['init', 'PreToolUse', '--lang', 'ruby', '--workspace', ws]).status).toBe(2)
+    const typo = cli(['init', 'PreToolUse', '--workspace', path.join(ws, 'no-such-root')])
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toContain('no-such-root: no such directory; create it first')
+    expect(fs.existsSync(path.join(ws, 'no-such-root'))).toBe(false)
+    expect(fs.existsSync(path.join(ws, '.clinerules'))).toBe(false)
+  })
+
+  test('a language the platform would not run: Windows runs .ps1, not .py, in the extension profile', () => {
+    expect(() => fileFor('PreToolUse', 'python', 'extension', true)).toThrow(/so a python hook would never run; use --lang powershell/)
+    expect(fileFor('PreToolUse', 'powershell', 'extension', true)).toEqual({ name: 'PreToolUse.ps1', shebang: false })
+    expect(fileFor('PreToolUse', 'python', 'extension', false)).toEqual({ name: 'PreToolUse', shebang: true })
+    expect(fileFor('PreToolUse', 'python', 'cli', true)).toEqual({ name: 'PreToolUse.py', shebang: false })
+    expect(fileFor('PreToolUse', 'bash', 'cli', false)).toEqual({ name: 'PreToolUse.sh', shebang: true })
+  })
+})
+
+test('every template documents every input field of its hook and the verdict fields', () => {
+  for (const hook of Object.keys(HOOKS)) {
+    for (const lang of ['bash', 'python', 'node', 'powershell']) {
+      const text = template(hook, lang, { file: hook, shebang: true })
+      for (const [member] of HOOKS[hook].members) expect(text).toContain(`${inputKey(hook)}.${member}`)
+      for (const [field] of [...COMMON_FIELDS, ...OUTPUT_FIELDS]) expect(text).toContain(field)
+      expect(text).toContain(EXAMPLE_START)
+      expect(text).toContain(EXAMPLE_END)
+    }
+  }
+})
