@@ -155,6 +155,26 @@ export interface HookApproval {
   sha256: string
 }
 
+/** What `diagnoseHooks` found. */
+export interface HookDiagnosis {
+  /** Every folder searched, in search order, whether it exists or not. */
+  folders: Array<HookFolderReport>
+  /**
+   * Every file of every readable folder (folder by folder, by name), those that will run
+   * too, and every entry named like a hook (a folder `PreToolUse/` included).
+   */
+  hooks: Array<HookFileReport>
+  /** The machine's facts. */
+  runtime: HookRuntimeFacts
+  /** Problems outside the folders: a policy store that cannot be used. */
+  warnings: Array<string>
+  /**
+   * How many mistakes: unreadable folders plus files that will not run, `notAHook` ones
+   * excepted. `0` means every hook file found runs.
+   */
+  mistakes: number
+}
+
 /** What happened to one hook of a run, as it happened (`RunOptions.onEvent`). */
 export interface HookEvent {
   /**
@@ -183,24 +203,6 @@ export interface HookEvent {
   elapsedMs: number
   /** `end` only: the hook's entry of the result (the same fields as `HookRunResult.hooks`). */
   execution?: HookExecution
-/** What `diagnoseHooks` found. */
-export interface HookDiagnosis {
-  /** Every folder searched, in search order, whether it exists or not. */
-  folders: Array<HookFolderReport>
-  /**
-   * Every file of every readable folder (folder by folder, by name), those that will run
-   * too, and every entry named like a hook (a folder `PreToolUse/` included).
-   */
-  hooks: Array<HookFileReport>
-  /** The machine's facts. */
-  runtime: HookRuntimeFacts
-  /** Problems outside the folders: a policy store that cannot be used. */
-  warnings: Array<string>
-  /**
-   * How many mistakes: unreadable folders plus files that will not run, `notAHook` ones
-   * excepted. `0` means every hook file found runs.
-   */
-  mistakes: number
 }
 
 /** What running one hook did. */
@@ -543,6 +545,7 @@ export interface RunOptions {
    * to `.log.1`. Default `false`.
    */
   hookLogs?: boolean
+  /**
    * Called with each hook's live events as they happen (see `HookEvent`): its start, each
    * line it prints (at most 1,000 per hook, each cut at 4 KiB), `slow` once past
    * `slowThresholdMs`, and its `end` with its `HookExecution`; in order per hook, every one
