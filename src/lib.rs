@@ -25,8 +25,8 @@ use node::{settle, teardown};
 
 // The policy calls live in their own file; exported here like the rest of the API.
 pub use node::decisions::{set_hook_enabled, trust_hook, untrust_hook, HookApproval};
-pub use node::logger::{set_logger, LogRecord, LoggerOptions};
 pub use node::diagnosis::diagnose_hooks;
+pub use node::logger::{set_logger, LogRecord, LoggerOptions};
 
 /// Runs once, as the library loads, before any runtime exists.
 #[napi_derive::module_init]

@@ -3,8 +3,8 @@
 pub mod decisions;
 pub mod diagnosis;
 pub mod errors;
-pub mod logger;
 pub mod events;
+pub mod logger;
 pub mod options;
 pub mod panic_hook;
 pub mod properties;
