@@ -174,12 +174,12 @@ describe('hookLogs', () => {
     const header = /^=== \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z PreToolUse \(workspace\) (.+): completed in \d+ ms, exit code 0; run [0-9a-f]{32}\n/
     expect(wsLog).toMatch(header)
     expect(wsLog.match(header)[1]).toBe(ws)
-    expect(wsLog).toContain('--- stdout ---\nworking\n{"cancel": false}\n--- stderr ---\na log line\n')
+    expect(wsLog).toContain('--- stdout ---\n  working\n  {"cancel": false}\n--- stderr ---\n  a log line\n')
 
     const glLog = fs.readFileSync(path.join(cline, 'Logs', 'PreToolUse.log'), 'utf8')
     expect(glLog).toContain(`PreToolUse (global) ${gl}: failed in `)
     expect(glLog).toContain(', exit code 2; run ')
-    expect(glLog).toMatch(/\nfailure: .+\n--- stderr ---\nglobal went wrong\n$/)
+    expect(glLog).toMatch(/\nfailure: .+\n--- stderr ---\n  global went wrong\n$/)
     expect(fs.readdirSync(path.dirname(extraDir)).sort()).toEqual(['extra'])
 
     // The next run appends.
@@ -215,7 +215,7 @@ describe('hookLogs', () => {
       const text = fs.readFileSync(file, 'utf8')
       const parts = text.split(/^(?==== )/m)
       for (const part of parts) {
-        expect(part).toMatch(/^=== .+: completed in \d+ ms, exit code 0; run [0-9a-f]{32}\n--- stdout \(its last 16384 of 20480 bytes\) ---\n(o*\n)+--- stderr \(its last 16384 of 20480 bytes\) ---\n(e*\n)+$/)
+        expect(part).toMatch(/^=== .+: completed in \d+ ms, exit code 0; run [0-9a-f]{32}\n--- stdout \(its last 16384 of 20480 bytes\) ---\n( {2}o*\n)+--- stderr \(its last 16384 of 20480 bytes\) ---\n( {2}e*\n)+$/)
         entries += 1
       }
     }

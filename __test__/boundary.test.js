@@ -434,7 +434,7 @@ describe('issue 18, item 7: env and paths the OS cannot take are refused up fron
       [{ profile: 'cli', clineDir: '/x\0' }, 'clineDir: "/x\\u0000" contains a NUL byte at index 2'],
     ]
     for (const [bad, start] of cases) {
-      const expected = `invalid option ${start}, which no file path can hold; pass the directory's path without it`
+      const expected = `invalid option ${start}, which no file path can hold; pass the path without it`
       const options = { extraHooksDirs: [dir], ...bad }
       for (const call of [() => runHook('TaskStart', {}, options), () => discoverHooks('TaskStart', options)]) {
         const err = await rejectionOf(call)
@@ -529,18 +529,18 @@ describe('every option rejection: one sentence that names the option and the fix
     ['detached a number', RUN, { detached: 1 }, 'invalid option detached: 1 is a number; use true or false'],
     ['signal a string', RUN, { signal: 'abort!' }, 'invalid option signal: must be an AbortSignal (for example new AbortController().signal), not a string'],
     ['a signal whose addEventListener throws', RUN, { signal: { aborted: false, addEventListener: boom } }, 'invalid option signal: its addEventListener threw (the error\'s cause is what it threw); pass an AbortSignal (for example new AbortController().signal)'],
-    ['a NUL in workspaceRoots[2]', DISCOVERY, { workspaceRoots: ['/tmp', '/tmp', '/a\0b'] }, 'invalid option workspaceRoots: workspaceRoots[2] ("/a\\u0000b") contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
-    ['a NUL in extraHooksDirs[1]', DISCOVERY, { extraHooksDirs: ['/tmp', '\0'] }, 'invalid option extraHooksDirs: extraHooksDirs[1] ("\\u0000") contains a NUL byte at index 0, which no file path can hold; pass the directory\'s path without it'],
-    ['a NUL in globalHooksDir', DISCOVERY, { globalHooksDir: '/x\0y' }, 'invalid option globalHooksDir: "/x\\u0000y" contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
-    ['a NUL in clineDir', DISCOVERY, { clineDir: '/x\0', profile: 'cli' }, 'invalid option clineDir: "/x\\u0000" contains a NUL byte at index 2, which no file path can hold; pass the directory\'s path without it'],
+    ['a NUL in workspaceRoots[2]', DISCOVERY, { workspaceRoots: ['/tmp', '/tmp', '/a\0b'] }, 'invalid option workspaceRoots: workspaceRoots[2] ("/a\\u0000b") contains a NUL byte at index 2, which no file path can hold; pass the path without it'],
+    ['a NUL in extraHooksDirs[1]', DISCOVERY, { extraHooksDirs: ['/tmp', '\0'] }, 'invalid option extraHooksDirs: extraHooksDirs[1] ("\\u0000") contains a NUL byte at index 0, which no file path can hold; pass the path without it'],
+    ['a NUL in globalHooksDir', DISCOVERY, { globalHooksDir: '/x\0y' }, 'invalid option globalHooksDir: "/x\\u0000y" contains a NUL byte at index 2, which no file path can hold; pass the path without it'],
+    ['a NUL in clineDir', DISCOVERY, { clineDir: '/x\0', profile: 'cli' }, 'invalid option clineDir: "/x\\u0000" contains a NUL byte at index 2, which no file path can hold; pass the path without it'],
     ['a lone surrogate in workspaceRoots[0]', DISCOVERY, { workspaceRoots: [lone] }, 'invalid option workspaceRoots: workspaceRoots[0] ("/tmp/\ufffdx") holds a lone UTF-16 surrogate (\\ud800) at index 5, which is not Unicode and no file path can hold; pass the path as valid Unicode text'],
     ['a lone surrogate in clineDir', DISCOVERY, { clineDir: lone }, 'invalid option clineDir: "/tmp/\ufffdx" holds a lone UTF-16 surrogate (\\ud800) at index 5, which is not Unicode and no file path can hold; pass the path as valid Unicode text'],
     ['a number in workspaceRoots', DISCOVERY, { workspaceRoots: ['/tmp', 5] }, 'invalid option workspaceRoots: workspaceRoots[1] is a number; use a directory path (a string)'],
     ['a hole in workspaceRoots', DISCOVERY, { workspaceRoots: [, '/tmp'] }, 'invalid option workspaceRoots: workspaceRoots[0] is undefined; use a directory path (a string)'], // eslint-disable-line no-sparse-arrays
     ['null in extraHooksDirs', DISCOVERY, { extraHooksDirs: [null] }, 'invalid option extraHooksDirs: extraHooksDirs[0] is null; use a directory path (a string)'],
-    ['an empty workspace root', DISCOVERY, { workspaceRoots: [''] }, 'invalid option workspaceRoots: workspaceRoots[0] is an empty string, which names no directory; pass a directory path or leave the entry out'],
-    ['an empty globalHooksDir', DISCOVERY, { globalHooksDir: '' }, 'invalid option globalHooksDir: an empty string names no directory; pass a directory path, or null to turn the global hooks off'],
-    ['an empty clineDir', DISCOVERY, { clineDir: '' }, 'invalid option clineDir: an empty string names no directory; pass a directory path or leave the option out for the default'],
+    ['an empty workspace root', DISCOVERY, { workspaceRoots: [''] }, 'invalid option workspaceRoots: workspaceRoots[0] is an empty string, which names no file or folder; pass a directory path or leave the entry out'],
+    ['an empty globalHooksDir', DISCOVERY, { globalHooksDir: '' }, 'invalid option globalHooksDir: an empty string names no file or folder; pass a directory path, or null to turn the global hooks off'],
+    ['an empty clineDir', DISCOVERY, { clineDir: '' }, 'invalid option clineDir: an empty string names no file or folder; pass a directory path or leave the option out for the default'],
     ['env a string', RUN, { env: 'A=1' }, `invalid option env: "A=1" is a string; ${SHAPE}`],
     ['env an array', RUN, { env: ['a'] }, `invalid option env: an array was given; ${SHAPE}`],
     ['env a function', RUN, { env: Object.assign(() => {}, { A: '1' }) }, `invalid option env: a function was given; ${SHAPE}`],

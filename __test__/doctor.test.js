@@ -25,7 +25,7 @@ function mistakesWorkspace() {
   writeFile(hooks, 'PreToolUse', '#!/bin/sh\necho \'{}\'\n', 0o644)
   writeFile(hooks, 'PostToolUse', '#!/bin/sh\r\necho \'{}\'\r\n', 0o755)
   writeFile(hooks, 'TaskCancel', '#!/usr/bin/env cline-hooks-no-such-program\n', 0o755)
-  writeFile(hooks, 'TaskComplete', 'echo "no #! line"\n', 0o755)
+  writeFile(hooks, 'TaskComplete', '\uFEFF#!/bin/sh\necho "behind a byte-order mark"\n', 0o755)
   writeFile(hooks, 'TaskResume', '#!/bin/sh\necho \'{}\'\n', 0o755)
   writeFile(hooks, 'UserPromptSubmit.sh', '#!/bin/sh\n', 0o755)
   writeFile(hooks, 'PretoolUse', '#!/bin/sh\n', 0o755)
@@ -83,8 +83,8 @@ describe('doctor on a folder full of mistakes', () => {
         '      problem missingInterpreter: its #! line asks env for cline-hooks-no-such-program, which is not on PATH, so it fails to start',
         '      fix     install cline-hooks-no-such-program, or change the #! line to a program that exists',
         `  ✘ TaskComplete         ${H}/TaskComplete (workspace)`,
-        '      problem noShebang: it has no #! line, so the system cannot start it (exec format error); start it with a #! line such as #!/usr/bin/env bash',
-        `      fix     add #!/usr/bin/env bash (or another interpreter) as the first line of ${W}/TaskComplete`,
+        '      problem noShebang: its #! line comes after a byte-order mark (the file is saved as UTF-8 with BOM), which the system does not skip, so it runs as a /bin/sh script, not with the interpreter that line names',
+        `      fix     save ${W}/TaskComplete as UTF-8 without BOM`,
         `  ✘ TaskResume           ${H}/TaskResume (workspace)`,
         '      problem disabledByUser: disabled in the policy store (a Hooks tab toggle or cline-hooks disable)',
         `      fix     cline-hooks enable ${W}/TaskResume`,

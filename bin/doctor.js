@@ -18,7 +18,7 @@ const LABEL_WIDTH = 7
 
 /** One line per searched folder: its source, its path, and whether it is there. */
 function folderLines(folders, st) {
-  const width = Math.max(0, ...folders.map((f) => f.source.length))
+  const width = folders.reduce((w, f) => Math.max(w, f.source.length), 0)
   return folders.map((f) => {
     const where = `${st.dim(escapeTerminal(f.source).padEnd(width))}  ${displayPath(f.path)}`
     if (f.problem) return `  ${st.red('✘')} ${where}\n      ${st.red(escapeTerminal(f.problem))}`
@@ -30,7 +30,8 @@ function folderLines(folders, st) {
 function fileLines(files, st) {
   // The file's name: a misnamed file's hook is in its reason.
   const name = (h) => escapeTerminal(path.basename(h.path))
-  const width = Math.max(0, ...files.map((h) => name(h).length))
+  // Long names would push every row off the screen: past 40 columns they are not padded for.
+  const width = Math.min(40, files.reduce((w, h) => Math.max(w, name(h).length), 0))
   const out = []
   const detail = (label, text, style) => out.push(`      ${st.dim(label.padEnd(LABEL_WIDTH))} ${style(escapeTerminal(text))}`)
   for (const h of files) {
@@ -60,7 +61,7 @@ function runtimeLines(rt, st) {
   rows.push(['PowerShell', rt.powershell ? displayPath(rt.powershell) : `not found${windows ? '' : ' (pwsh: only .ps1 hooks need it)'}`])
   rows.push(['PATHEXT', windows ? escapeTerminal(rt.pathext === undefined ? '(unset: the default)' : rt.pathext) : '(Windows only)'])
   rows.push(['policy store', rt.policyFile ? `${displayPath(rt.policyFile)} (trust ${escapeTerminal(rt.trust)})` : 'none'])
-  const width = Math.max(...rows.map((r) => r[0].length))
+  const width = rows.reduce((w, r) => Math.max(w, r[0].length), 0)
   return rows.map(([k, v]) => `  ${st.dim(k.padEnd(width))}  ${v}`)
 }
 
@@ -81,13 +82,13 @@ function verdictLine(report, st) {
 
 /** The human-readable report of a HookDiagnosis. */
 function renderDoctor(report, st) {
-  const out = [st.bold('Folders searched, in order')]
-  out.push(...folderLines(report.folders, st))
+  // concat, not push(...lines): a folder of 100,000 files would pass the call stack's limit.
+  let out = [st.bold('Folders searched, in order')].concat(folderLines(report.folders, st))
   out.push('', st.bold('Files'))
   if (report.hooks.length === 0) out.push(st.dim('  none'))
-  out.push(...fileLines(report.hooks, st))
+  out = out.concat(fileLines(report.hooks, st))
   out.push('', st.bold('Runtime'))
-  out.push(...runtimeLines(report.runtime, st))
+  out = out.concat(runtimeLines(report.runtime, st))
   for (const w of report.warnings) out.push('', st.yellow(`warning: ${escapeTerminal(w)}`))
   out.push('', verdictLine(report, st))
   return out.join('\n') + '\n'

@@ -20,9 +20,9 @@ function makeStyle(enabled) {
   }
 }
 
-/** Colour when stdout is a terminal and NO_COLOR (https://no-color.org) is unset or empty. */
+/** Colour when stdout is a terminal that is not `TERM=dumb` and NO_COLOR (https://no-color.org) is unset or empty. */
 function useColour() {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+  return smartTerminal() && !process.env.NO_COLOR
 }
 
 // The CLI's own colour codes; outside text cannot contain an ESC once escaped.
@@ -70,4 +70,9 @@ function clip(text, { maxLines, fromEnd, what }) {
     : { lines: lines.slice(0, maxLines), note: `… ${plural(left, 'more line')} of ${what} (see --json)` }
 }
 
-module.exports = { makeStyle, useColour, visibleLength, pad, shellQuote, displayPath, formatMs, plural, clip }
+/** A terminal that can move the cursor and colour: stdout is one, and not `TERM=dumb` (Emacs shell mode). */
+function smartTerminal() {
+  return Boolean(process.stdout.isTTY) && process.env.TERM !== 'dumb'
+}
+
+module.exports = { makeStyle, useColour, smartTerminal, visibleLength, pad, shellQuote, displayPath, formatMs, plural, clip }

@@ -117,6 +117,11 @@ async function cmdInit({ positionals, opts }, session) {
     await say(`${what}; init never overwrites a hook: edit it, or move it away first to start again from the template`)
     return { text: '', code: EXIT_EXISTS }
   }
+  // Something other than a folder where the hooks folder goes (mkdir would say EEXIST).
+  const blocker = [dir, path.dirname(dir)].find((p) => fs.existsSync(p) && !fs.statSync(p).isDirectory())
+  if (blocker) {
+    throw new UsageError(`${displayPath(blocker)} is a file, not a folder, so no hook can be written in it; move it away and run init again`, { hint: false })
+  }
   if (fs.existsSync(file) || isLink(file)) return refuse(`${shown} already exists`)
   if (profile === 'extension') {
     const other = await otherFileOf(hook, dir, profile, session)

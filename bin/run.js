@@ -10,7 +10,7 @@
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal, terminalSafeJson } = require('./terminal-text')
 const { writeStdout } = require('./stdio')
-const { makeStyle, useColour, displayPath, formatMs, plural, clip } = require('./format')
+const { makeStyle, useColour, smartTerminal, displayPath, formatMs, plural, clip } = require('./format')
 const { LiveView } = require('./run-live')
 const { summaryTable } = require('./run-summary')
 const { hooksLib, asUsageError, warnMissingDirs, checkHookName, describeSearch } = require('./discovery')
@@ -112,7 +112,7 @@ async function cmdRun({ positionals, opts }, session) {
   }
   let live = null
   if (!opts.json) {
-    live = new LiveView({ write, tty: Boolean(process.stdout.isTTY), columns: process.stdout.columns, st, valueColumn: VALUE_COLUMN })
+    live = new LiveView({ write, tty: smartTerminal(), columns: process.stdout.columns, st, valueColumn: VALUE_COLUMN })
     runOptions.onEvent = live.onEvent
   }
 

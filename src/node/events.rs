@@ -148,11 +148,12 @@ impl Observer for JsObserver {
             EventKind::Stdout(line) | EventKind::Stderr(line) => Some(line),
             _ => None,
         };
-        // An event's own fields are small; a line is at most 4 KiB.
+        // An event's own fields are small; a line is at most 4 KiB. The one truncated line
+        // that ends a hook's lines always goes: a hook cut short must say so.
         let counted = line.map_or(0, |l| l.len() + 256);
-        if counted > 0
-            && QUEUED_LINES.fetch_add(counted, Ordering::Relaxed) + counted > QUEUED_LINES_LIMIT
-        {
+        let queued = QUEUED_LINES.fetch_add(counted, Ordering::Relaxed) + counted;
+        let over = counted > 0 && queued > QUEUED_LINES_LIMIT;
+        if over && line != Some(cline_hooks_core::observe::TRUNCATED_LINE) {
             QUEUED_LINES.fetch_sub(counted, Ordering::Relaxed);
             return false;
         }

@@ -298,10 +298,13 @@ fn print_line(line: String) {
     }
 }
 
-/// Waits (at most [`EXIT_FLUSH`]) for the lines queued for stderr to be written: the last
-/// records of a process that exits at once are the ones that say how it ended.
+/// Waits for the lines queued for stderr to be written: the last records of a process that
+/// exits at once are the ones that say how it ended. At most [`EXIT_FLUSH`] in all, from the
+/// first wait: a process ending by itself waits at its environment's teardown and again at
+/// exit, and a stderr nobody reads must not hold it twice.
 fn flush_stderr() {
-    let started = std::time::Instant::now();
+    static FIRST_WAIT: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let started = *FIRST_WAIT.get_or_init(std::time::Instant::now);
     while UNWRITTEN.load(Ordering::Acquire) > 0 && started.elapsed() < EXIT_FLUSH {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
@@ -494,7 +497,8 @@ fn logger_level<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> std::result::Result<usize, Failure<'env>> {
-    let Some(options) = crate::node::options::options_object(options)? else {
+    let Some(options) = crate::node::options::options_object_like(options, "{ level: 'debug' }")?
+    else {
         return Ok(3);
     };
     let keys = Object::keys(&options).map_err(|e| {

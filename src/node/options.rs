@@ -808,16 +808,22 @@ impl Known for RunHookOptions {
 pub fn options_object<'env>(
     value: Option<Unknown<'env>>,
 ) -> std::result::Result<Option<Object<'env>>, HookError> {
+    options_object_like(value, "{ timeoutMs: 5000 }")
+}
+
+/// [`options_object`] for a call whose options look like `example` (`{ level: 'debug' }`).
+pub fn options_object_like<'env>(
+    value: Option<Unknown<'env>>,
+    example: &str,
+) -> std::result::Result<Option<Object<'env>>, HookError> {
     let Some(value) = value else {
         return Ok(None);
     };
-    let refuse = |got: String| {
-        HookError::InvalidOption {
+    let refuse = |got: String| HookError::InvalidOption {
         option: "options",
         reason: format!(
-            "must be an object such as {{ timeoutMs: 5000 }} (or undefined for the defaults), not {got}"
+            "must be an object such as {example} (or undefined for the defaults), not {got}"
         ),
-    }
     };
     match value.get_type() {
         Ok(ValueType::Undefined | ValueType::Null) => Ok(None),

@@ -71,13 +71,13 @@ pub fn path_text(entry: Option<&str>, units: &[u16], if_empty: &str) -> Result<S
     match check_text(units) {
         Ok(text) if text.is_empty() => Err(match entry {
             Some(entry) => {
-                format!("{entry} is an empty string, which names no directory; {if_empty}")
+                format!("{entry} is an empty string, which names no file or folder; {if_empty}")
             }
-            None => format!("an empty string names no directory; {if_empty}"),
+            None => format!("an empty string names no file or folder; {if_empty}"),
         }),
         Ok(text) => Ok(text),
         Err(problem @ TextProblem::Nul(_)) => Err(format!(
-            "{} {}; pass the directory's path without it",
+            "{} {}; pass the path without it",
             subject(),
             problem.describe("file path")
         )),
@@ -486,11 +486,11 @@ mod tests {
     fn a_bad_path_is_named_with_its_entry_and_the_fix() {
         assert_eq!(
             path_text(Some("workspaceRoots[2]"), &u("/a\0b"), "x"),
-            Err("workspaceRoots[2] (\"/a\\u0000b\") contains a NUL byte at index 2, which no file path can hold; pass the directory's path without it".to_owned())
+            Err("workspaceRoots[2] (\"/a\\u0000b\") contains a NUL byte at index 2, which no file path can hold; pass the path without it".to_owned())
         );
         assert_eq!(
             path_text(None, &u("\0"), "x"),
-            Err("\"\\u0000\" contains a NUL byte at index 0, which no file path can hold; pass the directory's path without it".to_owned())
+            Err("\"\\u0000\" contains a NUL byte at index 0, which no file path can hold; pass the path without it".to_owned())
         );
         assert_eq!(
             path_text(Some("extraHooksDirs[0]"), &[0x2f, 0xdc00], "x"),
@@ -499,7 +499,7 @@ mod tests {
         assert_eq!(
             path_text(Some("workspaceRoots[0]"), &[], "leave it out"),
             Err(
-                "workspaceRoots[0] is an empty string, which names no directory; leave it out"
+                "workspaceRoots[0] is an empty string, which names no file or folder; leave it out"
                     .to_owned()
             )
         );

@@ -193,7 +193,17 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
     for listing in &listings {
         let dir = &listing.dir;
         let (exists, problem) = match &listing.contents {
-            Contents::Missing => (false, None),
+            // Something else where the folder should be hides every hook of it.
+            Contents::Missing => match std::fs::symlink_metadata(&dir.path) {
+                Ok(meta) if !meta.is_dir() && std::fs::metadata(&dir.path).is_ok_and(|m| !m.is_dir()) => (
+                    true,
+                    Some(format!(
+                        "{} is a file, not a folder, so no hook in it can run; move it away and make a folder there",
+                        dir.path.display()
+                    )),
+                ),
+                _ => (false, None),
+            },
             Contents::Unreadable(why) => (true, Some(folder_problem(why))),
             Contents::Entries(_) => (true, None),
         };
@@ -268,6 +278,11 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
                     Some(f) => (Some(f.problem), Some(f.reason), f.fix),
                     None => (None, None, None),
                 };
+                // A command naming this file could not name it exactly: say so instead.
+                let fix = fix.map(|fix| match rules::unpasteable(&path) {
+                    Some(why) if fix.contains(&*path.to_string_lossy()) => why,
+                    _ => fix,
+                });
                 hooks.push(FileReport {
                     will_run: problem.is_none(),
                     path,
@@ -382,6 +397,12 @@ fn start_check(
     }
     match entry.shebang.as_deref() {
         Some(line) => {
+            if let Some(finding) = interpreter_problem(line) {
+                return Some(finding);
+            }
+            if let Some(finding) = unreadable(&hook.path) {
+                return Some(finding);
+            }
             let program = env_program(line)?;
             match machine.on_path(program) {
                 Some(_) => None,
@@ -389,14 +410,79 @@ fn start_check(
             }
         }
         None => {
+            if let Some(finding) = unreadable(&hook.path) {
+                return Some(finding);
+            }
             let mut head = [0u8; 5];
             let read = std::fs::File::open(&hook.path)
                 .and_then(|mut file| file.read(&mut head))
                 .ok()?;
-            let head = &head[..read];
-            (!is_native_program(head)).then(|| no_shebang(&hook.path, head))
+            // Without a `#!` line the system hands a script to /bin/sh, so it runs; one whose
+            // `#!` line hides behind a byte-order mark runs as shell, not as what it names.
+            head[..read]
+                .starts_with(b"\xEF\xBB\xBF#!")
+                .then(|| no_shebang(&hook.path))
         }
     }
+}
+
+/// The finding for a `#!` line naming, by its absolute path, something that is not a program:
+/// a folder, a FIFO, a file without the exec bit (the system refuses to start the hook).
+fn interpreter_problem(line: &str) -> Option<Finding> {
+    let (program, _) = crate::launch::kernel_shebang(line);
+    if !program.starts_with('/') {
+        return None;
+    }
+    let meta = std::fs::metadata(program).ok()?;
+    let what = if meta.is_dir() {
+        "a folder"
+    } else if !meta.is_file() {
+        "not a regular file (a FIFO or a device)"
+    } else if !executable(&meta) {
+        "a file without the exec bit"
+    } else {
+        return None;
+    };
+    Some(Finding {
+        problem: Problem::MissingInterpreter,
+        reason: format!("its #! line names {program}, which is {what}, not a program, so the system refuses to start it"),
+        fix: Some("change the #! line to an interpreter that exists, such as #!/usr/bin/env bash".to_owned()),
+        meant: None,
+    })
+}
+
+#[cfg(unix)]
+fn executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn executable(_: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// The finding for a script its user cannot read: the system starts it, and its interpreter
+/// then fails to open it.
+#[cfg(unix)]
+fn unreadable(path: &std::path::Path) -> Option<Finding> {
+    use std::os::unix::ffi::OsStrExt;
+    let path_c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid C string; access() only reads it.
+    if unsafe { libc::access(path_c.as_ptr(), libc::R_OK) } == 0 {
+        return None;
+    }
+    Some(Finding {
+        problem: Problem::CannotRun,
+        reason: "it is executable but not readable by this user, so its interpreter cannot read it (a compiled program would run)".to_owned(),
+        fix: Some(format!("chmod +r {}", rules::shell_quote(&path.to_string_lossy()))),
+        meant: None,
+    })
+}
+
+#[cfg(not(unix))]
+fn unreadable(_: &std::path::Path) -> Option<Finding> {
+    None
 }
 
 /// The finding for a `.ps1` hook on Windows with no PowerShell found.
@@ -491,7 +577,7 @@ mod tests {
             ("PreToolUse".into(), false, Some("notExecutable")),
             ("PretoolUse".into(), false, Some("unknownHookName")),
             ("TaskCancel".into(), false, Some("missingInterpreter")),
-            ("TaskComplete".into(), false, Some("noShebang")),
+            ("TaskComplete".into(), true, None),
             ("TaskStart".into(), true, None),
             (
                 "UserPromptSubmit.sh".into(),
@@ -501,7 +587,7 @@ mod tests {
             ("notes.md".into(), false, Some("notAHook")),
         ];
         assert_eq!(problems, want);
-        assert_eq!(got.mistakes, 6);
+        assert_eq!(got.mistakes, 5);
         assert_eq!(got.runtime.global_hooks_dir, None);
         assert_eq!(got.runtime.pathext, None);
     }

@@ -390,36 +390,15 @@ pub fn env_program_missing(program: &str) -> Finding {
     )
 }
 
-/// Whether the first bytes of a file with no `#!` line show a program the system starts
-/// directly (ELF, Mach-O); anything else without `#!` fails to start (ENOEXEC). Pure.
-pub fn is_native_program(head: &[u8]) -> bool {
-    const MAGICS: [[u8; 4]; 7] = [
-        *b"\x7fELF",
-        [0xfe, 0xed, 0xfa, 0xce],
-        [0xfe, 0xed, 0xfa, 0xcf],
-        [0xce, 0xfa, 0xed, 0xfe],
-        [0xcf, 0xfa, 0xed, 0xfe],
-        [0xca, 0xfe, 0xba, 0xbe],
-        [0xbe, 0xba, 0xfe, 0xca],
-    ];
-    head.len() >= 4 && MAGICS.iter().any(|m| head[..4] == m[..])
-}
-
-/// The finding for a script with no `#!` line, from its first bytes `head`: empty, a `#!`
-/// line behind a UTF-8 byte-order mark (which the system does not skip), or none. Pure.
-pub fn no_shebang(path: &Path, head: &[u8]) -> Finding {
-    let what = if head.is_empty() {
-        "it is empty"
-    } else if head.starts_with(b"\xEF\xBB\xBF#!") {
-        "its #! line comes after a byte-order mark (the file is saved as UTF-8 with BOM), which the system does not skip"
-    } else {
-        "it has no #! line"
-    };
+/// The finding for a script whose `#!` line comes after a UTF-8 byte-order mark: the system
+/// does not skip the mark, so it hands the file to /bin/sh rather than to that line's
+/// interpreter. Pure.
+pub fn no_shebang(path: &Path) -> Finding {
     Finding::new(
         Problem::NoShebang,
-        format!("{what}, so the system cannot start it (exec format error); start it with a #! line such as #!/usr/bin/env bash"),
+        "its #! line comes after a byte-order mark (the file is saved as UTF-8 with BOM), which the system does not skip, so it runs as a /bin/sh script, not with the interpreter that line names",
         Some(format!(
-            "add #!/usr/bin/env bash (or another interpreter) as the first line of {}",
+            "save {} as UTF-8 without BOM",
             shell_quote(&path.to_string_lossy())
         )),
     )
@@ -451,6 +430,18 @@ fn rename_fix(path: &Path, to: &str, windows: bool) -> String {
         shell_quote(&path.to_string_lossy()),
         shell_quote(&target.to_string_lossy())
     )
+}
+
+/// Why a command naming `path` cannot be pasted into a shell as printed, with what to do:
+/// its name is not valid UTF-8 (printed, its bytes are replaced) or holds a control character
+/// (a line break, an escape); `None` when it can. Pure.
+pub fn unpasteable(path: &Path) -> Option<String> {
+    // U+FFFD too: a name read lossily has it where its bytes were not UTF-8.
+    let text = path.to_str();
+    let bad = text.is_none_or(|t| t.chars().any(|c| c.is_control() || c == '\u{FFFD}'));
+    bad.then(|| {
+        "its name holds a control character or bytes that are not UTF-8, which no command printed here can name exactly: rename it by hand (for example in a file manager), then run doctor again".to_owned()
+    })
 }
 
 /// `text` as one POSIX shell word: bare when it holds only safe characters, else in single
@@ -495,6 +486,9 @@ mod tests {
         assert_eq!(edit_distance("", "ab"), 2);
     }
 
+    // The macOS/Linux fixes name paths as that system writes them (`/`); a Windows `Path`
+    // joins with `\`.
+    #[cfg(unix)]
     #[test]
     fn an_extension_on_macos_linux_is_the_wrong_platform_name_with_a_rename() {
         let f = named("PreToolUse.sh", Profile::Extension, &Platform::Unix);
@@ -518,6 +512,9 @@ mod tests {
         assert!(sh.reason.contains("port it to PowerShell"), "{}", sh.reason);
     }
 
+    // The macOS/Linux fixes name paths as that system writes them (`/`); a Windows `Path`
+    // joins with `\`.
+    #[cfg(unix)]
     #[test]
     fn case_slips_backups_and_typos_name_the_closest_hook() {
         for name in [
@@ -584,6 +581,9 @@ mod tests {
         assert!(f.reason.contains("cli profile"), "{}", f.reason);
     }
 
+    // The macOS/Linux fixes name paths as that system writes them (`/`); a Windows `Path`
+    // joins with `\`.
+    #[cfg(unix)]
     #[test]
     fn discovery_reasons_become_problems_with_fixes() {
         let path = at("PreToolUse");
@@ -646,17 +646,24 @@ mod tests {
     }
 
     #[test]
-    fn native_programs_need_no_shebang() {
-        assert!(is_native_program(b"\x7fELF\x02\x01"));
-        assert!(is_native_program(&[0xcf, 0xfa, 0xed, 0xfe, 7]));
-        assert!(!is_native_program(b"echo hi\n"));
-        assert!(!is_native_program(b""));
-        assert_eq!(no_shebang(&at("X"), b"").problem, Problem::NoShebang);
-        let bom = no_shebang(&at("X"), b"\xEF\xBB\xBF#!/bin/sh");
+    fn a_shebang_behind_a_byte_order_mark_says_so_with_the_fix() {
+        let bom = no_shebang(&at("X"));
+        assert_eq!(bom.problem, Problem::NoShebang);
         assert!(bom.reason.contains("byte-order mark"), "{}", bom.reason);
-        assert!(no_shebang(&at("X"), b"echo")
-            .reason
-            .contains("has no #! line"));
+        assert!(bom.fix.unwrap_or_default().contains("without BOM"));
+    }
+
+    #[test]
+    fn a_path_with_a_line_break_or_bytes_not_utf8_gets_no_command() {
+        assert!(unpasteable(Path::new("/w/Task\nComplete")).is_some());
+        assert!(unpasteable(Path::new("/w/a\x1b]0;x\x07")).is_some());
+        assert!(unpasteable(Path::new("/w/it's PreToolUse")).is_none());
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = std::ffi::OsStr::from_bytes(b"/w/PreToolUse\xff");
+            assert!(unpasteable(Path::new(bytes)).is_some());
+        }
     }
 
     #[test]

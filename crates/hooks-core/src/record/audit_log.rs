@@ -2,7 +2,6 @@
 //! line to a file opened for appending (`O_APPEND`; `FILE_APPEND_DATA` on Windows), so lines
 //! written by many runs and processes at once never interleave.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 
@@ -52,11 +51,7 @@ pub fn append_lines(path: &Path, lines: &[String]) -> Result<(), String> {
         std::fs::create_dir_all(folder)
             .map_err(|e| fail(format!("its folder could not be created ({e})")))?;
     }
-    let mut file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|e| fail(format!("it could not be opened ({e})")))?;
+    let mut file = super::open_for_append(path, true).map_err(fail)?;
     for line in lines {
         // One write per line: a line is never split among other processes' lines.
         match file.write(line.as_bytes()) {

@@ -88,7 +88,13 @@ impl HookLogEntry {
             )));
         }
         let _lock = lock(&sibling(&self.log, ".lock")).map_err(fail)?;
-        let current = std::fs::metadata(&self.log).map_or(0, |m| m.len());
+        // Opened (and so checked: a regular file, not a link) before anything is renamed.
+        let mut file = super::open_for_append(&self.log, false).map_err(|why| {
+            fail(format!(
+                "{why}; it must be a regular file, not a symbolic link"
+            ))
+        })?;
+        let current = file.metadata().map_or(0, |m| m.len());
         if must_rotate(current, self.text.len()) {
             let old = sibling(&self.log, ".1");
             // Windows renames over an existing file only with a flag std may not pass (Wine
@@ -100,14 +106,13 @@ impl HookLogEntry {
                     old.display()
                 ))
             })?;
-        }
-        let mut file = no_follow(OpenOptions::new().append(true).create(true))
-            .open(&self.log)
-            .map_err(|e| {
+            // The renamed file is open: start the new log.
+            file = super::open_for_append(&self.log, false).map_err(|why| {
                 fail(format!(
-                    "it could not be opened ({e}); it must not be a symbolic link"
+                    "{why}; it must be a regular file, not a symbolic link"
                 ))
             })?;
+        }
         match file.write(self.text.as_bytes()) {
             Ok(n) if n == self.text.len() => Ok(()),
             Ok(n) => Err(fail(format!(
@@ -132,14 +137,17 @@ pub fn entry_text(exec: &Execution, run_id: &str, time: &str) -> String {
         }
         _ => format!("{} in {ms} ms", exec.status.as_str()),
     };
+    // Only the runtime's own lines start at the margin: a path or failure is kept on its line
+    // and the hook's output is indented, so a hook cannot print a line that passes for a
+    // header (`=== ...`).
     let mut text = format!(
         "=== {time} {} ({}) {}: {ended}; run {run_id}\n",
         exec.hook_name,
         exec.source.as_str(),
-        exec.path.display()
+        one_line(&exec.path.display().to_string())
     );
     if let Some(failure) = &exec.failure {
-        text.push_str(&format!("failure: {failure}\n"));
+        text.push_str(&format!("failure: {}\n", one_line(failure)));
     }
     let mut section = |name: &str, tail: &str, total: u64| {
         if tail.is_empty() {
@@ -150,8 +158,10 @@ pub fn entry_text(exec: &Execution, run_id: &str, time: &str) -> String {
         } else {
             String::new()
         };
-        text.push_str(&format!("--- {name}{cut} ---\n{tail}"));
-        if !tail.ends_with('\n') {
+        text.push_str(&format!("--- {name}{cut} ---\n"));
+        for line in tail.lines() {
+            text.push_str("  ");
+            text.push_str(line);
             text.push('\n');
         }
     };
@@ -160,13 +170,27 @@ pub fn entry_text(exec: &Execution, run_id: &str, time: &str) -> String {
     text
 }
 
+/// `text` on one line: line breaks and other control characters written as `\xNN`. Pure.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `options` refusing to open a symbolic link (macOS/Linux; making one on Windows takes a
 /// privilege a repository's files do not carry).
 fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        // Not blocking: a FIFO left as the lock file must not hold the open.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     options
 }
@@ -268,9 +292,21 @@ mod tests {
             text,
             "=== 2026-11-24T17:00:00.000Z PreToolUse (workspace) /ws/.clinerules/hooks/PreToolUse: failed in 12 ms, exit code 3; run r1\n\
              failure: exited with code 3\n\
-             --- stdout (its last 17 of 100 bytes) ---\n{\"cancel\": false}\n\
-             --- stderr ---\nchecking\n"
+             --- stdout (its last 17 of 100 bytes) ---\n  {\"cancel\": false}\n\
+             --- stderr ---\n  checking\n"
         );
+        // Nothing a hook prints, nor a path, starts a line as the runtime's own lines do.
+        let mut forged = execution();
+        forged.path = "/ws/a\n=== forged/PreToolUse".into();
+        forged.stderr =
+            "=== 2026-11-24T17:00:00.000Z PreToolUse (workspace) /x: completed\n".into();
+        let text = entry_text(&forged, "r1", "t");
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("===")).count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("/ws/a\\x0A=== forged"), "{text}");
         let mut quiet = execution();
         (quiet.stdout_tail, quiet.stderr, quiet.failure) = (String::new(), String::new(), None);
         quiet.status = Status::Started;
@@ -309,8 +345,20 @@ mod tests {
             std::fs::remove_file(&entry.log).unwrap();
             std::os::unix::fs::symlink(&target, &entry.log).unwrap();
             let why = entry.append().unwrap_err();
-            assert!(why.contains("must not be a symbolic link"), "{why}");
+            assert!(why.contains("not a symbolic link"), "{why}");
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+            assert!(
+                !sibling(&entry.log, ".1").is_symlink(),
+                "a link is never rotated"
+            );
+
+            // A FIFO nobody reads is refused at once, not waited on.
+            std::fs::remove_file(&entry.log).unwrap();
+            let fifo = std::ffi::CString::new(entry.log.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid C string.
+            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+            let why = entry.append().unwrap_err();
+            assert!(why.contains("FIFO"), "{why}");
         }
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -8,7 +8,8 @@ mod hook_logs;
 pub use audit_log::*;
 pub use hook_logs::*;
 
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::discovery::Profile;
@@ -92,6 +93,35 @@ fn write_now(audit: Option<(PathBuf, Vec<String>)>, entries: Vec<HookLogEntry>) 
 }
 
 /// Tests: a fresh empty folder under the system temp dir.
+/// Opens `path` to append to, creating it; `follow`: whether a symbolic link is followed.
+/// Only a regular file is written: a FIFO nobody reads would block the open (or the write)
+/// forever and with it the run, and a device is no log. Opened without blocking (a FIFO
+/// with no reader is then an error at once), which changes nothing for a regular file.
+pub(crate) fn open_for_append(path: &Path, follow: bool) -> Result<File, String> {
+    let mut options = OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let no_follow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | no_follow);
+    }
+    #[cfg(not(unix))]
+    let _ = follow;
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            return "it is a FIFO nobody reads, not a file".to_owned();
+        }
+        format!("it could not be opened ({e})")
+    })?;
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => Ok(file),
+        Ok(_) => Err("it is not a regular file (a FIFO, a device or a folder)".to_owned()),
+        Err(e) => Err(format!("it could not be read ({e})")),
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn scratch(tag: &str) -> PathBuf {
     let nanos = SystemTime::now()

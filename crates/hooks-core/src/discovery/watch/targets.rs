@@ -16,11 +16,12 @@ pub enum Role {
 }
 
 /// The folders to watch for `dirs`, each once (a folder that is both gets [`Role::Folder`]),
-/// `exists` telling which paths exist now: each hooks folder that exists (its own deletion,
-/// move and chmod are events of its watch), and for one that does not, its nearest existing
-/// ancestor, so that its creation is seen; for a workspace folder, only up to its workspace
-/// root. What the watches cannot see (a parent of an existing folder renamed) is left to the
-/// revalidation by age.
+/// `exists` telling which paths exist now: each hooks folder that exists, and its parent (the
+/// folder replaced, or a link to it pointed elsewhere, is an entry changing there: its own
+/// watch follows the old folder); for one that does not exist, its nearest existing ancestor,
+/// so that its creation is seen (above its workspace root only when the root itself is gone:
+/// a workspace cloned again). What the watches cannot see (a grandparent of an existing folder
+/// renamed) is left to the revalidation by age.
 pub fn targets(dirs: &[HookDir], exists: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Role)> {
     let mut out: Vec<(PathBuf, Role)> = Vec::new();
     let mut add = |path: &Path, role: Role| match out.iter_mut().find(|(p, _)| p == path) {
@@ -30,15 +31,12 @@ pub fn targets(dirs: &[HookDir], exists: impl Fn(&Path) -> bool) -> Vec<(PathBuf
     for dir in dirs {
         if exists(&dir.path) {
             add(&dir.path, Role::Folder);
+            if let Some(parent) = dir.path.parent().filter(|p| exists(p)) {
+                add(parent, Role::Ancestor);
+            }
             continue;
         }
-        let root = dir.workspace_root.as_deref();
-        let nearest = dir
-            .path
-            .ancestors()
-            .skip(1)
-            .take_while(|p| root.is_none_or(|root| p.starts_with(root)))
-            .find(|p| exists(p));
+        let nearest = dir.path.ancestors().skip(1).find(|p| exists(p));
         if let Some(parent) = nearest {
             add(parent, Role::Ancestor);
         }
@@ -70,23 +68,26 @@ mod tests {
     }
 
     #[test]
-    fn an_existing_folder_is_watched_alone() {
+    fn an_existing_folder_is_watched_with_its_parent() {
         let existing = ["/w", "/w/.clinerules", "/w/.clinerules/hooks", "/"];
         let t = targets(&[dir("/w/.clinerules/hooks", Some("/w"))], |p| {
             existing.iter().any(|e| Path::new(e) == p)
         });
         assert_eq!(
             names(t),
-            vec![("/w/.clinerules/hooks".into(), Role::Folder)]
+            vec![
+                ("/w/.clinerules/hooks".into(), Role::Folder),
+                ("/w/.clinerules".into(), Role::Ancestor)
+            ]
         );
     }
 
     #[test]
-    fn a_workspace_folder_is_never_watched_above_its_root() {
+    fn a_workspace_root_that_is_gone_is_watched_for_from_above() {
         let t = targets(&[dir("/w/.clinerules/hooks", Some("/w"))], |p| {
             p == Path::new("/")
         });
-        assert!(t.is_empty(), "{t:?}");
+        assert_eq!(names(t), vec![("/".into(), Role::Ancestor)]);
     }
 
     #[test]
@@ -103,7 +104,10 @@ mod tests {
         let on = |p: &Path| existing.iter().any(|e| Path::new(e) == p);
         assert_eq!(
             names(targets(&[dir("/home/u/Hooks", None)], on)),
-            vec![("/home/u/Hooks".into(), Role::Folder)]
+            vec![
+                ("/home/u/Hooks".into(), Role::Folder),
+                ("/home/u".into(), Role::Ancestor)
+            ]
         );
         assert_eq!(
             names(targets(&[dir("/home/u/Documents/Cline/Hooks", None)], on)),
@@ -116,6 +120,9 @@ mod tests {
         let existing = ["/a", "/"];
         let on = |p: &Path| existing.iter().any(|e| Path::new(e) == p);
         let t = targets(&[dir("/a/b", None), dir("/a", None)], on);
-        assert_eq!(names(t), vec![("/a".into(), Role::Folder)]);
+        assert_eq!(
+            names(t),
+            vec![("/a".into(), Role::Folder), ("/".into(), Role::Ancestor)]
+        );
     }
 }
