@@ -188,12 +188,12 @@ const workspace = (i) => {
 test('refresh() resolves once a rescan is done, and the next call answers from it', async () => {
   const root = makeWorkspace()
   const factory = new HookFactory(layoutOf(root))
-  expect(await factory.hasHook(programHookName('PreToolUse'))).toBe(false)
+  expect(await factory.hasHook('PreToolUse')).toBe(false)
   await expect(factory.refresh()).resolves.toBeUndefined()
   writeProgram(hooksDirOf(root), 'PreToolUse', printJson({}))
   await factory.refresh()
-  expect(await factory.hasHook(programHookName('PreToolUse'))).toBe(true)
-  expect((await factory.create(programHookName('PreToolUse'))).hooks).toHaveLength(1)
+  expect(await factory.hasHook('PreToolUse')).toBe(true)
+  expect((await factory.create('PreToolUse')).hooks).toHaveLength(1)
 })
 
 testIf(

@@ -6,7 +6,7 @@
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { addon, testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeProgram, printJson, readInputThen, opts, expectCompleted } = require('./helpers')
+const { addon, testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeProgram, printJson, readInputThen, opts, expectCompleted, writePidTo, waitForPid, waitFor, isAlive } = require('./helpers')
 
 const { runHook, HookFactory } = addon
 const TRUNCATED = "[truncated: the rest of this hook's output is not sent as events]"
@@ -191,10 +191,13 @@ runHook('PreToolUse', {}, { workspaceRoots: [${JSON.stringify(ws)}], globalHooks
     expect(events.pop().type).toBe('end')
   }, 60000)
 
-  test('with onEvent, Node exits by itself as soon as the run settles (a plain and a detached run)', () => {
+  test('with onEvent, Node exits by itself as soon as the run settles (a plain and a detached run)', async () => {
     const ws = makeWorkspace('events-exit')
+    // The detached hook says when it is done, so it is gone before its folder is removed
+    // (Windows cannot remove a process's working directory).
+    const donePid = path.join(makeTempDir(), 'detached.pid')
     writeProgram(hooksDirOf(ws), 'PreToolUse', chatty('w', 20))
-    writeProgram(hooksDirOf(ws), 'TaskComplete', readInputThen(printJson({})))
+    writeProgram(hooksDirOf(ws), 'TaskComplete', readInputThen(printJson({}) + writePidTo(donePid)))
     const script = `
 const { runHook } = require(${JSON.stringify(path.join(__dirname, '..'))})
 const options = { workspaceRoots: [${JSON.stringify(ws)}], globalHooksDir: null, managedHooksDir: null, slowThresholdMs: 0 }
@@ -215,7 +218,9 @@ runHook('PreToolUse', {}, { ...options, onEvent })
     expect(seen.slice(-2)).toEqual(['start:', 'end:started'])
     expect(seen.slice(0, -2)).toContain('slow:')
     expect(seen.slice(0, -2).filter((t) => t.startsWith('end:'))).toEqual(['end:completed'])
-  }, 60000)
+    const pid = await waitForPid(donePid, 30000)
+    await waitFor(() => !isAlive(pid), { timeoutMs: 30000, what: 'the detached hook to end' })
+  }, 90000)
 
   testUnix('a hook that cannot start sends only its end (no start), with its failure', async () => {
     const ws = makeWorkspace('events-no-start')
