@@ -62,6 +62,15 @@ describe('doctor / diagnoseHooks say what really runs', () => {
   })
   }
 
+  testUnix('a bare #!/usr/bin/env line (env starts the hook itself again and again) is a mistake in doctor', async () => {
+    const { ws, hooks } = workspace()
+    const file = writeFile(hooks, 'PreToolUse', '#!/usr/bin/env\necho {}\n', 0o755)
+    const entry = entryOf(await diagnoseHooks(opts({ workspaceRoots: [ws] })), file)
+    expect(entry.willRun).toBe(false)
+    expect(entry.problem).toBe('missingInterpreter')
+    expect(entry.reason).toMatch(/with no program to find, so env starts the hook itself again/)
+  })
+
   testUnix('an executable hook its user cannot read (chmod 711), which each run fails, is a mistake in doctor', () => {
     const { ws, hooks } = workspace()
     // The workspace's own folders traversable by others (the temp folder above it already is).

@@ -130,7 +130,8 @@ pub fn diagnose_hooks<'env>(
     options: Option<Unknown<'env>>,
 ) -> Result<PromiseRaw<'env, DiagnosisJson>> {
     let read = || -> std::result::Result<_, Failure<'env>> {
-        let options = options::options_object(options)?;
+        let options =
+            options::options_object_like(options, "{ workspaceRoots: ['/path/to/repo'] }")?;
         let parsed = options::read::<DiscoveryOptions>(env, options.as_ref(), "diagnoseHooks")?;
         options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
         Ok(options::layout(&parsed)?)

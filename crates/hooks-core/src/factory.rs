@@ -632,7 +632,9 @@ mod tests {
     use super::*;
     use crate::discovery::GlobalDir;
 
-    /// A fresh empty folder under the system temp dir, removed on drop.
+    /// A fresh empty folder, `hooks` in a folder of its own under the system temp dir, both
+    /// removed on drop. Not directly in the temp dir: the watch follows a hooks folder's
+    /// parent, and other tests creating folders there would make the snapshot stale.
     struct TempDir(PathBuf);
 
     impl TempDir {
@@ -642,10 +644,12 @@ mod tests {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_nanos())
                 .unwrap_or(0);
-            let dir = std::env::temp_dir().join(format!(
-                "cline-hooks-factory-{tag}-{}-{nanos}",
-                std::process::id()
-            ));
+            let dir = std::env::temp_dir()
+                .join(format!(
+                    "cline-hooks-factory-{tag}-{}-{nanos}",
+                    std::process::id()
+                ))
+                .join("hooks");
             std::fs::create_dir_all(&dir).unwrap();
             TempDir(dir)
         }
@@ -653,7 +657,9 @@ mod tests {
 
     impl Drop for TempDir {
         fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            if let Some(own) = self.0.parent() {
+                let _ = std::fs::remove_dir_all(own);
+            }
         }
     }
 

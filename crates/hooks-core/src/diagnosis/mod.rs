@@ -429,9 +429,17 @@ fn start_check(
 /// The finding for a `#!` line naming, by its absolute path, something that is not a program:
 /// a folder, a FIFO, a file without the exec bit (the system refuses to start the hook).
 fn interpreter_problem(line: &str) -> Option<Finding> {
-    let (program, _) = crate::launch::kernel_shebang(line);
+    let (program, arg) = crate::launch::kernel_shebang(line);
     if !program.starts_with('/') {
         return None;
+    }
+    if program.ends_with("/env") && arg.is_none_or(|a| a.trim().is_empty()) {
+        return Some(Finding {
+            problem: Problem::MissingInterpreter,
+            reason: format!("its #! line runs {program} with no program to find, so env starts the hook itself again, over and over, until its timeout"),
+            fix: Some("name the interpreter: #!/usr/bin/env bash (or python3, node)".to_owned()),
+            meant: None,
+        });
     }
     let meta = std::fs::metadata(program).ok()?;
     let what = if meta.is_dir() {
