@@ -501,23 +501,7 @@ fn logger_level<'env>(
     else {
         return Ok(3);
     };
-    let keys = Object::keys(&options).map_err(|e| {
-        Failure::thrown(
-            env,
-            HookError::InvalidOption {
-                option: "options",
-                reason: format!(
-                    "listing its keys failed ({}); pass a plain object",
-                    e.reason
-                ),
-            },
-        )
-    })?;
-    for key in keys {
-        if key != "level" && options.has_own_property(&key).unwrap_or(false) {
-            return Err(crate::node::options::unknown_option(&key, "setLogger", &["level"]).into());
-        }
-    }
+    crate::node::options::known_keys(env, &options, "setLogger", &["level"])?;
     let value: Unknown = options.get_named_property("level").map_err(|_| {
         Failure::thrown(
             env,

@@ -865,17 +865,14 @@ pub fn describe_type(t: ValueType) -> String {
     }
 }
 
-/// Converts an options object into `T`; no object means the defaults. An unknown option or
-/// a field of the wrong type is an `InvalidOption` error (a rejection, never a synchronous
-/// throw); whatever a getter or Proxy trap throws on the way is its cause.
-pub fn read<'env, T: Default + Known>(
+/// The own enumerable options of `obj`, refusing one not among `known` (naming the closest
+/// known one); whatever a Proxy's `ownKeys` trap throws is the cause.
+pub fn known_keys<'env>(
     env: &'env Env,
-    options: Option<&Object<'env>>,
+    obj: &Object<'env>,
     call: &str,
-) -> std::result::Result<T, Failure<'env>> {
-    let Some(obj) = options else {
-        return Ok(T::default());
-    };
+    known: &[&str],
+) -> std::result::Result<Vec<String>, Failure<'env>> {
     let keys = own_keys(env, obj).map_err(|e| {
         Failure::thrown(
             env,
@@ -888,9 +885,24 @@ pub fn read<'env, T: Default + Known>(
             },
         )
     })?;
-    if let Some(unknown) = keys.iter().find(|k| !T::KEYS.contains(&k.as_str())) {
-        return Err(unknown_option(unknown, call, T::KEYS).into());
+    match keys.iter().find(|k| !known.contains(&k.as_str())) {
+        Some(unknown) => Err(unknown_option(unknown, call, known).into()),
+        None => Ok(keys),
     }
+}
+
+/// Converts an options object into `T`; no object means the defaults. An unknown option or
+/// a field of the wrong type is an `InvalidOption` error (a rejection, never a synchronous
+/// throw); whatever a getter or Proxy trap throws on the way is its cause.
+pub fn read<'env, T: Default + Known>(
+    env: &'env Env,
+    options: Option<&Object<'env>>,
+    call: &str,
+) -> std::result::Result<T, Failure<'env>> {
+    let Some(obj) = options else {
+        return Ok(T::default());
+    };
+    let keys = known_keys(env, obj, call, T::KEYS)?;
     // Each option is read once: a getter runs once, and one that throws is named with what it
     // threw as the cause. Only the object's own options count: one inherited from a polluted
     // `Object.prototype` is not the caller's. Every value's type is checked before it is

@@ -174,6 +174,7 @@ pub mod discovery;
 pub mod error;
 pub mod event;
 pub mod factory;
+mod file_lock;
 pub mod launch;
 pub mod observe;
 pub mod policy;

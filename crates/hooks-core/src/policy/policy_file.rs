@@ -8,10 +8,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::store::{parse, Policy};
 use crate::error::HookError;
+use crate::file_lock::{lock_within, sibling, LockRefused};
 
 /// A store larger than this is refused rather than read: it holds one line per hook.
 const POLICY_FILE_LIMIT: u64 = 16 * 1024 * 1024;
@@ -232,27 +233,16 @@ fn lock_file(path: &Path) -> Result<File, String> {
             lock_path.display()
         )
     })?;
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(format!(
-                    "is being changed by another process, which has held {} for over {} s; try again once it is done",
-                    lock_path.display(),
-                    LOCK_WAIT.as_secs()
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(format!("cannot be locked through {} ({e})", lock_path.display()))
-            }
+    lock_within(file, LOCK_WAIT, Duration::from_millis(50)).map_err(|refused| match refused {
+        LockRefused::Held => format!(
+            "is being changed by another process, which has held {} for over {} s; try again once it is done",
+            lock_path.display(),
+            LOCK_WAIT.as_secs()
+        ),
+        LockRefused::Failed(e) => {
+            format!("cannot be locked through {} ({e})", lock_path.display())
         }
-    }
+    })
 }
 
 /// Writes `bytes` to a new file beside `path` (readable by this user only), flushes it to
@@ -320,13 +310,6 @@ fn replace(from: &Path, to: &Path) -> io::Result<()> {
 #[cfg(not(windows))]
 fn replace(from: &Path, to: &Path) -> io::Result<()> {
     std::fs::rename(from, to)
-}
-
-/// `path` with `suffix` added to its file name.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::discovery::Source;
+use crate::file_lock::{lock_within, sibling, LockRefused};
 use crate::process::{Execution, Status};
 
 /// Past this size a hook log is renamed to `.log.1` (replacing the last one) before the next
@@ -195,13 +196,6 @@ fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
     options
 }
 
-/// `path` with `suffix` appended to its file name.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
 /// Takes the OS lock on `lock_path` (released when the file is closed, even if the process
 /// dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it would let two writers
 /// lock two different files.
@@ -215,27 +209,14 @@ fn lock(lock_path: &Path) -> Result<File, String> {
     )
     .open(lock_path)
     .map_err(|e| format!("its lock {} could not be opened ({e})", lock_path.display()))?;
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(format!(
-                    "another process held its lock {} for over {} s",
-                    lock_path.display(),
-                    LOCK_WAIT.as_secs()
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(format!("its lock {} failed ({e})", lock_path.display()))
-            }
-        }
-    }
+    lock_within(file, LOCK_WAIT, Duration::from_millis(20)).map_err(|refused| match refused {
+        LockRefused::Held => format!(
+            "another process held its lock {} for over {} s",
+            lock_path.display(),
+            LOCK_WAIT.as_secs()
+        ),
+        LockRefused::Failed(e) => format!("its lock {} failed ({e})", lock_path.display()),
+    })
 }
 
 #[cfg(test)]
