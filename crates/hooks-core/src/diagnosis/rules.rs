@@ -112,7 +112,7 @@ const DOCUMENT_EXTENSIONS: [&str; 10] = [
 const MAX_DISTANCE: usize = 2;
 
 /// The known hook `name` most likely means: equal ignoring case, else the nearest within
-/// [`MAX_DISTANCE`] edits ignoring case (ties: the first in [`KNOWN_HOOKS`]). Pure.
+/// two edits ignoring case (ties: the first in [`KNOWN_HOOKS`]). Pure.
 pub fn closest_hook(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     let mut best = None;
