@@ -10,7 +10,7 @@
 #   4. runs the repo's Jest suite there against the installed package: the copied __test__/ files
 #      `require('..')` / `require('../index.js')` and spawn `bin/cline-hooks.js` with examples/ as
 #      fixtures, so the temp project gets an index.js that only re-exports `@cline/hooks`, a
-#      bin/cline-hooks.js symlink to the installed CLI and a copy of examples/ (test data);
+#      bin/ symlink to the installed CLI's folder and a copy of examples/ (test data);
 #   5. runs the consumers in scripts/consumers/: CommonJS, ES module, TypeScript (`tsc --noEmit
 #      --strict` against the installed index.d.ts, then compiled and run) and an esbuild bundle
 #      made the way VS Code extensions are bundled (@cline/hooks external). Each one writes a hook
@@ -133,10 +133,10 @@ cat >"$PROJECT/sdk/index.js" <<'EOF'
 // The copied tests require('../sdk'): here that is the installed package's subpath export.
 module.exports = require('@cline/hooks/sdk')
 EOF
-mkdir -p "$PROJECT/bin"
-# A symlink, so the CLI runs from node_modules/@cline/hooks/bin (Node resolves the main module's
-# real path) and its require('../index.js') is the installed loader.
-ln -s ../node_modules/@cline/hooks/bin/cline-hooks.js "$PROJECT/bin/cline-hooks.js"
+# A symlink to the installed bin/ folder, so the CLI runs from node_modules/@cline/hooks/bin
+# (Node resolves the main module's real path), its require('../index.js') is the installed
+# loader, and the tests that require the CLI's modules (bin/templates.js) get the shipped ones.
+ln -s node_modules/@cline/hooks/bin "$PROJECT/bin"
 
 # No Rust toolchain and no repo in reach: PATH without cargo/rustup, cwd outside the repo.
 CLEAN_PATH=$(tr ':' '\n' <<<"$PATH" | grep -v -e '\.cargo' -e 'rustup' | paste -sd: -)
