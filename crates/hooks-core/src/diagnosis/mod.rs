@@ -446,7 +446,7 @@ fn interpreter_problem(line: &str) -> Option<Finding> {
         "a folder"
     } else if !meta.is_file() {
         "not a regular file (a FIFO or a device)"
-    } else if !executable(&meta) {
+    } else if !crate::discovery::is_executable(&meta) {
         "a file without the exec bit"
     } else {
         return None;
@@ -457,17 +457,6 @@ fn interpreter_problem(line: &str) -> Option<Finding> {
         fix: Some("change the #! line to an interpreter that exists, such as #!/usr/bin/env bash".to_owned()),
         meant: None,
     })
-}
-
-#[cfg(unix)]
-fn executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn executable(_: &std::fs::Metadata) -> bool {
-    true
 }
 
 /// The finding for a script its user cannot read: the system starts it, and its interpreter

@@ -229,14 +229,15 @@ fn inspect_problem(err: &io::Error) -> String {
     }
 }
 
+/// Whether a file has an exec bit (macOS/Linux); Windows has none to check.
 #[cfg(unix)]
-fn is_executable(meta: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o111 != 0
 }
 
 #[cfg(not(unix))]
-fn is_executable(_meta: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(_meta: &std::fs::Metadata) -> bool {
     true
 }
 
