@@ -68,6 +68,8 @@ fn hook(interpreter: &str, script: String) -> DiscoveredHook {
         sha256: None,
         trust: Default::default(),
         real_path: None,
+        settings: Default::default(),
+        warnings: Vec::new(),
     }
 }
 

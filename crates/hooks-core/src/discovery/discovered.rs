@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::{pick, pick_cli, Contents, Listing, Platform, Profile, Source};
+use super::{pick, pick_cli, Contents, HookSettings, Listing, Platform, Profile, Source};
 use crate::launch::{self, Launch, LaunchKind};
 use crate::policy::TrustState;
 
@@ -41,6 +41,10 @@ pub struct DiscoveredHook {
     /// store is keyed by it, so a hook approved or disabled through one spelling of its
     /// folder is the same hook through another.
     pub real_path: Option<PathBuf>,
+    /// What its header (`cline-hook:` line) asks for.
+    pub settings: HookSettings,
+    /// What is wrong with its file that does not stop it from running (a malformed header).
+    pub warnings: Vec<String>,
 }
 
 impl DiscoveredHook {
@@ -60,6 +64,8 @@ impl DiscoveredHook {
             sha256: None,
             trust: TrustState::NotRequired,
             real_path: None,
+            settings: HookSettings::default(),
+            warnings: Vec::new(),
         }
     }
 
@@ -107,6 +113,8 @@ pub fn discover(
                     sha256: None,
                     trust: TrustState::NotRequired,
                     real_path: None,
+                    settings: HookSettings::default(),
+                    warnings: Vec::new(),
                 });
                 continue;
             }
@@ -157,6 +165,8 @@ pub fn discover(
                 sha256,
                 trust: TrustState::NotRequired,
                 real_path: real_dir.as_ref().map(|d| d.join(&picked.file_name)),
+                settings: HookSettings::default(),
+                warnings: Vec::new(),
             });
         }
     }

@@ -7,6 +7,7 @@
 
 mod discovered;
 mod folders;
+mod header;
 mod hook_files;
 mod inspect;
 mod managed;
@@ -17,6 +18,7 @@ pub mod watch;
 
 pub use discovered::*;
 pub use folders::*;
+pub use header::*;
 pub use hook_files::*;
 pub use inspect::*;
 pub use managed::*;
