@@ -81,6 +81,13 @@ export interface DiscoveredHook {
    * `"changed"` (approved with other bytes).
    */
   trust: 'notRequired' | 'approved' | 'new' | 'changed'
+  /** What its `cline-hook:` header asks for (see "Faster hooks" in the README). */
+  settings: HookSettings
+  /**
+   * What is wrong with its file that does not stop it from running: each problem of its
+   * header, naming the line and the fix (it runs with the settings that were valid).
+   */
+  warnings: Array<string>
 }
 
 /**
@@ -122,6 +129,19 @@ export interface DiscoveryOptions {
    * core, shared by all callers that set no limit.
    */
   maxConcurrentHooks?: number
+  /**
+   * The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds, for this
+   * factory's runs (a run's own `maxTimeoutMs` replaces it): from 1
+   * to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
+   * one, and the execution warns.
+   */
+  maxTimeoutMs?: number
+  /**
+   * Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
+   * before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes); for this
+   * factory's runs (a run's own `persistentIdleMs` replaces it).
+   */
+  persistentIdleMs?: number
   /**
    * The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
    * hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
@@ -219,9 +239,10 @@ export interface HookExecution {
    * `completed`: exited 0 with valid (or no) JSON. `failed`: could not start, exited
    * non-zero, was killed, or printed invalid JSON. `timedOut`: stopped at its timeout.
    * `aborted`: stopped by an AbortSignal or `terminateAll()`. `started`: a detached run's
-   * hook, started and left running.
+   * hook, started and left running. `skipped`: not started because its header's `tools=`
+   * does not match the tool (`skipReason` says so); not a failure.
    */
-  status: 'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'
+  status: 'started' | 'completed' | 'failed' | 'timedOut' | 'aborted' | 'skipped'
   /**
    * Whether its process was started: `false` when it waited for a process slot until its
    * timeout, the system refused to start it, or its run was stopped first. A host that
@@ -277,6 +298,13 @@ export interface HookExecution {
    * fields, ...).
    */
   warnings: Array<string>
+  /**
+   * The timeout it ran with, in milliseconds: the run's `timeoutMs`, or its header's
+   * `timeout=` (capped by `maxTimeoutMs`).
+   */
+  timeoutMs: number
+  /** Why it was skipped (status `skipped`). */
+  skipReason?: string
 }
 
 /** A file in a searched folder, whether it will run, and when not, why and the fix. */
@@ -373,6 +401,29 @@ export interface HookRuntimeFacts {
   trust: 'workspace' | 'all' | 'off'
 }
 
+/** The settings of a hook's `cline-hook:` header line. */
+export interface HookSettings {
+  /**
+   * `tools=`: the tool-name globs (`*`, `?`) a PreToolUse/PostToolUse hook runs for; absent:
+   * every tool.
+   */
+  tools?: Array<string>
+  /**
+   * `timeout=`, in milliseconds: its timeout, replacing the run's `timeoutMs` (capped by
+   * `maxTimeoutMs`).
+   */
+  timeoutMs?: number
+  /** `onFailure=`: its failure policy, replacing the run's `onFailure`. */
+  onFailure?: 'allow' | 'block'
+  /**
+   * `mode=`: `persistent` (one long-lived process answers event after event) or
+   * `perEvent` (the default: a process per event).
+   */
+  mode: 'perEvent' | 'persistent'
+  /** The header's line number (1-based); absent when the file has no header. */
+  line?: number
+}
+
 /**
  * The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,
  * TaskError, PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionShutdown,
@@ -447,6 +498,10 @@ export interface RunHookOptions {
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */
   timeoutMs?: number
+  /** See `RunOptions.maxTimeoutMs`. */
+  maxTimeoutMs?: number
+  /** See `RunOptions.persistentIdleMs`. */
+  persistentIdleMs?: number
   /** See `RunOptions.signal`. */
   signal?: AbortSignal
   /** See `RunOptions.env`. */
@@ -473,9 +528,21 @@ export interface RunHookOptions {
 export interface RunOptions {
   /**
    * Per-hook timeout in milliseconds (default 30000). A hook still running then has its
-   * whole process tree stopped and is reported `timedOut`.
+   * whole process tree stopped and is reported `timedOut`. A hook's header `timeout=`
+   * replaces it for that hook.
    */
   timeoutMs?: number
+  /**
+   * The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds: from 1
+   * to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
+   * one, and the execution warns.
+   */
+  maxTimeoutMs?: number
+  /**
+   * Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
+   * before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes).
+   */
+  persistentIdleMs?: number
   /**
    * Aborting kills every running hook's process tree and rejects with an `AbortError`;
    * an already-aborted signal starts nothing.

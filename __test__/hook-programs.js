@@ -44,18 +44,21 @@ function cmdQuote(p) {
 /**
  * Writes hook `event` into `dir` (created as needed) as the JavaScript program `source`, and
  * returns the hook's path. `mode` applies on Unix only (0o644 writes a hook that is not
- * executable).
+ * executable). `header`: the settings of a `cline-hook:` line written into the hook file (a
+ * `//` comment after the `#!` line; `@REM` in the `.cmd` on Windows).
  */
-function writeProgram(makeDir, dir, event, source, { mode = 0o755 } = {}) {
+function writeProgram(makeDir, dir, event, source, { mode = 0o755, header } = {}) {
   fs.mkdirSync(dir, { recursive: true })
   const hook = path.join(dir, programHookName(event))
   if (isWindows) {
     const program = programPath(makeDir)
     fs.writeFileSync(program, source)
     // `@` keeps cmd.exe from echoing the line into the hook's stdout; `%*` passes arguments on.
-    fs.writeFileSync(hook, `@${cmdQuote(process.execPath)} ${cmdQuote(program)} %*\r\n`)
+    const headerLine = header ? `@REM cline-hook: ${header}\r\n` : ''
+    fs.writeFileSync(hook, `${headerLine}@${cmdQuote(process.execPath)} ${cmdQuote(program)} %*\r\n`)
   } else {
-    fs.writeFileSync(hook, `#!/usr/bin/env node\n${source}`)
+    const headerLine = header ? `// cline-hook: ${header}\n` : ''
+    fs.writeFileSync(hook, `#!/usr/bin/env node\n${headerLine}${source}`)
     fs.chmodSync(hook, mode)
   }
   return hook

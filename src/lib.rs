@@ -140,6 +140,8 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
 #[napi]
 pub struct HookFactory {
     inner: Arc<Factory>,
+    /// `maxTimeoutMs` and `persistentIdleMs` given to the factory, for its runners' runs.
+    defaults: options::RunDefaults,
     /// The runner handed out per name, while discovery is unchanged. Saves building a new
     /// object on every tool call. Held strongly: a weak reference can still look alive after
     /// V8 collected its object (until the finalizer runs), and resolving with it fails.
@@ -163,11 +165,13 @@ impl HookFactory {
             let parsed: DiscoveryOptions = options::read(env, options.as_ref(), "new HookFactory")?;
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
-            Ok(Factory::new(&layout, limit, options::node_path(env)))
+            let defaults = options::RunDefaults::of(&parsed)?;
+            Ok((Factory::new(&layout, limit, options::node_path(env)), defaults))
         })();
         match built {
-            Ok(factory) => Ok(HookFactory {
+            Ok((factory, defaults)) => Ok(HookFactory {
                 inner: Arc::new(factory),
+                defaults,
                 runners: RefCell::new(HashMap::new()),
             }),
             Err(failure) => Err(node::errors::throw(env, failure)),
@@ -230,6 +234,7 @@ impl HookFactory {
             None => {}
         }
         let factory = self.inner.clone();
+        let defaults = self.defaults;
         settle::spawn(
             env,
             None,
@@ -237,9 +242,9 @@ impl HookFactory {
                 let snapshot = factory
                     .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
                     .await?;
-                Ok(snapshot.runner())
+                Ok((snapshot.runner(), defaults))
             },
-            HookRunner::new,
+            HookRunner::of,
         )
     }
 }
@@ -263,7 +268,7 @@ impl HookFactory {
                 PromiseRaw::resolve(env, runner)?.raw(),
             ));
         }
-        let runner = HookRunner::new(snapshot.runner()).into_reference(*env)?;
+        let runner = HookRunner::new(snapshot.runner(), self.defaults).into_reference(*env)?;
         let mut runners = self.runners.borrow_mut();
         if runners.len() >= RUNNER_CACHE_LIMIT {
             runners.clear();
@@ -281,14 +286,21 @@ impl HookFactory {
 pub struct HookRunner {
     runner: Arc<Runner>,
     hooks: Vec<DiscoveredHook>,
+    /// Its factory's `maxTimeoutMs` and `persistentIdleMs`.
+    defaults: options::RunDefaults,
 }
 
 impl HookRunner {
-    fn new(runner: Runner) -> HookRunner {
+    fn of((runner, defaults): (Runner, options::RunDefaults)) -> HookRunner {
+        HookRunner::new(runner, defaults)
+    }
+
+    fn new(runner: Runner, defaults: options::RunDefaults) -> HookRunner {
         let hooks = runner.hooks.iter().map(DiscoveredHook::from).collect();
         HookRunner {
             runner: Arc::new(runner),
             hooks,
+            defaults,
         }
     }
 }
@@ -322,7 +334,7 @@ impl HookRunner {
         let read = || -> std::result::Result<_, Failure<'env>> {
             let options = options::options_object(options)?;
             let run: RunOptions = options::read(env, options.as_ref(), "runner.run")?;
-            Ok((options, run))
+            Ok((options, self.defaults.under(run)))
         };
         match read() {
             Ok((options, run)) => start_run(

@@ -52,6 +52,15 @@ pub struct DiscoveryOptions {
     /// for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
     /// core, shared by all callers that set no limit.
     pub max_concurrent_hooks: Option<f64>,
+    /// The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds, for this
+    /// factory's runs (a run's own `maxTimeoutMs` replaces it): from 1
+    /// to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
+    /// one, and the execution warns.
+    pub max_timeout_ms: Option<f64>,
+    /// Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
+    /// before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes); for this
+    /// factory's runs (a run's own `persistentIdleMs` replaces it).
+    pub persistent_idle_ms: Option<f64>,
     /// The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
     /// hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
     /// CLI's is `~/.cline/hooks-policy.json`). It must not be inside a workspace root. Without
@@ -78,8 +87,16 @@ pub struct DiscoveryOptions {
 #[derive(Default)]
 pub struct RunOptions {
     /// Per-hook timeout in milliseconds (default 30000). A hook still running then has its
-    /// whole process tree stopped and is reported `timedOut`.
+    /// whole process tree stopped and is reported `timedOut`. A hook's header `timeout=`
+    /// replaces it for that hook.
     pub timeout_ms: Option<f64>,
+    /// The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds: from 1
+    /// to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
+    /// one, and the execution warns.
+    pub max_timeout_ms: Option<f64>,
+    /// Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
+    /// before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes).
+    pub persistent_idle_ms: Option<f64>,
     /// Aborting kills every running hook's process tree and rejects with an `AbortError`;
     /// an already-aborted signal starts nothing.
     #[napi(ts_type = "AbortSignal")]
@@ -177,6 +194,10 @@ pub struct RunHookOptions {
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
     pub timeout_ms: Option<f64>,
+    /// See `RunOptions.maxTimeoutMs`.
+    pub max_timeout_ms: Option<f64>,
+    /// See `RunOptions.persistentIdleMs`.
+    pub persistent_idle_ms: Option<f64>,
     /// See `RunOptions.signal`.
     #[napi(ts_type = "AbortSignal")]
     #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
@@ -204,6 +225,32 @@ pub struct RunHookOptions {
     pub on_event: Option<crate::node::events::OnEventField>,
     /// See `RunOptions.slowThresholdMs`.
     pub slow_threshold_ms: Option<f64>,
+}
+
+/// The run options a `HookFactory` takes for its runners' runs.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunDefaults {
+    max_timeout_ms: Option<f64>,
+    persistent_idle_ms: Option<f64>,
+}
+
+impl RunDefaults {
+    /// The factory's, checked as a run's are.
+    pub fn of(options: &DiscoveryOptions) -> std::result::Result<RunDefaults, HookError> {
+        max_timeout(options.max_timeout_ms)?;
+        persistent_idle(options.persistent_idle_ms)?;
+        Ok(RunDefaults {
+            max_timeout_ms: options.max_timeout_ms,
+            persistent_idle_ms: options.persistent_idle_ms,
+        })
+    }
+
+    /// `run` with these where it sets none of its own.
+    pub fn under(self, mut run: RunOptions) -> RunOptions {
+        run.max_timeout_ms = run.max_timeout_ms.or(self.max_timeout_ms);
+        run.persistent_idle_ms = run.persistent_idle_ms.or(self.persistent_idle_ms);
+        run
+    }
 }
 
 /// Where `untrustHook` and `setHookEnabled` record the user's decision (typed inline in
@@ -312,12 +359,16 @@ impl RunHookOptions {
                 profile: self.profile,
                 cline_dir: self.cline_dir,
                 max_concurrent_hooks: None,
+                max_timeout_ms: None,
+                persistent_idle_ms: None,
                 policy_file: self.policy_file,
                 trust: self.trust,
                 managed_hooks_dir: self.managed_hooks_dir,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
+                max_timeout_ms: self.max_timeout_ms,
+                persistent_idle_ms: self.persistent_idle_ms,
                 signal: None,
                 env: self.env,
                 sequential: self.sequential,
@@ -506,8 +557,10 @@ pub fn run_settings(
         .into_iter()
         .map(|(name, value)| (name.into(), value.into()))
         .collect();
+    persistent_idle(options.persistent_idle_ms)?;
     Ok(RunSettings {
         timeout,
+        max_timeout: max_timeout(options.max_timeout_ms)?,
         env,
         sequential: options.sequential.unwrap_or(false),
         detached: options.detached.unwrap_or(false),
@@ -527,6 +580,40 @@ pub fn run_settings(
         observer: None,
         slow_threshold: slow_threshold(options.slow_threshold_ms)?,
     })
+}
+
+/// `maxTimeoutMs`: from 1 ms to a day; default 10 minutes.
+pub fn max_timeout(value: Option<f64>) -> std::result::Result<Duration, HookError> {
+    match value {
+        None => Ok(cline_hooks_core::event::DEFAULT_MAX_TIMEOUT),
+        Some(ms) if ms.is_finite() && (1.0..=MAX_TIMEOUT_MS).contains(&ms) => {
+            Ok(Duration::from_millis(ms.ceil() as u64))
+        }
+        Some(ms) => Err(HookError::InvalidOption {
+            option: "maxTimeoutMs",
+            reason: format!(
+                "{} is not a timeout: use a number of milliseconds from 1 to {MAX_TIMEOUT_MS} (24 hours); the default is 600000 (10 minutes)",
+                js_number(ms)
+            ),
+        }),
+    }
+}
+
+/// `persistentIdleMs`: from 0 to a day; default 5 minutes.
+pub fn persistent_idle(value: Option<f64>) -> std::result::Result<Duration, HookError> {
+    match value {
+        None => Ok(Duration::from_secs(300)),
+        Some(ms) if ms.is_finite() && (0.0..=MAX_TIMEOUT_MS).contains(&ms) => {
+            Ok(Duration::from_millis(ms.ceil() as u64))
+        }
+        Some(ms) => Err(HookError::InvalidOption {
+            option: "persistentIdleMs",
+            reason: format!(
+                "{} is not an idle time: use a number of milliseconds from 0 to {MAX_TIMEOUT_MS} (24 hours); the default is 300000 (5 minutes)",
+                js_number(ms)
+            ),
+        }),
+    }
 }
 
 /// `slowThresholdMs`: any number of milliseconds from 0; beyond what a clock holds, never.
@@ -669,7 +756,7 @@ impl EnvAndPaths {
     }
 }
 
-const DISCOVERY_KEYS: [&str; 9] = [
+const DISCOVERY_KEYS: [&str; 11] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -677,11 +764,15 @@ const DISCOVERY_KEYS: [&str; 9] = [
     "clineDir",
     "managedHooksDir",
     "maxConcurrentHooks",
+    "maxTimeoutMs",
+    "persistentIdleMs",
     "policyFile",
     "trust",
 ];
-const RUN_KEYS: [&str; 12] = [
+const RUN_KEYS: [&str; 14] = [
     "timeoutMs",
+    "maxTimeoutMs",
+    "persistentIdleMs",
     "signal",
     "onEvent",
     "slowThresholdMs",
@@ -694,7 +785,7 @@ const RUN_KEYS: [&str; 12] = [
     "auditLog",
     "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 20] = [
+const RUN_HOOK_KEYS: [&str; 22] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -705,6 +796,8 @@ const RUN_HOOK_KEYS: [&str; 20] = [
     "trust",
     "maxConcurrentHooks",
     "timeoutMs",
+    "maxTimeoutMs",
+    "persistentIdleMs",
     "signal",
     "onEvent",
     "slowThresholdMs",
@@ -732,6 +825,8 @@ impl Known for DiscoveryOptions {
             ("profile", Plain::Text(t)) => self.profile = Some(t),
             ("trust", Plain::Text(t)) => self.trust = Some(t),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
+            ("maxTimeoutMs", Plain::Number(n)) => self.max_timeout_ms = Some(n),
+            ("persistentIdleMs", Plain::Number(n)) => self.persistent_idle_ms = Some(n),
             _ => {}
         }
     }
@@ -747,6 +842,8 @@ impl Known for RunOptions {
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("maxTimeoutMs", Plain::Number(n)) => self.max_timeout_ms = Some(n),
+            ("persistentIdleMs", Plain::Number(n)) => self.persistent_idle_ms = Some(n),
             ("slowThresholdMs", Plain::Number(n)) => self.slow_threshold_ms = Some(n),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
@@ -794,6 +891,8 @@ impl Known for RunHookOptions {
             ("trust", Plain::Text(t)) => self.trust = Some(t),
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("timeoutMs", Plain::Number(n)) => self.timeout_ms = Some(n),
+            ("maxTimeoutMs", Plain::Number(n)) => self.max_timeout_ms = Some(n),
+            ("persistentIdleMs", Plain::Number(n)) => self.persistent_idle_ms = Some(n),
             ("slowThresholdMs", Plain::Number(n)) => self.slow_threshold_ms = Some(n),
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
@@ -949,7 +1048,8 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "trust" if t != ValueType::String => "\"workspace\", \"all\" or \"off\"",
         "sha256" if t != ValueType::String => "the hook's sha256 as discovery reported it",
         "maxConcurrentHooks" if t != ValueType::Number => "an integer from 1 to 1024",
-        "timeoutMs" if t != ValueType::Number => "a number of milliseconds",
+        "timeoutMs" | "maxTimeoutMs" if t != ValueType::Number => "a number of milliseconds",
+        "persistentIdleMs" if t != ValueType::Number => "a number of milliseconds, 0 or more",
         "slowThresholdMs" if t != ValueType::Number => "a number of milliseconds, 0 or more",
         "onEvent" if t != ValueType::Function => "a function, (event) => void",
         "env" if t != ValueType::Object || is_array => {

@@ -44,6 +44,49 @@ pub struct DiscoveredHook {
     /// `"changed"` (approved with other bytes).
     #[napi(ts_type = "'notRequired' | 'approved' | 'new' | 'changed'")]
     pub trust: String,
+    /// What its `cline-hook:` header asks for (see "Faster hooks" in the README).
+    pub settings: HookSettings,
+    /// What is wrong with its file that does not stop it from running: each problem of its
+    /// header, naming the line and the fix (it runs with the settings that were valid).
+    pub warnings: Vec<String>,
+}
+
+/// The settings of a hook's `cline-hook:` header line.
+#[napi(object, object_from_js = false)]
+#[derive(Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookSettings {
+    /// `tools=`: the tool-name globs (`*`, `?`) a PreToolUse/PostToolUse hook runs for; absent:
+    /// every tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// `timeout=`, in milliseconds: its timeout, replacing the run's `timeoutMs` (capped by
+    /// `maxTimeoutMs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<f64>,
+    /// `onFailure=`: its failure policy, replacing the run's `onFailure`.
+    #[napi(ts_type = "'allow' | 'block'")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_failure: Option<String>,
+    /// `mode=`: `persistent` (one long-lived process answers event after event) or
+    /// `perEvent` (the default: a process per event).
+    #[napi(ts_type = "'perEvent' | 'persistent'")]
+    pub mode: String,
+    /// The header's line number (1-based); absent when the file has no header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl From<&cline_hooks_core::discovery::HookSettings> for HookSettings {
+    fn from(settings: &cline_hooks_core::discovery::HookSettings) -> Self {
+        HookSettings {
+            tools: settings.tools.clone(),
+            timeout_ms: settings.timeout.map(|t| t.as_millis() as f64),
+            on_failure: settings.on_failure.map(|f| f.as_str().to_owned()),
+            mode: settings.mode.as_str().to_owned(),
+            line: settings.line.map(|l| l as u32),
+        }
+    }
 }
 
 impl From<&CoreHook> for DiscoveredHook {
@@ -65,6 +108,8 @@ impl From<&CoreHook> for DiscoveredHook {
                 .collect(),
             sha256: hook.sha256.clone(),
             trust: hook.trust.as_str().to_owned(),
+            settings: (&hook.settings).into(),
+            warnings: hook.warnings.clone(),
         }
     }
 }
@@ -102,8 +147,9 @@ pub struct HookExecution {
     /// `completed`: exited 0 with valid (or no) JSON. `failed`: could not start, exited
     /// non-zero, was killed, or printed invalid JSON. `timedOut`: stopped at its timeout.
     /// `aborted`: stopped by an AbortSignal or `terminateAll()`. `started`: a detached run's
-    /// hook, started and left running.
-    #[napi(ts_type = "'started' | 'completed' | 'failed' | 'timedOut' | 'aborted'")]
+    /// hook, started and left running. `skipped`: not started because its header's `tools=`
+    /// does not match the tool (`skipReason` says so); not a failure.
+    #[napi(ts_type = "'started' | 'completed' | 'failed' | 'timedOut' | 'aborted' | 'skipped'")]
     pub status: String,
     /// Whether its process was started: `false` when it waited for a process slot until its
     /// timeout, the system refused to start it, or its run was stopped first. A host that
@@ -151,6 +197,11 @@ pub struct HookExecution {
     /// objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
     /// fields, ...).
     pub warnings: Vec<String>,
+    /// The timeout it ran with, in milliseconds: the run's `timeoutMs`, or its header's
+    /// `timeout=` (capped by `maxTimeoutMs`).
+    pub timeout_ms: f64,
+    /// Why it was skipped (status `skipped`).
+    pub skip_reason: Option<String>,
 }
 
 /// The combined result of all hooks of one run.
@@ -255,12 +306,15 @@ pub(crate) struct ExecutionJson<'a> {
     duration_ms: f64,
     stderr: &'a str,
     warnings: &'a [String],
+    timeout_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     workspace_root: Option<std::borrow::Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failure_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skip_reason: Option<&'a str>,
 }
 
 impl<'a> From<&'a Execution> for ExecutionJson<'a> {
@@ -282,9 +336,11 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             duration_ms: millis(e.duration),
             stderr: &e.stderr,
             warnings: &e.warnings,
+            timeout_ms: millis(e.timeout),
             workspace_root: e.workspace_root.as_ref().map(|r| r.to_string_lossy()),
             failure: e.failure.as_deref(),
             failure_kind: e.failure_kind.map(|k| k.as_str()),
+            skip_reason: e.skip_reason.as_deref(),
         }
     }
 }

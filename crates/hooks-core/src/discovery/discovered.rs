@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::{pick, pick_cli, Contents, HookSettings, Listing, Platform, Profile, Source};
+use super::{is_tool_hook, pick, pick_cli, Header, Contents, HookSettings, Listing, Platform, Profile, Source};
 use crate::launch::{self, Launch, LaunchKind};
 use crate::policy::TrustState;
 
@@ -152,6 +152,17 @@ pub fn discover(
             if let Some(why) = &disabled {
                 tracing::debug!(path = %path.display(), why, "hook file will not run");
             }
+            let Header {
+                mut settings,
+                mut warnings,
+            } = entry.map(|entry| entry.header.clone()).unwrap_or_default();
+            if settings.tools.is_some() && !is_tool_hook(hook_name) {
+                settings.tools = None;
+                warnings.push(format!(
+                    "line {}: tools= in its cline-hook: header applies to PreToolUse and PostToolUse hooks only; remove it (it is ignored for {hook_name})",
+                    settings.line.unwrap_or(1)
+                ));
+            }
             found.push(DiscoveredHook {
                 hook_name: hook_name.to_owned(),
                 path,
@@ -165,8 +176,8 @@ pub fn discover(
                 sha256,
                 trust: TrustState::NotRequired,
                 real_path: real_dir.as_ref().map(|d| d.join(&picked.file_name)),
-                settings: HookSettings::default(),
-                warnings: Vec::new(),
+                settings,
+                warnings,
             });
         }
     }

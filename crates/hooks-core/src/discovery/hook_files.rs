@@ -158,6 +158,8 @@ pub struct Entry {
     pub launch: Launch,
     /// The sha256 of its bytes (see [`crate::policy::sha256_of`]), for a file.
     pub sha256: Option<String>,
+    /// Its `cline-hook:` header, for a file.
+    pub header: super::Header,
 }
 
 /// A file that is a hook, or would be if it were runnable.
@@ -456,6 +458,7 @@ pub(super) mod tests {
             shebang: None,
             launch: Launch::Argv(vec![OsString::from(name)]),
             sha256: None,
+            header: Default::default(),
         }
     }
 

@@ -4,11 +4,12 @@
 use std::io;
 use std::path::Path;
 
-use super::{DirError, EntryKind};
+use super::{read_header, DirError, EntryKind, Header, HEADER_BYTES};
 use crate::policy::Fingerprints;
 
-/// What an entry is: its kind, its `#!` line and (a file) the sha256 of its bytes.
-pub(super) type Inspected = (EntryKind, Option<String>, Option<String>);
+/// What an entry is: its kind, its `#!` line, (a file) the sha256 of its bytes and its
+/// `cline-hook:` header.
+pub(super) type Inspected = (EntryKind, Option<String>, Option<String>, Header);
 
 /// What one look at an entry found.
 #[derive(Debug)]
@@ -48,6 +49,7 @@ pub(super) fn inspect(
         ),
         None,
         None,
+        Header::default(),
     ))
 }
 
@@ -89,7 +91,7 @@ fn look(
             // broken: a link deleted or replaced in between says nothing about its target.
             match std::fs::symlink_metadata(path) {
                 Ok(after) if after.file_type().is_symlink() && same_file(&before, &after) => {
-                    Seen::Entry((kind, None, None))
+                    Seen::Entry((kind, None, None, Header::default()))
                 }
                 Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Gone,
                 _ => Seen::Changed,
@@ -109,19 +111,19 @@ fn with_shebang(
 ) -> Seen {
     let kind = kind_of(meta);
     if !matches!(kind, EntryKind::File { .. }) {
-        return Seen::Entry((kind, None, None));
+        return Seen::Entry((kind, None, None, Header::default()));
     }
     match open_entry(path, follow) {
         Ok(file) => from_open(path, &file, Some(meta), want_shebang, fingerprints),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Changed,
         // Not readable (mode --x): the kernel may still run it; no #! line or fingerprint
         // is known.
-        Err(_) => Seen::Entry((kind, None, None)),
+        Err(_) => Seen::Entry((kind, None, None, Header::default())),
     }
 }
 
 fn uninspectable(err: &io::Error) -> Seen {
-    Seen::Entry((EntryKind::Uninspectable(inspect_problem(err)), None, None))
+    Seen::Entry((EntryKind::Uninspectable(inspect_problem(err)), None, None, Header::default()))
 }
 
 /// Everything about an entry from its open file; `Changed` if it is not the file whose
@@ -142,15 +144,13 @@ fn from_open(
     }
     let kind = kind_of(&meta);
     if !matches!(kind, EntryKind::File { .. }) {
-        return Seen::Entry((kind, None, None));
+        return Seen::Entry((kind, None, None, Header::default()));
     }
-    let shebang = if want_shebang {
-        first_bytes(file).and_then(|head| parse_shebang(&head))
-    } else {
-        None
-    };
+    let head = first_bytes(file).unwrap_or_default();
+    let shebang = want_shebang.then(|| parse_shebang(&head)).flatten();
+    let header = read_header(&head);
     let sha256 = fingerprints.of(path, file, &meta);
-    Seen::Entry((kind, shebang, sha256))
+    Seen::Entry((kind, shebang, sha256, header))
 }
 
 /// Opens an entry for reading its first bytes: never blocking (a FIFO swapped in), never
@@ -169,11 +169,15 @@ fn open_entry(path: &Path, follow: bool) -> io::Result<std::fs::File> {
     options.open(path)
 }
 
+/// The file's first [`HEADER_BYTES`] (where its `#!` line and header must be).
 fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
     use std::io::Read;
-    let mut head = [0u8; 512];
-    let n = (&*file).read(&mut head).ok()?;
-    Some(head[..n].to_vec())
+    let mut head = Vec::with_capacity(HEADER_BYTES);
+    (&*file)
+        .take(HEADER_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    Some(head)
 }
 
 /// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one,
@@ -262,7 +266,8 @@ mod tests {
             Some((
                 EntryKind::File { executable: false },
                 Some("/bin/sh -e".to_owned()),
-                Some(sha256_of_bytes(b"#!/bin/sh -e\necho\n"))
+                Some(sha256_of_bytes(b"#!/bin/sh -e\necho\n")),
+                Header::default()
             ))
         );
         // Deleted between the listing and the look: gone, not "a broken symbolic link".
@@ -274,7 +279,7 @@ mod tests {
         let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
         assert_eq!(
             inspect(&hook, Some(listed_as), true, fp),
-            Some((EntryKind::BrokenSymlink, None, None))
+            Some((EntryKind::BrokenSymlink, None, None, Header::default()))
         );
         // A link to a file is that file; listed as a file but now a link, it is followed.
         std::fs::write(dir.join("target"), "#!/bin/bash\n").unwrap();
@@ -286,7 +291,8 @@ mod tests {
             Some((
                 EntryKind::File { executable: false },
                 None,
-                Some(sha256_of_bytes(b"#!/bin/bash\n"))
+                Some(sha256_of_bytes(b"#!/bin/bash\n")),
+                Header::default()
             ))
         );
         let _ = std::fs::remove_dir_all(&dir);

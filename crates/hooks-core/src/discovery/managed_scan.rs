@@ -347,6 +347,7 @@ mod tests {
             shebang: Some("/bin/sh".into()),
             launch: Launch::Argv(vec![name.into()]),
             sha256: None,
+            header: Default::default(),
         }
     }
 

@@ -33,6 +33,12 @@ pub const CLI_EVENTS: [(&str, &str); 9] = [
     ("session_shutdown", "SessionShutdown"),
 ];
 
+/// Whether hooks named `hook_name` are told a tool's name (so a header's `tools=` means
+/// something to them).
+pub fn is_tool_hook(hook_name: &str) -> bool {
+    matches!(hook_name, "PreToolUse" | "PostToolUse")
+}
+
 /// The hook name that `name` stands for: itself, or the hook a CLI event name maps to.
 /// Hook files are always named after the hook (`PreToolUse.sh` serves `tool_call`).
 pub fn resolve(name: &str) -> Result<&str, HookError> {

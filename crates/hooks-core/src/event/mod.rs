@@ -3,9 +3,11 @@
 
 mod input;
 mod runner;
+mod tool_match;
 
 pub use input::*;
 pub use runner::*;
+pub use tool_match::*;
 
 /// The token type of [`RunSettings::abort`], so that an embedder needs no `tokio-util` of its own.
 pub use tokio_util::sync::CancellationToken;

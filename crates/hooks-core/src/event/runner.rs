@@ -12,22 +12,28 @@ use tokio_util::sync::CancellationToken;
 
 use crate::discovery::{DiscoveredHook, Profile};
 use crate::error::HookError;
-use crate::event::{input, HookInput};
+use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext, ScrubEnv, Status,
+    hook_timeout, host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
 /// The default per-hook timeout (the contract's 30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default cap on a header's `timeout=` (10 minutes).
+pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// How one run is carried out.
 #[derive(Debug, Clone)]
 pub struct RunSettings {
     /// How long a hook may run before it is stopped (status `TimedOut`): run together, the
-    /// hooks share one deadline from the call; run one after another, each gets its own.
+    /// hooks share one deadline from the call; run one after another, each gets its own. A
+    /// hook's header `timeout=` replaces it for that hook.
     pub timeout: Duration,
+    /// The longest timeout a hook's header may ask for (default 10 minutes).
+    pub max_timeout: Duration,
     /// Added to the inherited environment.
     pub env: Vec<(OsString, OsString)>,
     /// One hook after another instead of all at once.
@@ -57,6 +63,7 @@ impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
             timeout: DEFAULT_TIMEOUT,
+            max_timeout: DEFAULT_MAX_TIMEOUT,
             env: Vec::new(),
             sequential: false,
             detached: false,
@@ -77,7 +84,8 @@ impl Default for RunSettings {
 pub struct RunReport {
     /// The hooks' verdicts as one, with the warnings of the run.
     pub combined: Combined,
-    /// One per enabled hook that was started, in run order.
+    /// One per enabled hook, in run order: started, or `Skipped` when its header's `tools=`
+    /// does not match the tool.
     pub executions: Vec<Execution>,
     /// How long the run took (zero when no hook was enabled).
     pub duration: Duration,
@@ -219,32 +227,60 @@ impl Runner {
         if settings.abort.is_cancelled() {
             return Err(HookError::Aborted);
         }
-        let input = self.prepare_input(&input.into())?;
+        let input: HookInput = input.into();
+        let input_bytes = self.prepare_input(&input)?;
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
         let (hooks, warnings) = self.current().await;
-        if !hooks.iter().any(DiscoveredHook::enabled) {
+        let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        // Which hooks apply to this tool call; the input is read for its tool's name only
+        // when some hook asks.
+        let tool = enabled
+            .iter()
+            .find(|h| h.settings.tools.is_some())
+            .and_then(|h| tool_name(&h.hook_name, input.as_json()));
+        let skips: Vec<Option<String>> = enabled
+            .iter()
+            .map(|h| skip_reason(h, tool.as_deref()))
+            .collect();
+        if skips.iter().all(Option::is_some) {
+            // Nothing to start: no process, no task, no run context.
+            let executions = enabled
+                .iter()
+                .zip(skips)
+                .filter_map(|(hook, why)| {
+                    let mut exec = skipped_execution(hook, why?);
+                    exec.timeout = hook_timeout(hook, settings.timeout, settings.max_timeout);
+                    Some(exec)
+                })
+                .collect();
             return Ok(RunReport {
                 combined: Combined {
                     warnings: skipped(&hooks, &warnings),
                     ..Combined::default()
                 },
-                executions: Vec::new(),
+                executions,
                 duration: started.elapsed(),
             });
         }
-        let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
+        let to_run: Vec<DiscoveredHook> = enabled
+            .iter()
+            .zip(&skips)
+            .filter(|(_, why)| why.is_none())
+            .map(|(hook, _)| hook.clone())
+            .collect();
         // Each hook runs on its own task, which dropping this future does not reach: a run
         // abandoned by its caller (a `select!`, a `timeout`) stops its hooks as an abort does.
         let abort = settings.abort.child_token();
         let stop_on_drop = abort.clone().drop_guard();
 
         let ctx = Arc::new(RunContext {
-            input: input.into(),
+            input: input_bytes.into(),
             env: settings.env.clone(),
             env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
             timeout: settings.timeout,
+            max_timeout: settings.max_timeout,
             default_cwd: self
                 .workspace_roots
                 .first()
@@ -265,7 +301,8 @@ impl Runner {
 
         tracing::debug!(
             hook_name = %self.hook_name,
-            hooks = enabled.len(),
+            hooks = to_run.len(),
+            skipped = enabled.len() - to_run.len(),
             run = %ctx.run.id,
             sequential = settings.sequential,
             detached = settings.detached,
@@ -275,15 +312,17 @@ impl Runner {
             let observer = settings.observer.clone()?;
             Some(HookWatch::new(observer, hook, settings.slow_threshold))
         };
-        let executions = if settings.detached {
-            let mut executions = Vec::with_capacity(enabled.len());
-            let deadline = deadline_after(started, settings.timeout);
-            for hook in &enabled {
+        let ran = if settings.detached {
+            let mut executions = Vec::with_capacity(to_run.len());
+            for hook in &to_run {
+                let deadline = deadline_after(started, ctx.timeout_of(hook));
                 let Some(watch) = watch(hook) else {
-                    executions.push(start_detached(hook, &ctx, deadline).await);
+                    let exec = start_detached(hook, &ctx, deadline).await;
+                    executions.push(with_timeout(exec, hook, &ctx));
                     continue;
                 };
                 let exec = watch.timing(start_detached(hook, &ctx, deadline)).await;
+                let exec = with_timeout(exec, hook, &ctx);
                 if exec.started {
                     watch.start();
                 }
@@ -294,25 +333,25 @@ impl Runner {
             stop_on_drop.disarm();
             executions
         } else if settings.sequential {
-            let mut executions = Vec::with_capacity(enabled.len());
-            for hook in &enabled {
+            let mut executions = Vec::with_capacity(to_run.len());
+            for hook in &to_run {
                 if settings.abort.is_cancelled() {
                     break;
                 }
-                let deadline = deadline_after(Instant::now(), settings.timeout);
+                let deadline = deadline_after(Instant::now(), ctx.timeout_of(hook));
                 let watch = watch(hook);
                 executions.push(guarded(hook.clone(), ctx.clone(), deadline, watch).await);
             }
             executions
         } else {
-            let deadline = deadline_after(started, settings.timeout);
             let mut set = JoinSet::new();
-            for (index, hook) in enabled.iter().cloned().enumerate() {
+            for (index, hook) in to_run.iter().cloned().enumerate() {
                 let ctx = ctx.clone();
+                let deadline = deadline_after(started, ctx.timeout_of(&hook));
                 let watch = watch(&hook);
                 set.spawn(async move { (index, guarded(hook, ctx, deadline, watch).await) });
             }
-            let mut slots: Vec<Option<Execution>> = vec![None; enabled.len()];
+            let mut slots: Vec<Option<Execution>> = vec![None; to_run.len()];
             while let Some(joined) = set.join_next().await {
                 if let Ok((index, exec)) = joined {
                     slots[index] = Some(exec);
@@ -320,17 +359,43 @@ impl Runner {
             }
             slots
                 .into_iter()
-                .zip(&enabled)
+                .zip(&to_run)
                 .map(|(slot, hook)| {
                     slot.unwrap_or_else(|| internal_failure(hook, "its task ended unexpectedly"))
                 })
                 .collect()
         };
+        // In run order, the skipped hooks in their places; each with the timeout it had.
+        let mut ran = ran.into_iter();
+        let mut executions = Vec::with_capacity(enabled.len());
+        let mut policies = Vec::with_capacity(enabled.len());
+        for (hook, why) in enabled.iter().zip(skips) {
+            let exec = match why {
+                Some(why) => with_timeout(skipped_execution(hook, why), hook, &ctx),
+                // A sequential run stopped by an abort has no more.
+                None => match ran.next() {
+                    Some(exec) => exec,
+                    None => break,
+                },
+            };
+            executions.push(exec);
+            policies.push(
+                hook.settings
+                    .on_failure
+                    .map_or(settings.on_failure, FailurePolicy::all),
+            );
+        }
 
         // Recorded before an abort is reported: the hooks it stopped ran too.
+        // A skipped hook did not run: nothing of it is recorded.
         let record_warnings = if settings.records.any() {
-            let sha256s: Vec<Option<String>> = enabled.iter().map(|h| h.sha256.clone()).collect();
-            crate::record::write(&settings.records, &ctx.run.id, &executions, &sha256s).await
+            let (ran, sha256s): (Vec<Execution>, Vec<Option<String>>) = executions
+                .iter()
+                .zip(&enabled)
+                .filter(|(exec, _)| exec.status != Status::Skipped)
+                .map(|(exec, hook)| (exec.clone(), hook.sha256.clone()))
+                .unzip();
+            crate::record::write(&settings.records, &ctx.run.id, &ran, &sha256s).await
         } else {
             Vec::new()
         };
@@ -338,13 +403,8 @@ impl Runner {
             return Err(HookError::Aborted);
         }
         let mut combined = combine(&executions);
-        apply_failure_policy(
-            &settings.on_failure,
-            &executions,
-            settings.timeout,
-            &mut combined,
-        );
-        combined.warnings.extend(self.skipped());
+        apply_failure_policy(|i| policies[i], &executions, &mut combined);
+        combined.warnings.extend(skipped(&hooks, &warnings));
         // Hooks refused at their start because their bytes were no longer the approved ones.
         combined.warnings.extend(
             executions
@@ -370,7 +430,22 @@ impl Runner {
     }
 }
 
-/// The warnings of a run: `warnings`, then one per hook of `hooks` that was not started.
+/// `exec` with the timeout `hook` had, and a warning when its header asked for more than the
+/// host allows.
+fn with_timeout(mut exec: Execution, hook: &DiscoveredHook, ctx: &RunContext) -> Execution {
+    exec.timeout = ctx.timeout_of(hook);
+    if let Some(asked) = hook.settings.timeout.filter(|t| *t > ctx.max_timeout) {
+        exec.warnings.push(format!(
+            "its cline-hook: header asks for timeout={} ms; it ran with the host's maximum, {} ms (maxTimeoutMs)",
+            asked.as_millis(),
+            ctx.max_timeout.as_millis()
+        ));
+    }
+    exec
+}
+
+/// The warnings of a run: `warnings`, then one per hook of `hooks` that was not started,
+/// then what is wrong with the hooks' headers.
 fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
     warnings
         .iter()
@@ -380,7 +455,32 @@ fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
                 .as_ref()
                 .map(|why| format!("skipped {}: {why}", h.path.display()))
         }))
+        .chain(hooks.iter().flat_map(|h| {
+            h.warnings
+                .iter()
+                .map(|warning| format!("{}: {warning}", h.path.display()))
+        }))
         .collect()
+}
+
+/// Why `hook` is not started for a call of the tool `tool`: its header's `tools=` names
+/// other tools. A hook runs when the input names no tool.
+fn skip_reason(hook: &DiscoveredHook, tool: Option<&str>) -> Option<String> {
+    let globs = hook.settings.tools.as_ref()?;
+    let tool = tool?;
+    (!tools_match(globs, tool)).then(|| {
+        format!(
+            "its cline-hook: header's tools={} does not match the tool {tool}",
+            globs.join(",")
+        )
+    })
+}
+
+/// The record of a hook that does not apply to this call.
+fn skipped_execution(hook: &DiscoveredHook, why: String) -> Execution {
+    let mut exec = Execution::of(hook, Status::Skipped);
+    exec.skip_reason = Some(why);
+    exec
 }
 
 /// `from + timeout`, or as far ahead as the clock goes: a timeout of `Duration::MAX` (no
@@ -403,13 +503,14 @@ async fn guarded(
 ) -> Execution {
     let for_task = hook.clone();
     let watching = watch.clone();
+    let for_work = ctx.clone();
     let work = isolated(&hook, async move {
-        run_hook_watched(&for_task, &ctx, deadline, watching.as_ref()).await
+        run_hook_watched(&for_task, &for_work, deadline, watching.as_ref()).await
     });
     let Some(watch) = watch else {
-        return work.await;
+        return with_timeout(work.await, &hook, &ctx);
     };
-    let exec = watch.timing(work).await;
+    let exec = with_timeout(watch.timing(work).await, &hook, &ctx);
     watch.end(&exec);
     exec
 }

@@ -23,7 +23,7 @@ pub(super) async fn admit(
     if let Some(why) = &hook.launch_error {
         return Err((Status::Failed, format!("could not start: {why}")));
     }
-    let permit = wait_for_slot(ctx, deadline).await?;
+    let permit = wait_for_slot(ctx, ctx.timeout_of(hook), deadline).await?;
     // Registered before the start, then asked again: a `terminateAll()` from here on either
     // finds this registration or has already withdrawn the permission to start.
     let registration = Registration::reserve(ctx.owner, detached);
@@ -72,7 +72,7 @@ fn aborted_before_start() -> (Status, String) {
 pub(super) async fn wait_to_retry(
     ctx: &RunContext,
     stop: &CancellationToken,
-    deadline: Instant,
+    (deadline, timeout): (Instant, Duration),
     pause: Duration,
     refusal: String,
 ) -> Result<(), (Status, String)> {
@@ -85,7 +85,7 @@ pub(super) async fn wait_to_retry(
             Status::TimedOut,
             format!(
                 "never started: the system refused to start it ({refusal}) until its timeout of {} ms",
-                ctx.timeout.as_millis()
+                timeout.as_millis()
             ),
         )),
         _ = sleep(pause) => Ok(()),
@@ -95,6 +95,7 @@ pub(super) async fn wait_to_retry(
 /// Waits for a free process slot, until the deadline, an abort or `terminateAll()`.
 async fn wait_for_slot(
     ctx: &RunContext,
+    timeout: Duration,
     deadline: Instant,
 ) -> Result<OwnedSemaphorePermit, (Status, String)> {
     if ctx.start_permission.is_cancelled() {
@@ -112,7 +113,7 @@ async fn wait_for_slot(
             Status::TimedOut,
             format!(
                 "waited {} ms for a free hook slot (too many hooks running at once) and never started",
-                ctx.timeout.as_millis()
+                timeout.as_millis()
             ),
         )),
     }

@@ -58,7 +58,9 @@ pub async fn start_detached(
         output: Stdio::null,
     };
     let stop = registration.stop.clone();
-    let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
+    let wait = |pause, refusal| {
+        wait_to_retry(ctx, &stop, (deadline, ctx.timeout_of(hook)), pause, refusal)
+    };
     let marker = StartMarker::next();
     let env = (&ctx.env[..], &ctx.env_remove[..], &ctx.run);
     let spawned = spawn(

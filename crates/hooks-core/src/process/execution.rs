@@ -39,11 +39,14 @@ pub enum Status {
     Aborted,
     /// Started detached; nothing more is known or awaited.
     Started,
+    /// Not started because it does not apply (its header's `tools=` does not match the
+    /// tool); [`Execution::skip_reason`] says why. Not a failure.
+    Skipped,
 }
 
 impl Status {
-    /// Its name as the Node API reports it: `completed`, `failed`, `timedOut`, `aborted` or
-    /// `started`.
+    /// Its name as the Node API reports it: `completed`, `failed`, `timedOut`, `aborted`,
+    /// `started` or `skipped`.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Started => "started",
@@ -51,6 +54,7 @@ impl Status {
             Status::Failed => "failed",
             Status::TimedOut => "timedOut",
             Status::Aborted => "aborted",
+            Status::Skipped => "skipped",
         }
     }
 }
@@ -88,7 +92,7 @@ impl FailureKind {
         match status {
             Status::TimedOut => Some(FailureKind::Timeout),
             Status::Failed => Some(FailureKind::StartFailure),
-            Status::Completed | Status::Aborted | Status::Started => None,
+            Status::Completed | Status::Aborted | Status::Started | Status::Skipped => None,
         }
     }
 }
@@ -141,6 +145,10 @@ pub struct Execution {
     pub output_bytes: (u64, u64),
     /// The last [`STDERR_KEEP`] bytes of its stdout text, for its hook log.
     pub stdout_tail: String,
+    /// The timeout it ran with: the run's, or its header's `timeout=` (capped).
+    pub timeout: Duration,
+    /// Why it was not started although enabled (status `Skipped`).
+    pub skip_reason: Option<String>,
 }
 
 impl Execution {
@@ -168,6 +176,8 @@ impl Execution {
             warnings: Vec::new(),
             output_bytes: (0, 0),
             stdout_tail: String::new(),
+            timeout: Duration::ZERO,
+            skip_reason: None,
         }
     }
 }
@@ -181,8 +191,11 @@ pub struct RunContext {
     /// Inherited variables left out of each hook's environment (`scrubEnv`), worked out once
     /// per run (see [`host_names_to_remove`](crate::process::host_names_to_remove)).
     pub env_remove: Vec<OsString>,
-    /// Each hook's timeout, as the run was given it (the failure sentences name it).
+    /// Each hook's timeout, as the run was given it (a header's `timeout=` replaces it: see
+    /// [`RunContext::timeout_of`]).
     pub timeout: Duration,
+    /// The longest timeout a header's `timeout=` may set.
+    pub max_timeout: Duration,
     /// Where global and extra hooks run: the first workspace root, else the home directory.
     pub default_cwd: PathBuf,
     /// Cancelled when the caller aborts the run.
@@ -200,12 +213,24 @@ pub struct RunContext {
 }
 
 impl RunContext {
+    /// The timeout `hook` runs with: its header's `timeout=` capped at `max_timeout`, else
+    /// the run's.
+    pub fn timeout_of(&self, hook: &DiscoveredHook) -> Duration {
+        hook_timeout(hook, self.timeout, self.max_timeout)
+    }
+
     /// Where `hook` runs: its workspace root, else the run's default.
     pub(super) fn cwd_of(&self, hook: &DiscoveredHook) -> PathBuf {
         hook.workspace_root
             .clone()
             .unwrap_or_else(|| self.default_cwd.clone())
     }
+}
+
+/// The timeout `hook` runs with in a run whose timeout is `run` and whose cap on headers is
+/// `max`: its header's `timeout=` capped at `max`, else `run`.
+pub fn hook_timeout(hook: &DiscoveredHook, run: Duration, max: Duration) -> Duration {
+    hook.settings.timeout.map_or(run, |own| own.min(max))
 }
 
 /// Runs one hook to its end. `deadline` covers waiting for a slot and running; the run never
@@ -229,6 +254,7 @@ pub(crate) async fn run_hook_watched(
         Err(refused) => return not_started(hook, refused, started),
     };
     let mut exec = Execution::of(hook, Status::Failed);
+    exec.timeout = ctx.timeout_of(hook);
     let cwd = ctx.cwd_of(hook);
     // A `terminateAll()` that came since the admission has found the registration.
     if registration.stop.is_cancelled() {
@@ -245,7 +271,9 @@ pub(crate) async fn run_hook_watched(
         }
     };
     let stop = registration.stop.clone();
-    let wait = |pause, refusal| wait_to_retry(ctx, &stop, deadline, pause, refusal);
+    let wait = |pause, refusal| {
+        wait_to_retry(ctx, &stop, (deadline, ctx.timeout_of(hook)), pause, refusal)
+    };
     let spawned = spawn_watched(
         hook,
         &cwd,
@@ -308,7 +336,7 @@ pub(crate) async fn run_hook_watched(
     let (verdict, stdout_bytes, stdout_tail) = read_verdict(out, err.bytes().to_vec()).await;
     (exec.output_bytes, exec.stdout_tail) = ((stdout_bytes, err.total()), stdout_tail);
     exec.duration = started.elapsed();
-    conclude(&mut exec, ending, verdict, hook, &cwd, ctx.timeout);
+    conclude(&mut exec, ending, verdict, hook, &cwd);
     tracing::debug!(
         hook = %hook.path.display(),
         status = exec.status.as_str(),
@@ -376,8 +404,8 @@ fn conclude(
     verdict: Verdict,
     hook: &DiscoveredHook,
     cwd: &Path,
-    timeout: Duration,
 ) {
+    let timeout = exec.timeout;
     let Ending {
         end,
         pipes_closed,

@@ -71,24 +71,23 @@ impl FailurePolicy {
     }
 }
 
-/// Applies `policy` to a run's `executions` (in run order) and their `combined` verdict: each
-/// execution whose failure kind the policy blocks sets `cancel` and adds one line to
-/// `errorMessage`, after the hooks' own messages, naming the hook and what happened. `timeout`
-/// is the run's per-hook timeout, which the timeout sentence names. Executions without a
-/// failure kind (completed, started detached, aborted, stopped by `terminateAll()`) never
-/// block.
+/// Applies the failure policies to a run's `executions` (in run order) and their `combined`
+/// verdict: `policy_of(i)` is the policy of `executions[i]` (the run's, or its header's
+/// `onFailure=`). Each execution whose failure kind its policy blocks sets `cancel` and adds
+/// one line to `errorMessage`, after the hooks' own messages, naming the hook and what
+/// happened (a timeout names the execution's own timeout). Executions without a failure kind
+/// (completed, skipped, started detached, aborted, stopped by `terminateAll()`) never block.
 pub fn apply_failure_policy(
-    policy: &FailurePolicy,
+    policy_of: impl Fn(usize) -> FailurePolicy,
     executions: &[Execution],
-    timeout: Duration,
     combined: &mut Combined,
 ) {
     let mut lines = Vec::new();
-    for exec in executions {
+    for (index, exec) in executions.iter().enumerate() {
         let Some(kind) = exec.failure_kind else {
             continue;
         };
-        if policy.for_kind(kind) != OnFailure::Block {
+        if policy_of(index).for_kind(kind) != OnFailure::Block {
             continue;
         }
         let ambiguous = executions
@@ -96,7 +95,7 @@ pub fn apply_failure_policy(
             .filter(|e| e.hook_name == exec.hook_name && e.source == exec.source)
             .count()
             > 1;
-        lines.push(blocking_sentence(exec, kind, timeout, ambiguous));
+        lines.push(blocking_sentence(exec, kind, ambiguous));
     }
     if lines.is_empty() {
         return;
@@ -111,12 +110,7 @@ pub fn apply_failure_policy(
 /// `PreToolUse (workspace) timed out after 30 s; blocking because onFailure.timeout is
 /// "block"`, on one line. `ambiguous`: another hook of the run has the same name and source,
 /// so the path is named too.
-fn blocking_sentence(
-    exec: &Execution,
-    kind: FailureKind,
-    timeout: Duration,
-    ambiguous: bool,
-) -> String {
+fn blocking_sentence(exec: &Execution, kind: FailureKind, ambiguous: bool) -> String {
     let who = if ambiguous {
         format!(
             "{} ({}, {})",
@@ -129,7 +123,7 @@ fn blocking_sentence(
     };
     let failure = exec.failure.as_deref().unwrap_or("");
     let what = match kind {
-        FailureKind::Timeout => format!("timed out after {}", seconds_or_millis(timeout)),
+        FailureKind::Timeout => format!("timed out after {}", seconds_or_millis(exec.timeout)),
         FailureKind::Crash => match (exec.exit_code, &exec.signal) {
             (Some(code), _) => format!("exited with code {code}"),
             (None, Some(signal)) => format!("was killed by {signal}"),
@@ -172,6 +166,7 @@ mod tests {
         let hook = DiscoveredHook::sample(path);
         let mut exec = Execution::of(&hook, status);
         exec.failure_kind = kind;
+        exec.timeout = Duration::from_secs(30);
         exec
     }
 
@@ -187,7 +182,7 @@ mod tests {
 
     fn applied(policy: FailurePolicy, executions: &[Execution]) -> Combined {
         let mut combined = combine(executions);
-        apply_failure_policy(&policy, executions, Duration::from_secs(30), &mut combined);
+        apply_failure_policy(|_| policy, executions, &mut combined);
         combined
     }
 
@@ -220,9 +215,7 @@ mod tests {
         let mut output = exec("/d", Status::Failed, Some(FailureKind::InvalidOutput));
         output.failure = Some("printed JSON that is never closed".into());
         let policy = FailurePolicy::block();
-        let line = |e: &Execution| {
-            blocking_sentence(e, e.failure_kind.unwrap(), Duration::from_secs(30), false)
-        };
+        let line = |e: &Execution| blocking_sentence(e, e.failure_kind.unwrap(), false);
         assert_eq!(
             line(&code),
             "PreToolUse (workspace) exited with code 3; blocking because onFailure.crash is \"block\""
