@@ -19,6 +19,7 @@ const OPTIONS = ['mode']
 const QUOTE_CHARS = 80
 
 let serving = false
+let failing = false
 
 /**
  * Splits text that arrives in pieces into lines. `push(text)` returns the lines it completed
@@ -157,6 +158,9 @@ function takeStdout() {
  * failure policy decides), as it does for a per-event hook that throws.
  */
 function failAndExit(error, out) {
+  // A stdout that fails reports it twice (its 'error' event and the answer waiting on it): say it once.
+  if (failing) return
+  failing = true
   const text =
     error instanceof HookFailure
       ? `${error.message}${error.detail === undefined ? '' : `\n${util.inspect(error.detail)}`}\n`

@@ -332,6 +332,15 @@ describe('serveHook in persistent mode (CLINE_HOOK_MODE=persistent)', () => {
     hook.end()
     expect((await hook.closed).code).toBe(0)
   })
+
+  test('a runtime that closes the hook\'s stdout: the hook exits with code 1 and says why on stderr, once', async () => {
+    const hook = startNode(script('echo-epipe', ECHO_HOOK))
+    hook.child.stdout.destroy()
+    hook.send(`${J({ id: 1 })}\n${J({ id: 2 })}\n`)
+    const { code, stderr } = await hook.closed
+    expect(code).toBe(1)
+    expect(stderr.match(/serveHook: stdout failed \(did the runtime close it\?\)/g)).toHaveLength(1)
+  })
 })
 
 describe('serveHook in per-event mode (no CLINE_HOOK_MODE)', () => {
