@@ -35,7 +35,7 @@ export interface HookVerdict {
  * the process with code 1: the runtime reports the event as failed (the hook's failure policy
  * applies) and starts a persistent hook again for the next event.
  */
-export type HookHandler<Input extends HookInput = HookInput> = (
+export type HookHandler<Input extends object = HookInput> = (
   event: Input,
 ) => HookVerdict | undefined | void | Promise<HookVerdict | undefined | void>
 
@@ -68,7 +68,7 @@ export interface ServeHookResult {
  * @throws TypeError when `handler` is not a function or an option is unknown or invalid;
  *   Error when called a second time in one process.
  */
-export declare function serveHook<Input extends HookInput = HookInput>(
+export declare function serveHook<Input extends object = HookInput>(
   handler: HookHandler<Input>,
   options?: ServeHookOptions,
 ): Promise<ServeHookResult>

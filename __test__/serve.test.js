@@ -432,6 +432,50 @@ try { serveHook(() => ({ second: true })) } catch (error) { console.error(error.
   })
 })
 
+// serve.d.ts, checked by tsc (strict) as a hook author's TypeScript would be. TypeScript is a
+// devDependency; the Windows lane installs only Jest, so there the test is skipped, as the VS Code
+// example's are.
+const tscPath = (() => {
+  try {
+    return require.resolve('typescript/bin/tsc')
+  } catch {
+    return null
+  }
+})()
+const typesTest = isWindows && !tscPath ? (title, fn) => test.skip(`${title} (skipped on Windows: the Windows lane installs no TypeScript)`, fn) : test
+
+typesTest('serve.d.ts: a typed handler checks under --strict; a verdict field of the wrong type and an unknown mode do not', () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'types-'))
+  fs.writeFileSync(
+    path.join(dir, 'hook.ts'),
+    `import { serveHook, HookVerdict, ServeHookResult } from '@cline/hooks/serve'
+interface PreToolUseInput { preToolUse?: { tool?: string; parameters?: { path?: string } } }
+const done: Promise<ServeHookResult> = serveHook<PreToolUseInput>(async (event) => {
+  if (event.preToolUse?.parameters?.path === '.env') return { cancel: true, errorMessage: 'no' }
+  const verdict: HookVerdict = { contextModification: 'ok' }
+  return verdict
+}, { mode: 'persistent' })
+serveHook(() => undefined)
+serveHook((event) => (event.anything === 1 ? {} : undefined))
+// @ts-expect-error cancel is a boolean
+serveHook(() => ({ cancel: 'yes' }))
+// @ts-expect-error the modes are 'persistent' and 'per-event'
+serveHook(() => ({}), { mode: 'daemon' })
+void done
+`,
+  )
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    J({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'commonjs', types: [], paths: { '@cline/hooks/serve': [SERVE.replace(/\.js$/, '.d.ts')] } },
+      files: ['hook.ts'],
+    }),
+  )
+  const out = spawnSync(process.execPath, [tscPath, '-p', dir], { encoding: 'utf8' })
+  expect(out.stdout + out.stderr).toBe('')
+  expect(out.status).toBe(0)
+})
+
 describe('examples/persistent: PreToolUse hooks that refuse writes to .env files', () => {
   const event = (tool, file) => J({ hookName: 'PreToolUse', preToolUse: { tool, parameters: { path: file, content: 'x' } } })
   const refused = (file) => ({ cancel: true, errorMessage: `${file} is an environment file: it holds secrets, so it is edited by hand, not by Cline.` })
