@@ -166,7 +166,10 @@ impl HookFactory {
             let layout = options::layout(&parsed)?;
             let limit = options::process_limit("maxConcurrentHooks", parsed.max_concurrent_hooks)?;
             let defaults = options::RunDefaults::of(&parsed)?;
-            Ok((Factory::new(&layout, limit, options::node_path(env)), defaults))
+            Ok((
+                Factory::new(&layout, limit, options::node_path(env)),
+                defaults,
+            ))
         })();
         match built {
             Ok((factory, defaults)) => Ok(HookFactory {

@@ -4,7 +4,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::{is_tool_hook, pick, pick_cli, Header, Contents, HookSettings, Listing, Platform, Profile, Source};
+use super::{
+    is_tool_hook, pick, pick_cli, Contents, Header, HookSettings, Listing, Platform, Profile,
+    Source,
+};
 use crate::launch::{self, Launch, LaunchKind};
 use crate::policy::TrustState;
 

@@ -107,8 +107,7 @@ fn header_text(line: &str) -> Option<&str> {
     let text = after_leader.trim_start();
     const MARK: &str = "cline-hook:";
     let mark = text.get(..MARK.len())?;
-    mark.eq_ignore_ascii_case(MARK)
-        .then(|| &text[MARK.len()..])
+    mark.eq_ignore_ascii_case(MARK).then(|| &text[MARK.len()..])
 }
 
 /// `text` less a leading batch-file word (any case), which must end there or at a space.
@@ -184,7 +183,8 @@ fn apply(key: &str, value: &str, settings: &mut HookSettings) -> Result<(), Stri
 
 /// `5s`, `1.5s`, `500ms` as a duration: more than zero, at most a day.
 fn parse_timeout(value: &str) -> Result<Duration, String> {
-    let fix = "write a number of milliseconds or seconds with its unit: timeout=500ms or timeout=5s";
+    let fix =
+        "write a number of milliseconds or seconds with its unit: timeout=500ms or timeout=5s";
     let lower = value.to_ascii_lowercase();
     let (number, scale) = if let Some(n) = lower.strip_suffix("ms") {
         (n, 0.001)
@@ -277,8 +277,14 @@ mod tests {
                 line: Some(2),
             }
         );
-        assert_eq!(settings("# cline-hook: timeout=250ms").timeout, Some(Duration::from_millis(250)));
-        assert_eq!(settings("# cline-hook: onfailure=ALLOW").on_failure, Some(OnFailure::Allow));
+        assert_eq!(
+            settings("# cline-hook: timeout=250ms").timeout,
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            settings("# cline-hook: onfailure=ALLOW").on_failure,
+            Some(OnFailure::Allow)
+        );
     }
 
     #[test]
@@ -313,17 +319,36 @@ mod tests {
         assert_eq!(header.settings.tools, None);
         let w = header.warnings.join("\n");
         assert_eq!(header.warnings.len(), 6, "{w}");
-        assert!(w.contains("line 2: `timeout=5` in its cline-hook: header is not valid: it has no unit"), "{w}");
-        assert!(w.contains("unknown key `tool` in its cline-hook: header (did you mean tools?)"), "{w}");
-        assert!(w.contains("`persistent` in its cline-hook: header is not key=value"), "{w}");
-        assert!(w.contains("write onFailure=allow or onFailure=block"), "{w}");
-        assert!(w.contains("`=x` in its cline-hook: header is not key=value"), "{w}");
+        assert!(
+            w.contains(
+                "line 2: `timeout=5` in its cline-hook: header is not valid: it has no unit"
+            ),
+            "{w}"
+        );
+        assert!(
+            w.contains("unknown key `tool` in its cline-hook: header (did you mean tools?)"),
+            "{w}"
+        );
+        assert!(
+            w.contains("`persistent` in its cline-hook: header is not key=value"),
+            "{w}"
+        );
+        assert!(
+            w.contains("write onFailure=allow or onFailure=block"),
+            "{w}"
+        );
+        assert!(
+            w.contains("`=x` in its cline-hook: header is not key=value"),
+            "{w}"
+        );
         assert!(w.contains("no empty one"), "{w}");
     }
 
     #[test]
     fn timeouts_must_be_positive_numbers_with_a_unit() {
-        for bad in ["0s", "0ms", "-1s", "s", "5m", "1e3ms", "nans", "2d", "90000s", "1.2.3s"] {
+        for bad in [
+            "0s", "0ms", "-1s", "s", "5m", "1e3ms", "nans", "2d", "90000s", "1.2.3s",
+        ] {
             let header = read_header(format!("# cline-hook: timeout={bad}").as_bytes());
             assert_eq!(header.settings.timeout, None, "{bad}");
             assert_eq!(header.warnings.len(), 1, "{bad}: {:?}", header.warnings);
@@ -334,12 +359,15 @@ mod tests {
 
     #[test]
     fn a_second_header_and_a_repeated_key_warn() {
-        let header = read_header(b"# cline-hook: timeout=1s timeout=2s\n# cline-hook: mode=persistent\n");
+        let header =
+            read_header(b"# cline-hook: timeout=1s timeout=2s\n# cline-hook: mode=persistent\n");
         assert_eq!(header.settings.timeout, Some(Duration::from_secs(1)));
         assert_eq!(header.settings.mode, HookMode::PerEvent);
         assert_eq!(header.warnings.len(), 2, "{:?}", header.warnings);
         assert!(header.warnings[0].contains("timeout is set twice"));
-        assert!(header.warnings[1].contains("line 2 is a second cline-hook: header, ignored; put all settings on line 1"));
+        assert!(header.warnings[1].contains(
+            "line 2 is a second cline-hook: header, ignored; put all settings on line 1"
+        ));
     }
 
     #[test]
@@ -357,6 +385,9 @@ mod tests {
         let long = format!("# cline-hook: {}", "x=y ".repeat(5000));
         let warnings = read_header(long.as_bytes()).warnings;
         assert_eq!(warnings.len(), MAX_WARNINGS + 1, "{warnings:?}");
-        assert!(warnings[MAX_WARNINGS].contains("more problems"), "{warnings:?}");
+        assert!(
+            warnings[MAX_WARNINGS].contains("more problems"),
+            "{warnings:?}"
+        );
     }
 }

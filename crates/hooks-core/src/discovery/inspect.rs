@@ -123,7 +123,12 @@ fn with_shebang(
 }
 
 fn uninspectable(err: &io::Error) -> Seen {
-    Seen::Entry((EntryKind::Uninspectable(inspect_problem(err)), None, None, Header::default()))
+    Seen::Entry((
+        EntryKind::Uninspectable(inspect_problem(err)),
+        None,
+        None,
+        Header::default(),
+    ))
 }
 
 /// Everything about an entry from its open file; `Changed` if it is not the file whose

@@ -210,7 +210,8 @@ fn scan_dir_with(
     for (name, listed_as) in listed.of_hooks(wanted, profile, platform) {
         let path = dir.join(name);
         // Gone since the listing: it is not there, so it is not listed.
-        let Some((kind, shebang, sha256, header)) = inspect(&path, *listed_as, want_shebang, fingerprints)
+        let Some((kind, shebang, sha256, header)) =
+            inspect(&path, *listed_as, want_shebang, fingerprints)
         else {
             continue;
         };

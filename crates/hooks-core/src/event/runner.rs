@@ -15,7 +15,8 @@ use crate::error::HookError;
 use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    hook_timeout, host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext, ScrubEnv, Status,
+    hook_timeout, host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext,
+    ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 

@@ -22,10 +22,14 @@ pub fn tool_name(hook_name: &str, input: &str) -> Option<String> {
         _ => return None,
     };
     let extension = extension.unwrap_or_default();
-    [extension.tool, extension.tool_name, cli.unwrap_or_default().name]
-        .into_iter()
-        .flatten()
-        .next()
+    [
+        extension.tool,
+        extension.tool_name,
+        cli.unwrap_or_default().name,
+    ]
+    .into_iter()
+    .flatten()
+    .next()
 }
 
 /// Whether `tool` matches one of `globs` (`*`: any run of characters, `?`: one character;
@@ -246,7 +250,10 @@ mod tests {
         for _ in 0..20_000 {
             let glob: String = (0..next(7)).map(|_| alphabet[next(4)]).collect();
             let text: String = (0..next(7)).map(|_| alphabet[next(2)]).collect();
-            let expected = oracle(&glob.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>());
+            let expected = oracle(
+                &glob.chars().collect::<Vec<_>>(),
+                &text.chars().collect::<Vec<_>>(),
+            );
             assert_eq!(glob_matches(&glob, &text), expected, "{glob:?} vs {text:?}");
         }
     }
@@ -254,17 +261,29 @@ mod tests {
     #[test]
     fn the_tool_is_read_from_each_profiles_input_shape() {
         let pre = r#"{"preToolUse":{"tool":"write_to_file","parameters":{"content":"x"}}}"#;
-        assert_eq!(tool_name("PreToolUse", pre).as_deref(), Some("write_to_file"));
+        assert_eq!(
+            tool_name("PreToolUse", pre).as_deref(),
+            Some("write_to_file")
+        );
         let named = r#"{"preToolUse":{"toolName":"read_file"}}"#;
         assert_eq!(tool_name("PreToolUse", named).as_deref(), Some("read_file"));
         let post = r#"{"postToolUse":{"tool":"execute_command","result":"ok"}}"#;
-        assert_eq!(tool_name("PostToolUse", post).as_deref(), Some("execute_command"));
+        assert_eq!(
+            tool_name("PostToolUse", post).as_deref(),
+            Some("execute_command")
+        );
         let post_named = r#"{"postToolUse":{"toolName":"x"}}"#;
         assert_eq!(tool_name("PostToolUse", post_named).as_deref(), Some("x"));
         let cli = r#"{"hookName":"tool_call","tool_call":{"name":"run_commands","input":{}}}"#;
-        assert_eq!(tool_name("PreToolUse", cli).as_deref(), Some("run_commands"));
+        assert_eq!(
+            tool_name("PreToolUse", cli).as_deref(),
+            Some("run_commands")
+        );
         let cli_result = r#"{"tool_result":{"name":"read_files","output":[1,2]}}"#;
-        assert_eq!(tool_name("PostToolUse", cli_result).as_deref(), Some("read_files"));
+        assert_eq!(
+            tool_name("PostToolUse", cli_result).as_deref(),
+            Some("read_files")
+        );
         // The other event's section names nothing for this hook.
         assert_eq!(tool_name("PostToolUse", pre), None);
         assert_eq!(tool_name("TaskStart", pre), None);
@@ -293,7 +312,10 @@ mod tests {
     fn only_tool_hooks_take_tool_globs() {
         assert!(is_tool_hook("PreToolUse") && is_tool_hook("PostToolUse"));
         assert!(!is_tool_hook("TaskStart") && !is_tool_hook("tool_call"));
-        assert!(tools_match(&globs(&["read_*", "write_to_file"]), "write_to_file"));
+        assert!(tools_match(
+            &globs(&["read_*", "write_to_file"]),
+            "write_to_file"
+        ));
         assert!(!tools_match(&globs(&["read_*"]), "write_to_file"));
     }
 }
