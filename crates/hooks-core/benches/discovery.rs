@@ -157,6 +157,7 @@ fn entry(
         shebang: shebang.map(str::to_owned),
         launch: discovery::launch_for(&dir.join(name), shebang, profile, platform, &mut tools),
         sha256: None,
+        header: Default::default(),
     }
 }
 

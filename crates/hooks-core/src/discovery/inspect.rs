@@ -178,10 +178,7 @@ fn open_entry(path: &Path, follow: bool) -> io::Result<std::fs::File> {
 fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut head = Vec::with_capacity(HEADER_BYTES);
-    (&*file)
-        .take(HEADER_BYTES as u64)
-        .read_to_end(&mut head)
-        .ok()?;
+    file.take(HEADER_BYTES as u64).read_to_end(&mut head).ok()?;
     Some(head)
 }
 
