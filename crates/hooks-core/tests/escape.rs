@@ -104,6 +104,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         env: Vec::<(OsString, OsString)>::new(),
         env_remove: Vec::new(),
         timeout,
+        persistent_idle: Duration::from_secs(300),
         default_cwd: std::env::temp_dir(),
         abort,
         limiter: Arc::new(Semaphore::new(4)),

@@ -10,17 +10,22 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::discovery::{DiscoveredHook, Profile};
+use crate::discovery::{DiscoveredHook, HookMode, Profile};
 use crate::error::HookError;
 use crate::event::{input, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext, ScrubEnv, Status,
+    disable_crash_loops, hand_over_detached, host_names_to_remove, run_hook_watched,
+    run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
 /// The default per-hook timeout (the contract's 30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a persistent hook's process waits for its next event, by default, before it is
+/// stopped (5 minutes).
+pub const DEFAULT_PERSISTENT_IDLE: Duration = Duration::from_secs(5 * 60);
 
 /// How one run is carried out.
 #[derive(Debug, Clone)]
@@ -51,6 +56,10 @@ pub struct RunSettings {
     pub observer: Option<Arc<dyn Observer>>,
     /// How long a hook runs before its `Slow` event (default 2 s).
     pub slow_threshold: Duration,
+    /// How long a persistent hook's process (`mode=persistent`) may wait for its next event
+    /// before it is stopped (default [`DEFAULT_PERSISTENT_IDLE`]); the event that finds it
+    /// stopped starts it again.
+    pub persistent_idle: Duration,
 }
 
 impl Default for RunSettings {
@@ -68,6 +77,7 @@ impl Default for RunSettings {
             records: crate::record::Records::default(),
             observer: None,
             slow_threshold: DEFAULT_SLOW_THRESHOLD,
+            persistent_idle: DEFAULT_PERSISTENT_IDLE,
         }
     }
 }
@@ -223,7 +233,8 @@ impl Runner {
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
-        let (hooks, warnings) = self.current().await;
+        let (mut hooks, warnings) = self.current().await;
+        disable_crash_loops(&mut hooks);
         if !hooks.iter().any(DiscoveredHook::enabled) {
             return Ok(RunReport {
                 combined: Combined {
@@ -245,6 +256,7 @@ impl Runner {
             env: settings.env.clone(),
             env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
             timeout: settings.timeout,
+            persistent_idle: settings.persistent_idle,
             default_cwd: self
                 .workspace_roots
                 .first()
@@ -279,11 +291,18 @@ impl Runner {
             let mut executions = Vec::with_capacity(enabled.len());
             let deadline = deadline_after(started, settings.timeout);
             for hook in &enabled {
+                let start = async {
+                    if hook.settings.mode == HookMode::Persistent {
+                        hand_over_detached(hook, &ctx, deadline, settings.timeout)
+                    } else {
+                        start_detached(hook, &ctx, deadline).await
+                    }
+                };
                 let Some(watch) = watch(hook) else {
-                    executions.push(start_detached(hook, &ctx, deadline).await);
+                    executions.push(start.await);
                     continue;
                 };
-                let exec = watch.timing(start_detached(hook, &ctx, deadline)).await;
+                let exec = watch.timing(start).await;
                 if exec.started {
                     watch.start();
                 }
@@ -344,7 +363,7 @@ impl Runner {
             settings.timeout,
             &mut combined,
         );
-        combined.warnings.extend(self.skipped());
+        combined.warnings.extend(skipped(&hooks, &warnings));
         // Hooks refused at their start because their bytes were no longer the approved ones.
         combined.warnings.extend(
             executions
@@ -404,7 +423,12 @@ async fn guarded(
     let for_task = hook.clone();
     let watching = watch.clone();
     let work = isolated(&hook, async move {
-        run_hook_watched(&for_task, &ctx, deadline, watching.as_ref()).await
+        if for_task.settings.mode == HookMode::Persistent {
+            let timeout = ctx.timeout;
+            run_persistent(&for_task, &ctx, deadline, timeout, watching.as_ref()).await
+        } else {
+            run_hook_watched(&for_task, &ctx, deadline, watching.as_ref()).await
+        }
     });
     let Some(watch) = watch else {
         return work.await;

@@ -183,6 +183,8 @@ pub struct RunContext {
     pub env_remove: Vec<OsString>,
     /// Each hook's timeout, as the run was given it (the failure sentences name it).
     pub timeout: Duration,
+    /// How long a persistent hook's process may wait for its next event before it is stopped.
+    pub persistent_idle: Duration,
     /// Where global and extra hooks run: the first workspace root, else the home directory.
     pub default_cwd: PathBuf,
     /// Cancelled when the caller aborts the run.
