@@ -157,6 +157,27 @@ async fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
+/// A `sleep` argument no other process has: seconds, then this process's pid as a fraction.
+fn unique_sleep(test: u32) -> String {
+    format!("{}.{}", 9000 + test, std::process::id())
+}
+
+/// The pids of the live (not zombie) processes whose argv is `sleep <arg>`.
+fn sleeping(arg: &str) -> Vec<u32> {
+    let wanted = format!("sleep\0{arg}\0");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if cmdline == wanted.as_bytes() && running(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
 /// A number read from `file` once it holds one.
 async fn read_number(file: &Path) -> u32 {
     let mut found = None;
@@ -200,39 +221,37 @@ async fn the_hook_is_told_it_runs_persistent() {
 async fn a_late_answer_times_out_stops_the_tree_and_the_next_event_gets_a_fresh_process() {
     let _turn = TURN.lock().await;
     let dir = TempDir::new("timeout");
-    let child_file = dir.0.join("child.pid");
-    // Event 2 starts a background child (recording its pid) and never answers.
+    let child = unique_sleep(1);
+    // Event 2 starts a background child and never answers.
     let script = format!(
         r#"#!/usr/bin/env bash
 while IFS= read -r line; do
   [[ $line =~ \"n\":([0-9]+) ]] && n=${{BASH_REMATCH[1]}}
   if [ "$n" = 2 ]; then
-    sleep 300 & echo $! > {child}
+    sleep {child} &
     sleep 300
   fi
   echo "{{\"contextModification\": \"$$:$n:$CLINE_HOOK_MODE:0\"}}"
 done
-"#,
-        child = child_file.display()
+"#
     );
     let runner = runner(persistent(&write_hook(&dir.0, &script), &dir.0), &dir.0);
     let (first, _, _, _) = answer(&run(&runner, 1, BOUND).await);
 
     let began = Instant::now();
-    let report = run(&runner, 2, Duration::from_millis(700)).await;
+    let report = run(&runner, 2, Duration::from_millis(1500)).await;
     let exec = &report.executions[0];
     assert_eq!(exec.status, Status::TimedOut, "{exec:#?}");
     assert_eq!(exec.failure_kind, Some(FailureKind::Timeout));
     let failure = exec.failure.as_deref().unwrap_or_default();
     assert!(
         failure.starts_with(
-            "did not answer within 700 ms, so its persistent process tree was stopped"
+            "did not answer within 1500 ms, so its persistent process tree was stopped"
         ),
         "{failure}"
     );
     assert!(began.elapsed() < Duration::from_secs(5));
-    let child = read_number(&child_file).await;
-    assert!(wait_for(BOUND, || !running(first) && !running(child)).await);
+    assert!(wait_for(BOUND, || !running(first) && sleeping(&child).is_empty()).await);
 
     let (fresh, n, _, _) = answer(&run(&runner, 3, BOUND).await);
     assert_ne!(fresh, first);
@@ -427,11 +446,8 @@ for line in sys.stdin:
 async fn a_hook_that_never_reads_stdin_times_out_without_blocking_the_host() {
     let _turn = TURN.lock().await;
     let dir = TempDir::new("no-read");
-    let pid_file = dir.0.join("hook.pid");
-    let script = format!(
-        "#!/usr/bin/env bash\necho $$ > {}\nexec sleep 300\n",
-        pid_file.display()
-    );
+    let sleep = unique_sleep(2);
+    let script = format!("#!/usr/bin/env bash\nexec sleep {sleep}\n");
     let runner = runner(persistent(&write_hook(&dir.0, &script), &dir.0), &dir.0);
     // Far more than a pipe holds.
     let big = json!({ "taskId": "t1", "blob": "x".repeat(4 << 20) });
@@ -447,8 +463,7 @@ async fn a_hook_that_never_reads_stdin_times_out_without_blocking_the_host() {
         "{:?}",
         began.elapsed()
     );
-    let pid = read_number(&pid_file).await;
-    assert!(wait_for(BOUND, || !running(pid)).await);
+    assert!(wait_for(BOUND, || sleeping(&sleep).is_empty()).await);
 }
 
 /// On a runtime of one thread, runs spawned in order reach the hook in order.
