@@ -56,16 +56,16 @@ pub(super) fn submit(job: Job) {
     tokio::spawn(Session::new(key, id, rx).run());
 }
 
-/// Session `id` of `key` leaves the pool if no event waits for it: `Err` hands back the one
-/// that does. Once it has left, its channel is closed and empty.
-pub(super) fn leave(key: &Key, id: u64, rx: &mut UnboundedReceiver<Job>) -> Result<(), Job> {
+/// Session `id` of `key` leaves the pool if no event waits for it (`None`: it has left, and
+/// its channel is closed and empty), else hands back the event that waits.
+pub(super) fn leave(key: &Key, id: u64, rx: &mut UnboundedReceiver<Job>) -> Option<Job> {
     let mut pool = pool();
     if let Ok(job) = rx.try_recv() {
-        return Err(job);
+        return Some(job);
     }
     if pool.get(key).is_some_and(|entry| entry.id == id) {
         pool.remove(key);
     }
     rx.close();
-    Ok(())
+    None
 }

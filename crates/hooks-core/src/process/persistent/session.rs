@@ -53,8 +53,8 @@ impl Session {
                 None => match self.rx.try_recv() {
                     Ok(job) => job,
                     Err(_) => match pool::leave(&self.key, self.id, &mut self.rx) {
-                        Ok(()) => return,
-                        Err(job) => job,
+                        None => return,
+                        Some(job) => job,
                     },
                 },
                 Some(live) => {
