@@ -53,6 +53,9 @@ pub(super) struct Live {
     pub start_with: StartWith,
     /// Its process id, for logs.
     pub pid: Option<u32>,
+    /// It answered before its event was written whole: its stdin is in the middle of a line,
+    /// so the next event would not reach it as a line of its own. It is retired.
+    pub out_of_step: bool,
 }
 
 /// What one event's turn on a process saw: its share of the output.
@@ -211,6 +214,7 @@ impl Live {
             file,
             start_with: job.start_with.clone(),
             pid,
+            out_of_step: false,
         })
     }
 
@@ -233,6 +237,7 @@ impl Live {
             stderr_tail,
             out_buf,
             err_buf,
+            out_of_step,
             ..
         } = self;
         let line = job.line.clone();
@@ -261,13 +266,22 @@ impl Live {
                 read = read_some(stdout, out_buf) => {
                     let Some(bytes) = read else { continue };
                     log.stdout(bytes);
-                    for line in lines.push(bytes) {
-                        match classify(&line, job.profile) {
-                            Said::Log => {}
-                            Said::Answer(verdict) => return Served::Answered(verdict),
-                            Said::Broken(why) => return Served::Broken(why),
-                        }
+                    let said = lines
+                        .push(bytes)
+                        .iter()
+                        .map(|line| classify(line, job.profile))
+                        .find(|said| !matches!(said, Said::Log));
+                    let Some(said) = said else { continue };
+                    // Answered before reading all of its event: the rest is written now, or
+                    // the process cannot be given another event.
+                    if !written && !matches!(timeout_at(deadline, &mut write).await, Ok(Ok(()))) {
+                        *out_of_step = true;
                     }
+                    return match said {
+                        Said::Answer(verdict) => Served::Answered(verdict),
+                        Said::Broken(why) => Served::Broken(why),
+                        Said::Log => continue,
+                    };
                 }
                 read = read_some(stderr, err_buf) => {
                     if let Some(bytes) = read {

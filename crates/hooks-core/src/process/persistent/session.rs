@@ -21,6 +21,9 @@ use crate::process::execution::{Execution, FailureKind, Status};
 use crate::process::exit_status::{exit_failure, signal_name};
 use crate::verdict::Verdict;
 
+/// As far ahead as an idle timer is set.
+const CENTURY: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// A session's state: its queue and its process, if one runs.
 pub(super) struct Session {
     key: Key,
@@ -162,10 +165,21 @@ impl Session {
                 }
             }
         }
+        if self.live.as_ref().is_some_and(|live| live.out_of_step) {
+            if let Some(live) = self.live.take() {
+                exec.warnings.push("it answered before reading all of its event, whose rest could not be written by its deadline; its process was retired (a persistent hook reads each event line whole before it answers)".to_owned());
+                tokio::spawn(live.retire());
+            }
+        }
         drop(permit);
         log.into_execution(&mut exec);
         exec.duration = job.since.elapsed();
-        self.idle_until = Instant::now() + job.idle;
+        // A `persistent_idle` of `Duration::MAX` means never, not an overflow.
+        let now = Instant::now();
+        self.idle_until = now
+            .checked_add(job.idle)
+            .or_else(|| now.checked_add(CENTURY))
+            .unwrap_or(now);
         tracing::debug!(
             hook = %job.hook.path.display(),
             status = exec.status.as_str(),
