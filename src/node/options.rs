@@ -557,10 +557,10 @@ pub fn run_settings(
         .into_iter()
         .map(|(name, value)| (name.into(), value.into()))
         .collect();
-    persistent_idle(options.persistent_idle_ms)?;
     Ok(RunSettings {
         timeout,
         max_timeout: max_timeout(options.max_timeout_ms)?,
+        persistent_idle: persistent_idle(options.persistent_idle_ms)?,
         env,
         sequential: options.sequential.unwrap_or(false),
         detached: options.detached.unwrap_or(false),
@@ -602,7 +602,7 @@ pub fn max_timeout(value: Option<f64>) -> std::result::Result<Duration, HookErro
 /// `persistentIdleMs`: from 0 to a day; default 5 minutes.
 pub fn persistent_idle(value: Option<f64>) -> std::result::Result<Duration, HookError> {
     match value {
-        None => Ok(Duration::from_secs(300)),
+        None => Ok(cline_hooks_core::event::DEFAULT_PERSISTENT_IDLE),
         Some(ms) if ms.is_finite() && (0.0..=MAX_TIMEOUT_MS).contains(&ms) => {
             Ok(Duration::from_millis(ms.ceil() as u64))
         }

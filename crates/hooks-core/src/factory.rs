@@ -147,6 +147,8 @@ impl Snapshot {
             &setup.platform,
         );
         policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
+        // A persistent hook that crashed in a loop is listed disabled until its file changes.
+        crate::process::disable_crash_loops(&mut hooks);
         hooks
     }
 

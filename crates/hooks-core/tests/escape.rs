@@ -105,6 +105,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         env_remove: Vec::new(),
         timeout,
         max_timeout: timeout,
+        persistent_idle: Duration::from_secs(300),
         default_cwd: std::env::temp_dir(),
         abort,
         limiter: Arc::new(Semaphore::new(4)),

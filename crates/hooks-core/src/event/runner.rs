@@ -10,13 +10,13 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::discovery::{DiscoveredHook, Profile};
+use crate::discovery::{DiscoveredHook, HookMode, Profile};
 use crate::error::HookError;
 use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    hook_timeout, host_names_to_remove, run_hook_watched, start_detached, Execution, RunContext,
-    ScrubEnv, Status,
+    disable_crash_loops, hand_over_detached, hook_timeout, host_names_to_remove,
+    run_hook_watched, run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -25,6 +25,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The default cap on a header's `timeout=` (10 minutes).
 pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long a persistent hook's process waits for its next event, by default, before it is
+/// stopped (5 minutes).
+pub const DEFAULT_PERSISTENT_IDLE: Duration = Duration::from_secs(5 * 60);
 
 /// How one run is carried out.
 #[derive(Debug, Clone)]
@@ -58,6 +62,10 @@ pub struct RunSettings {
     pub observer: Option<Arc<dyn Observer>>,
     /// How long a hook runs before its `Slow` event (default 2 s).
     pub slow_threshold: Duration,
+    /// How long a persistent hook's process (`mode=persistent`) may wait for its next event
+    /// before it is stopped (default [`DEFAULT_PERSISTENT_IDLE`]); the event that finds it
+    /// stopped starts it again.
+    pub persistent_idle: Duration,
 }
 
 impl Default for RunSettings {
@@ -76,6 +84,7 @@ impl Default for RunSettings {
             records: crate::record::Records::default(),
             observer: None,
             slow_threshold: DEFAULT_SLOW_THRESHOLD,
+            persistent_idle: DEFAULT_PERSISTENT_IDLE,
         }
     }
 }
@@ -233,7 +242,8 @@ impl Runner {
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
-        let (hooks, warnings) = self.current().await;
+        let (mut hooks, warnings) = self.current().await;
+        disable_crash_loops(&mut hooks);
         let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
         // Which hooks apply to this tool call; the input is read for its tool's name only
         // when some hook asks.
@@ -282,6 +292,7 @@ impl Runner {
             env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
             timeout: settings.timeout,
             max_timeout: settings.max_timeout,
+            persistent_idle: settings.persistent_idle,
             default_cwd: self
                 .workspace_roots
                 .first()
@@ -316,14 +327,20 @@ impl Runner {
         let ran = if settings.detached {
             let mut executions = Vec::with_capacity(to_run.len());
             for hook in &to_run {
-                let deadline = deadline_after(started, ctx.timeout_of(hook));
+                let timeout = ctx.timeout_of(hook);
+                let deadline = deadline_after(started, timeout);
+                let start = async {
+                    if hook.settings.mode == HookMode::Persistent {
+                        hand_over_detached(hook, &ctx, deadline, timeout)
+                    } else {
+                        start_detached(hook, &ctx, deadline).await
+                    }
+                };
                 let Some(watch) = watch(hook) else {
-                    let exec = start_detached(hook, &ctx, deadline).await;
-                    executions.push(with_timeout(exec, hook, &ctx));
+                    executions.push(with_timeout(start.await, hook, &ctx));
                     continue;
                 };
-                let exec = watch.timing(start_detached(hook, &ctx, deadline)).await;
-                let exec = with_timeout(exec, hook, &ctx);
+                let exec = with_timeout(watch.timing(start).await, hook, &ctx);
                 if exec.started {
                     watch.start();
                 }
@@ -506,7 +523,12 @@ async fn guarded(
     let watching = watch.clone();
     let for_work = ctx.clone();
     let work = isolated(&hook, async move {
-        run_hook_watched(&for_task, &for_work, deadline, watching.as_ref()).await
+        if for_task.settings.mode == HookMode::Persistent {
+            let timeout = for_work.timeout_of(&for_task);
+            run_persistent(&for_task, &for_work, deadline, timeout, watching.as_ref()).await
+        } else {
+            run_hook_watched(&for_task, &for_work, deadline, watching.as_ref()).await
+        }
     });
     let Some(watch) = watch else {
         return with_timeout(work.await, &hook, &ctx);

@@ -196,6 +196,8 @@ pub struct RunContext {
     pub timeout: Duration,
     /// The longest timeout a header's `timeout=` may set.
     pub max_timeout: Duration,
+    /// How long a persistent hook's process may wait for its next event before it is stopped.
+    pub persistent_idle: Duration,
     /// Where global and extra hooks run: the first workspace root, else the home directory.
     pub default_cwd: PathBuf,
     /// Cancelled when the caller aborts the run.

@@ -15,6 +15,7 @@ mod environment;
 mod execution;
 mod identity;
 mod marker;
+mod persistent;
 mod pipes;
 mod registry;
 mod tree;
@@ -27,6 +28,11 @@ pub use environment::*;
 pub use execution::*;
 pub use identity::*;
 pub(crate) use marker::*;
+pub use persistent::{
+    crash_disabled, disable_crash_loops, ANSWER_LINE_MAX, CRASH_LIMIT, CRASH_WINDOW, MODE_VAR,
+    RETIRE_GRACE,
+};
+pub(crate) use persistent::{hand_over_detached, run_persistent};
 pub use pipes::*;
 pub use registry::*;
 pub(crate) use tree::*;

@@ -216,7 +216,7 @@ impl Tail {
         }
     }
 
-    fn push(&mut self, chunk: &[u8]) {
+    pub(super) fn push(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
         let overflow = (self.buf.len() + chunk.len()).saturating_sub(self.cap);

@@ -1,0 +1,152 @@
+//! One event handed to a persistent hook's session: what it needs of its run (copied, as the
+//! session outlives the run), its deadline, where its answer goes, and its turn in the queue,
+//! which the caller can give up before the session takes it.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{oneshot, Semaphore};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::discovery::{DiscoveredHook, Profile};
+use crate::observe::HookWatch;
+use crate::process::{Execution, Owner, RunContext, RunIdentity};
+
+/// Where one event stands in its session's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Turn {
+    /// Waiting behind earlier events.
+    Queued = 0,
+    /// Taken by the session: it answers, whatever happens.
+    Taken = 1,
+    /// Given up by the caller at its deadline: the session skips it.
+    GivenUp = 2,
+}
+
+/// The turn of one event, shared by its caller and its session: whichever moves it from
+/// [`Turn::Queued`] first decides who reports the event.
+#[derive(Debug, Default)]
+pub(super) struct SharedTurn(AtomicU8);
+
+impl SharedTurn {
+    /// Moves a queued turn to `to`; `false` when the other side moved it first.
+    pub(super) fn leave_queue(&self, to: Turn) -> bool {
+        self.0
+            .compare_exchange(
+                Turn::Queued as u8,
+                to as u8,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+}
+
+/// What a process is started with: a session whose process was started with other settings
+/// replaces it (a run's `env` or `scrubEnv` reach the process only through its start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct StartWith {
+    pub env: Vec<(OsString, OsString)>,
+    pub env_remove: Vec<OsString>,
+}
+
+/// One event for a persistent hook.
+pub(super) struct Job {
+    pub hook: DiscoveredHook,
+    /// The event, one line of compact JSON ending in `\n`.
+    pub line: Arc<[u8]>,
+    pub start_with: StartWith,
+    pub run: RunIdentity,
+    pub cwd: PathBuf,
+    pub profile: Profile,
+    pub owner: Owner,
+    pub limiter: Arc<Semaphore>,
+    pub abort: CancellationToken,
+    pub start_permission: CancellationToken,
+    pub deadline: Instant,
+    /// This hook's timeout, which the sentences name.
+    pub timeout: Duration,
+    /// How long its process may stay idle after this event.
+    pub idle: Duration,
+    pub watch: Option<Arc<HookWatch>>,
+    pub turn: Arc<SharedTurn>,
+    pub reply: oneshot::Sender<Execution>,
+    /// When the caller handed it over: its execution's duration counts from here.
+    pub since: Instant,
+}
+
+impl Job {
+    /// The job of `hook` for `ctx`'s event; the receiver gets its execution.
+    pub(super) fn new(
+        hook: &DiscoveredHook,
+        ctx: &RunContext,
+        deadline: Instant,
+        timeout: Duration,
+        watch: Option<&Arc<HookWatch>>,
+    ) -> (Job, oneshot::Receiver<Execution>) {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            hook: hook.clone(),
+            line: one_line(&ctx.input),
+            start_with: StartWith {
+                env: ctx.env.clone(),
+                env_remove: ctx.env_remove.clone(),
+            },
+            run: ctx.run.clone(),
+            cwd: ctx.cwd_of(hook),
+            profile: ctx.profile,
+            owner: ctx.owner,
+            limiter: ctx.limiter.clone(),
+            abort: ctx.abort.clone(),
+            start_permission: ctx.start_permission.clone(),
+            deadline,
+            timeout,
+            idle: ctx.persistent_idle,
+            watch: watch.cloned(),
+            turn: Arc::new(SharedTurn::default()),
+            reply,
+            since: Instant::now(),
+        };
+        (job, answer)
+    }
+}
+
+/// The input as one line: serialized JSON holds no raw newline except between tokens (the
+/// runner's is compact, with one at its end), so dropping every `\r` and `\n` and ending it
+/// with one `\n` keeps the JSON the same.
+pub(super) fn one_line(input: &[u8]) -> Arc<[u8]> {
+    let mut line: Vec<u8> = input
+        .iter()
+        .copied()
+        .filter(|&b| b != b'\n' && b != b'\r')
+        .collect();
+    line.push(b'\n');
+    line.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_event_is_one_line_of_the_same_json() {
+        let pretty = b"{\n  \"a\": \"x y\",\r\n  \"b\": [1,\n 2]\n}\n";
+        let line = one_line(pretty);
+        assert_eq!(&line[..], b"{  \"a\": \"x y\",  \"b\": [1, 2]}\n");
+        let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(value["b"][1], 2);
+        assert_eq!(&one_line(b"{}")[..], b"{}\n");
+    }
+
+    #[test]
+    fn only_one_side_takes_a_queued_turn() {
+        let turn = SharedTurn::default();
+        assert!(turn.leave_queue(Turn::Taken));
+        assert!(!turn.leave_queue(Turn::GivenUp));
+    }
+}

@@ -1,0 +1,71 @@
+//! The live persistent hooks of this process: one session per (owner, hook file, working
+//! directory), found by the events sent to it. Each session is a task of the runtime that
+//! first needed it; it leaves the pool when it has no process and no event left, and one
+//! whose runtime is gone (its task dropped, its process killed with it) is replaced.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use tokio::sync::mpsc::{self, error::SendError, UnboundedReceiver, UnboundedSender};
+
+use super::job::Job;
+use super::session::Session;
+use crate::process::Owner;
+
+/// What one session serves: its owner (a Node environment), its hook file and the working
+/// directory its process runs in.
+pub(super) type Key = (Owner, PathBuf, PathBuf);
+
+struct Entry {
+    /// Which session this is (a key's session can be replaced).
+    id: u64,
+    tx: UnboundedSender<Job>,
+}
+
+fn pool() -> MutexGuard<'static, HashMap<Key, Entry>> {
+    static POOL: OnceLock<Mutex<HashMap<Key, Entry>>> = OnceLock::new();
+    POOL.get_or_init(Mutex::default)
+        .lock()
+        // Single inserts and removes: a poisoned lock still holds a consistent map.
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Hands `job` to its session, in order behind the events already sent to it, starting the
+/// session (on the current runtime) if there is none. Sent under the pool's lock, so a
+/// session that leaves (under the same lock) never leaves an event behind.
+pub(super) fn submit(job: Job) {
+    let key: Key = (job.owner, job.hook.path.clone(), job.cwd.clone());
+    let mut pool = pool();
+    let job = match pool.get(&key) {
+        Some(entry) => match entry.tx.send(job) {
+            Ok(()) => return,
+            // Its task is gone (its runtime shut down): a new session takes over.
+            Err(SendError(job)) => job,
+        },
+        None => job,
+    };
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let (tx, rx) = mpsc::unbounded_channel();
+    // The receiver is alive: this cannot fail.
+    let _ = tx.send(job);
+    pool.insert(key.clone(), Entry { id, tx });
+    drop(pool);
+    tokio::spawn(Session::new(key, id, rx).run());
+}
+
+/// Session `id` of `key` leaves the pool if no event waits for it (`None`: it has left, and
+/// its channel is closed and empty), else hands back the event that waits.
+pub(super) fn leave(key: &Key, id: u64, rx: &mut UnboundedReceiver<Job>) -> Option<Job> {
+    let mut pool = pool();
+    if let Ok(job) = rx.try_recv() {
+        return Some(job);
+    }
+    if pool.get(key).is_some_and(|entry| entry.id == id) {
+        pool.remove(key);
+    }
+    rx.close();
+    None
+}

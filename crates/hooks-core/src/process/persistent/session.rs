@@ -1,0 +1,376 @@
+//! One session: the task that serves a persistent hook's events for one (owner, file, working
+//! directory), one at a time in the order they came, on one live process it starts, keeps,
+//! replaces (file changed, crashed, timed out) and retires when idle.
+
+use std::io;
+use std::process::ExitStatus;
+
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{sleep_until, Instant};
+
+use super::answer::Said;
+use super::crash_loop::{crash_disabled, forget, note_crash};
+use super::file_state::FileState;
+use super::job::{Job, Turn};
+use super::live::{EventLog, Idle, Live, Served, Stop};
+use super::pool::{self, Key};
+use crate::process::admission::terminated_before_start;
+use crate::process::deadline::{could_not_stop, stop_sequence};
+use crate::process::execution::{Execution, FailureKind, Status};
+use crate::process::exit_status::{exit_failure, signal_name};
+use crate::verdict::Verdict;
+
+/// As far ahead as an idle timer is set.
+const CENTURY: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// A session's state: its queue and its process, if one runs.
+pub(super) struct Session {
+    key: Key,
+    id: u64,
+    rx: UnboundedReceiver<Job>,
+    live: Option<Live>,
+    /// When the live process has been idle long enough.
+    idle_until: Instant,
+    /// How the previous process ended while idle, told with the next event.
+    ended_idle: Option<String>,
+}
+
+impl Session {
+    pub(super) fn new(key: Key, id: u64, rx: UnboundedReceiver<Job>) -> Session {
+        Session {
+            key,
+            id,
+            rx,
+            live: None,
+            idle_until: Instant::now(),
+            ended_idle: None,
+        }
+    }
+
+    /// Serves events until none is left and no process runs. Dropped with its runtime, it
+    /// drops its process's registration, which kills the tree.
+    pub(super) async fn run(mut self) {
+        loop {
+            let job = match self.live.as_mut() {
+                None => match self.rx.try_recv() {
+                    Ok(job) => job,
+                    Err(_) => match pool::leave(&self.key, self.id, &mut self.rx) {
+                        None => return,
+                        Some(job) => job,
+                    },
+                },
+                Some(live) => {
+                    tokio::select! {
+                        biased;
+                        job = self.rx.recv() => match job {
+                            Some(job) => job,
+                            None => {
+                                if let Some(live) = self.live.take() {
+                                    live.retire().await;
+                                }
+                                return;
+                            }
+                        },
+                        idle = live.idle() => {
+                            match idle {
+                                Idle::Exited(status) => {
+                                    self.ended_idle = Some(idle_exit(&status, &live.stderr_text()));
+                                    self.live = None;
+                                }
+                                Idle::Terminated => {
+                                    if let Some(live) = self.live.take() {
+                                        live.stop(None).await;
+                                    }
+                                }
+                            }
+                            continue;
+                        }
+                        _ = sleep_until(self.idle_until) => {
+                            if let Some(live) = self.live.take() {
+                                tracing::debug!(pid = live.pid, "an idle persistent hook is retired");
+                                tokio::spawn(live.retire());
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            self.serve(job).await;
+        }
+    }
+
+    /// Serves one event and sends its execution to its caller.
+    async fn serve(&mut self, mut job: Job) {
+        if !job.turn.leave_queue(Turn::Taken) {
+            return; // Its caller gave up waiting; it is reported already.
+        }
+        let mut exec = Execution::of(&job.hook, Status::Failed);
+        if let Some((status, why)) = gone_before_its_turn(&job) {
+            exec.status = status;
+            exec.failure_kind = FailureKind::of_unstarted(status);
+            exec.failure = Some(why);
+            return reply(job, exec);
+        }
+        self.replace_if_outdated(&job).await;
+        if self.live.is_none() {
+            if let Some(why) = crash_disabled(&job.hook) {
+                exec.failure = Some(format!("was not started: {why}"));
+                exec.failure_kind = Some(FailureKind::StartFailure);
+                return reply(job, exec);
+            }
+        }
+        let permit = match take_slot(&mut job).await {
+            Ok(permit) => permit,
+            Err((status, why)) => {
+                exec.status = status;
+                exec.failure_kind = FailureKind::of_unstarted(status);
+                exec.failure = Some(why);
+                return reply(job, exec);
+            }
+        };
+        if self.live.is_none() {
+            exec.warnings.extend(self.ended_idle.take());
+            self.live = Live::start(&job, &mut exec).await;
+        }
+        let Some(live) = self.live.as_mut() else {
+            exec.duration = job.since.elapsed();
+            return reply(job, exec);
+        };
+        exec.started = true;
+        if let Some(watch) = &job.watch {
+            watch.start();
+        }
+        let mut log = EventLog::new(&job);
+        match live.serve(&mut job, &mut log).await {
+            Served::Answered(verdict) => {
+                live.stderr_now(&mut log).await;
+                apply(&mut exec, *verdict);
+            }
+            Served::Broken(why) => {
+                live.stderr_now(&mut log).await;
+                exec.failure = Some(format!("{why}; its process is kept for the next event"));
+                exec.failure_kind = Some(FailureKind::InvalidOutput);
+            }
+            Served::Exited { status, answer } => {
+                let stderr = live.stderr_text();
+                let file = live.file.clone();
+                self.live = None;
+                ended(&mut exec, &job, status, answer, &stderr, &file);
+            }
+            Served::Stop(stop) => {
+                if let Some(live) = self.live.take() {
+                    let stuck = !live.stop(Some(&mut log)).await;
+                    stopped(&mut exec, &job, stop, stuck);
+                }
+            }
+        }
+        if self.live.as_ref().is_some_and(|live| live.out_of_step) {
+            if let Some(live) = self.live.take() {
+                exec.warnings.push("it answered before reading all of its event, whose rest could not be written by its deadline; its process was retired (a persistent hook reads each event line whole before it answers)".to_owned());
+                tokio::spawn(live.retire());
+            }
+        }
+        drop(permit);
+        log.into_execution(&mut exec);
+        exec.duration = job.since.elapsed();
+        // A `persistent_idle` of `Duration::MAX` means never, not an overflow.
+        let now = Instant::now();
+        self.idle_until = now
+            .checked_add(job.idle)
+            .or_else(|| now.checked_add(CENTURY))
+            .unwrap_or(now);
+        tracing::debug!(
+            hook = %job.hook.path.display(),
+            status = exec.status.as_str(),
+            failure = exec.failure.as_deref(),
+            "persistent hook answered an event"
+        );
+        reply(job, exec);
+    }
+
+    /// Retires the live process (EOF, then its tree stopped a second later, in the
+    /// background) when it runs another version of the file than `job`'s, or was started with
+    /// another environment.
+    async fn replace_if_outdated(&mut self, job: &Job) {
+        let Some(live) = &self.live else { return };
+        let now = FileState::of(&job.hook).await;
+        let changed = live.file.changed(&now);
+        if !changed && live.start_with == job.start_with {
+            return;
+        }
+        if changed {
+            forget(&job.hook.path);
+        }
+        if let Some(live) = self.live.take() {
+            tracing::debug!(pid = live.pid, changed, "a persistent hook is replaced");
+            tokio::spawn(live.retire());
+        }
+    }
+}
+
+/// Sends `exec` to the event's caller (who may have gone: the run was dropped).
+fn reply(job: Job, exec: Execution) {
+    let _ = job.reply.send(exec);
+}
+
+/// Why an event taken from the queue is not served: its run was aborted or dropped, or
+/// `terminateAll()` came, or its deadline passed, while it waited.
+fn gone_before_its_turn(job: &Job) -> Option<(Status, String)> {
+    if job.abort.is_cancelled() || job.reply.is_closed() {
+        return Some((
+            Status::Aborted,
+            "the run was aborted before this hook started".to_owned(),
+        ));
+    }
+    if job.start_permission.is_cancelled() {
+        return Some(terminated_before_start());
+    }
+    (Instant::now() >= job.deadline).then(|| (Status::TimedOut, waited_in_queue(job.timeout)))
+}
+
+/// Why an event never got its turn on its persistent process before its deadline.
+pub(super) fn waited_in_queue(timeout: std::time::Duration) -> String {
+    format!(
+        "waited {} ms behind earlier events of this persistent hook (one event at a time per process) and never got its turn; the process serving them was left alone",
+        timeout.as_millis()
+    )
+}
+
+/// Waits for one of the run's process slots: an event on a persistent process counts as a
+/// running hook, as the limit means. Until the deadline, an abort, a dropped run or
+/// `terminateAll()`.
+async fn take_slot(job: &mut Job) -> Result<OwnedSemaphorePermit, (Status, String)> {
+    let limiter = job.limiter.clone();
+    tokio::select! {
+        biased;
+        _ = job.abort.cancelled() => Err((Status::Aborted, "the run was aborted before this hook started".to_owned())),
+        _ = job.reply.closed() => Err((Status::Aborted, "the run was aborted before this hook started".to_owned())),
+        _ = job.start_permission.cancelled() => Err(terminated_before_start()),
+        permit = limiter.acquire_owned() => permit.map_err(|_| {
+            (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())
+        }),
+        _ = sleep_until(job.deadline) => Err((
+            Status::TimedOut,
+            format!(
+                "waited {} ms for a free hook slot (too many hooks running at once) and never got its turn",
+                job.timeout.as_millis()
+            ),
+        )),
+    }
+}
+
+/// The record's verdict fields and status from an answer, read as a per-event hook's stdout.
+fn apply(exec: &mut Execution, verdict: Verdict) {
+    exec.warnings.extend(verdict.warnings);
+    exec.cancel = verdict.cancel;
+    exec.context_modification = verdict.context_modification;
+    exec.error_message = verdict.error_message;
+    exec.review = verdict.review;
+    exec.override_input = verdict.override_input;
+    exec.output = verdict.object;
+    match verdict.problem {
+        None => exec.status = Status::Completed,
+        Some(problem) => {
+            exec.failure = Some(problem);
+            exec.failure_kind = Some(FailureKind::InvalidOutput);
+        }
+    }
+}
+
+/// How an exit reads for the hook's author: the per-event sentence, or exit 0 said as such.
+fn exit_sentence(status: &io::Result<ExitStatus>, stderr: &str) -> String {
+    match status {
+        Ok(status) => {
+            exit_failure(status, stderr).unwrap_or_else(|| "exited with code 0".to_owned())
+        }
+        Err(err) => format!("could not be waited for ({err})"),
+    }
+}
+
+/// The warning for the next event of a process that ended while idle.
+fn idle_exit(status: &io::Result<ExitStatus>, stderr: &str) -> String {
+    format!(
+        "its previous persistent process {} while waiting for an event; this event started a new one",
+        exit_sentence(status, stderr)
+    )
+}
+
+/// The record of an event whose process ended during it: answered before it went, or a
+/// crash, counted towards the crash loop.
+fn ended(
+    exec: &mut Execution,
+    job: &Job,
+    status: io::Result<ExitStatus>,
+    answer: Option<Said>,
+    stderr: &str,
+    file: &FileState,
+) {
+    if let Ok(status) = &status {
+        exec.exit_code = status.code();
+        exec.signal = signal_name(status);
+    }
+    let sentence = exit_sentence(&status, stderr);
+    let clean = matches!(&status, Ok(s) if s.success());
+    match answer {
+        Some(Said::Answer(verdict)) => {
+            apply(exec, *verdict);
+            exec.warnings.push(format!(
+                "its persistent process {sentence} right after answering; the next event starts a new one"
+            ));
+        }
+        Some(Said::Broken(why)) => {
+            exec.failure = Some(format!("{why}; then its process {sentence}"));
+            exec.failure_kind = Some(FailureKind::InvalidOutput);
+        }
+        Some(Said::Log) | None => {
+            let disabled = note_crash(&job.hook.path, file, stderr);
+            let then = match disabled {
+                Some(_) => format!(
+                    "; it has crashed {} times within {} s, so it is disabled until its file changes",
+                    super::crash_loop::CRASH_LIMIT,
+                    super::crash_loop::CRASH_WINDOW.as_secs()
+                ),
+                None => "; the next event starts it again".to_owned(),
+            };
+            exec.failure = Some(format!(
+                "{sentence} before answering the event (a persistent hook answers each event line on stdin with one JSON object line on stdout and keeps reading){then}"
+            ));
+            exec.failure_kind = Some(FailureKind::Crash);
+            return;
+        }
+    }
+    if !clean {
+        note_crash(&job.hook.path, file, stderr);
+    }
+}
+
+/// The record of an event whose process was stopped: its deadline, an abort, or
+/// `terminateAll()`.
+fn stopped(exec: &mut Execution, job: &Job, stop: Stop, stuck: bool) {
+    let could_not_stop = could_not_stop(stuck);
+    match stop {
+        Stop::TimedOut => {
+            exec.status = Status::TimedOut;
+            exec.failure_kind = Some(FailureKind::Timeout);
+            exec.failure = Some(format!(
+                "did not answer within {} ms, so its persistent process tree was stopped ({}){could_not_stop}; the next event starts a fresh process",
+                job.timeout.as_millis(),
+                stop_sequence(),
+            ));
+        }
+        // What it had read of the event, and which event its next line would answer, are
+        // unknown: a process kept after an event it did not answer could hand its late answer
+        // to the next event.
+        Stop::Aborted => {
+            exec.status = Status::Aborted;
+            exec.failure = Some(format!(
+                "was stopped because the run was aborted; its persistent process was stopped too, as it was in the middle of the event{could_not_stop}"
+            ));
+        }
+        Stop::Terminated => {
+            exec.status = Status::Aborted;
+            exec.failure = Some(format!("was stopped by terminateAll(){could_not_stop}"));
+        }
+    }
+}
