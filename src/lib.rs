@@ -417,6 +417,16 @@ fn start_run<'env>(
         Ok(input) => input,
         Err(failure) => return settle::reject(env, failure),
     };
+    // Every hook skipped by its `tools=`: settled here too, with the executions that say so.
+    if let Target::Ready(runner) = &target {
+        if let Some(report) = runner.without_processes(&input, &settings) {
+            let result = results::run_json(&report);
+            return Ok(PromiseRaw::new(
+                env.raw(),
+                PromiseRaw::resolve(env, result)?.raw(),
+            ));
+        }
+    }
     let listener = match signal {
         SignalState::Live(signal) => match signal::listen(env, signal) {
             Ok((token, listener)) => {

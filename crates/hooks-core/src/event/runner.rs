@@ -15,8 +15,8 @@ use crate::error::HookError;
 use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    disable_crash_loops, hand_over_detached, hook_timeout, host_names_to_remove,
-    run_hook_watched, run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status,
+    disable_crash_loops, hand_over_detached, hook_timeout, host_names_to_remove, run_hook_watched,
+    run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -222,6 +222,42 @@ impl Runner {
         })
     }
 
+    /// The report of a run of `input` that starts no process, with nothing to wait for: no
+    /// hook is enabled, or every enabled one is skipped by its header's `tools=`. `None` when
+    /// a hook would start, or the input is refused, or the user's policy store must be read
+    /// again first (then [`Runner::run`] says what happens). A host can settle a call at once
+    /// with it, without a thread hop.
+    pub fn without_processes(
+        &self,
+        input: &HookInput,
+        settings: &RunSettings,
+    ) -> Option<RunReport> {
+        if let Some(report) = self.nothing_to_run() {
+            return Some(report);
+        }
+        if self
+            .policy
+            .as_ref()
+            .is_some_and(|policy| crate::policy::writes() != policy.writes)
+        {
+            return None;
+        }
+        let mut hooks = self.hooks.clone();
+        disable_crash_loops(&mut hooks);
+        let (enabled, skips) = plan(&hooks, input);
+        if !skips.iter().all(Option::is_some) {
+            return None;
+        }
+        self.prepare_input(input).ok()?;
+        Some(processless_report(
+            &hooks,
+            &self.warnings,
+            &enabled,
+            skips,
+            settings,
+        ))
+    }
+
     /// The run's warnings about the hooks that were not started, and the runner's own.
     fn skipped(&self) -> Vec<String> {
         skipped(&self.hooks, &self.warnings)
@@ -244,36 +280,12 @@ impl Runner {
         }
         let (mut hooks, warnings) = self.current().await;
         disable_crash_loops(&mut hooks);
-        let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
-        // Which hooks apply to this tool call; the input is read for its tool's name only
-        // when some hook asks.
-        let tool = enabled
-            .iter()
-            .find(|h| h.settings.tools.is_some())
-            .and_then(|h| tool_name(&h.hook_name, input.as_json()));
-        let skips: Vec<Option<String>> = enabled
-            .iter()
-            .map(|h| skip_reason(h, tool.as_deref()))
-            .collect();
+        let (enabled, skips) = plan(&hooks, &input);
         if skips.iter().all(Option::is_some) {
             // Nothing to start: no process, no task, no run context.
-            let executions = enabled
-                .iter()
-                .zip(skips)
-                .filter_map(|(hook, why)| {
-                    let mut exec = skipped_execution(hook, why?);
-                    exec.timeout = hook_timeout(hook, settings.timeout, settings.max_timeout);
-                    Some(exec)
-                })
-                .collect();
-            return Ok(RunReport {
-                combined: Combined {
-                    warnings: skipped(&hooks, &warnings),
-                    ..Combined::default()
-                },
-                executions,
-                duration: started.elapsed(),
-            });
+            return Ok(processless_report(
+                &hooks, &warnings, &enabled, skips, &settings,
+            ));
         }
         let to_run: Vec<DiscoveredHook> = enabled
             .iter()
@@ -479,6 +491,48 @@ fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
                 .map(|warning| format!("{}: {warning}", h.path.display()))
         }))
         .collect()
+}
+
+/// The enabled hooks of `hooks` and, for each, why it does not apply to `input` (`None`: it
+/// runs). The input is read for its tool's name only when some hook has `tools=`.
+fn plan(hooks: &[DiscoveredHook], input: &HookInput) -> (Vec<DiscoveredHook>, Vec<Option<String>>) {
+    let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
+    let tool = enabled
+        .iter()
+        .find(|h| h.settings.tools.is_some())
+        .and_then(|h| tool_name(&h.hook_name, input.as_json()));
+    let skips = enabled
+        .iter()
+        .map(|h| skip_reason(h, tool.as_deref()))
+        .collect();
+    (enabled, skips)
+}
+
+/// The report of a run in which every `enabled` hook is skipped (`skips` says why).
+fn processless_report(
+    hooks: &[DiscoveredHook],
+    warnings: &[String],
+    enabled: &[DiscoveredHook],
+    skips: Vec<Option<String>>,
+    settings: &RunSettings,
+) -> RunReport {
+    let executions = enabled
+        .iter()
+        .zip(skips)
+        .filter_map(|(hook, why)| {
+            let mut exec = skipped_execution(hook, why?);
+            exec.timeout = hook_timeout(hook, settings.timeout, settings.max_timeout);
+            Some(exec)
+        })
+        .collect();
+    RunReport {
+        combined: Combined {
+            warnings: skipped(hooks, warnings),
+            ..Combined::default()
+        },
+        executions,
+        duration: Duration::ZERO,
+    }
 }
 
 /// Why `hook` is not started for a call of the tool `tool`: its header's `tools=` names

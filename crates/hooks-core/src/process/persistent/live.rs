@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
-use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
+use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 
 use super::answer::{classify, LineSplitter, Said, ANSWER_LINE_MAX};
 use super::file_state::FileState;
@@ -305,8 +305,9 @@ impl Live {
         let Some(pipe) = self.stderr.as_mut() else {
             return;
         };
-        // `timeout` polls the read once before its zero-length delay: what is there is taken.
-        while let Ok(read) = timeout(Duration::ZERO, pipe.read(&mut self.err_buf)).await {
+        // One poll per read: what is there is taken, and nothing waits (a zero `timeout` would
+        // wait for the timer's next millisecond tick, on every event).
+        while let Some(read) = ready_now(pipe, &mut self.err_buf).await {
             match read {
                 Ok(0) | Err(_) => {
                     self.stderr = None;
@@ -500,4 +501,20 @@ async fn drain_stderr(
         tail.push(read);
         log.stderr(read);
     }
+}
+
+/// The read of what `pipe` holds right now: polled once, `None` when nothing is there yet.
+async fn ready_now(pipe: &mut ChildStderr, buf: &mut [u8]) -> Option<io::Result<usize>> {
+    use std::pin::Pin;
+    use std::task::Poll;
+    use tokio::io::{AsyncRead, ReadBuf};
+    std::future::poll_fn(|cx| {
+        let mut read = ReadBuf::new(buf);
+        match Pin::new(&mut *pipe).poll_read(cx, &mut read) {
+            Poll::Pending => Poll::Ready(None),
+            Poll::Ready(Ok(())) => Poll::Ready(Some(Ok(read.filled().len()))),
+            Poll::Ready(Err(err)) => Poll::Ready(Some(Err(err))),
+        }
+    })
+    .await
 }
