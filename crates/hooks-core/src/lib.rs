@@ -15,14 +15,19 @@
 //! 1. [`discovery`]: which folders are searched ([`discovery::Layout`]: workspace roots'
 //!    `.clinerules/hooks`, the global `<Documents>/Cline/Hooks`, extra folders; the Cline
 //!    CLI's conventions with [`discovery::Profile::Cli`]) and which files in them are hooks,
-//!    enabled or not (with the reason), in run order.
+//!    enabled or not (with the reason), in run order, each with the settings of its
+//!    `cline-hook:` header line ([`discovery::read_header`]: `tools=`, `timeout=`,
+//!    `onFailure=`, `mode=persistent`).
 //! 2. [`factory`]: [`factory::Factory`] caches discovery (a snapshot of the folders is reused
 //!    until a watched folder changes, see [`discovery::watch`], and for
 //!    [`factory::CACHE_TTL`] at most, then revalidated off the caller's thread) and hands out
 //!    a [`event::Runner`] per hook name.
 //! 3. [`event`]: the runner completes the event's input ([`event::HookInput`]: the missing
 //!    common fields `hookName`, `timestamp`, `workspaceRoots`, `model` appended) and starts
-//!    every enabled hook, in parallel or one after another ([`event::RunSettings`]).
+//!    every enabled hook that applies (a tool hook whose `tools=` does not match the tool is
+//!    `Skipped`, see [`event::tool_name`]), in parallel or one after another
+//!    ([`event::RunSettings`]). A persistent hook's event goes to its long-lived process
+//!    instead, one JSON line in, one out (see the `persistent` part of [`process`]).
 //! 4. [`launch`] gives each hook's argv for the platform (its `#!` line, PowerShell, `cmd.exe`,
 //!    the CLI profile's interpreters); [`process`] drives it as a process tree (a process group
 //!    on Unix, a job object on Windows) until it ends or its deadline, writing stdin while
