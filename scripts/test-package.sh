@@ -167,11 +167,14 @@ grep -q 'require("@cline/hooks")' "$PROJECT/dist/extension.js" || die "the bundl
 if grep -q 'requireNative\|\.node"' "$PROJECT/dist/extension.js"; then die "the loader or a .node path was bundled in"; fi
 run node dist/extension.js
 
-log "consumer: the subpath exports @cline/hooks/sdk (CommonJS and ES module) and @cline/hooks/cline-plugin"
+log "consumer: the subpath exports @cline/hooks/sdk and @cline/hooks/serve (CommonJS and ES module) and @cline/hooks/cline-plugin"
 run node -e "if (typeof require('@cline/hooks/sdk').createFileHooks !== 'function') process.exit(1)"
+run node -e "if (typeof require('@cline/hooks/serve').serveHook !== 'function') process.exit(1)"
 run node --input-type=module -e "
   import { createFileHooks } from '@cline/hooks/sdk'
+  import { serveHook } from '@cline/hooks/serve'
   import plugin from '@cline/hooks/cline-plugin'
+  if (typeof serveHook !== 'function') throw new Error('no serveHook')
   if (typeof createFileHooks !== 'function') throw new Error('no createFileHooks')
   if (plugin.manifest.capabilities[0] !== 'hooks' || typeof plugin.hooks.beforeTool !== 'function') throw new Error('bad plugin')"
 
