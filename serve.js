@@ -203,6 +203,10 @@ function flushed(out) {
   return new Promise((resolve) => out.write('', () => resolve()))
 }
 
+/** Events read ahead before stdin is paused: this many lines, or this many characters. */
+const QUEUE_LINES = 64
+const QUEUE_CHARS = 1 << 20
+
 /** Persistent mode: one event per line, in order, one at a time, until EOF. */
 async function servePersistent(handler, out) {
   const input = process.stdin
@@ -218,12 +222,17 @@ async function servePersistent(handler, out) {
       resolve()
     }
   }
+  let queued = 0 // characters of the lines in `queue`
   input.setEncoding('utf8')
   input.on('data', (text) => {
-    for (const line of splitter.push(text)) queue.push(line)
-    // Read no further while events wait: a host that writes faster than the hook answers
-    // fills the pipe and waits, instead of this process buffering without bound.
-    if (queue.length > 0) input.pause()
+    for (const line of splitter.push(text)) {
+      queue.push(line)
+      queued += line.length
+    }
+    // Read no further while many events wait: a host that writes faster than the hook
+    // answers fills the pipe and waits, instead of this process buffering without bound. (Not
+    // at every event: stopping and restarting the read costs two system calls per event.)
+    if (queue.length > QUEUE_LINES || queued > QUEUE_CHARS) input.pause()
     notify()
   })
   input.on('end', () => {
@@ -243,13 +252,14 @@ async function servePersistent(handler, out) {
     if (failed) throw failed
     if (queue.length === 0) {
       if (ended) break
-      input.resume()
+      if (input.isPaused()) input.resume()
       await new Promise((resolve) => {
         wake = resolve
       })
       continue
     }
     const line = queue.shift()
+    queued -= line.length
     lines += 1
     if (line.trim() === '') continue
     events += 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// `npm run bench`: measures @cline/hooks against in-run baselines (rows a-i) and prints one
+// `npm run bench`: measures @cline/hooks against in-run baselines (rows a-l) and prints one
 // Markdown table; writes it to benchmark/results.md and a chart to benchmark/chart.svg.
 //
 //   npm run bench                     full run (a few minutes on 2 cores)
@@ -10,12 +10,16 @@
 //   node benchmark/run.js --only h    row (h) alone (JS-thread cost of a run); writes nothing
 //   node benchmark/run.js --only i    row (i) alone (discovery at scale); writes nothing
 //   node benchmark/run.js --only f    row (f) alone (no hook: calls/s, strace); writes nothing
+//   node benchmark/run.js --only j    row (j) alone (a hook skipped by tools=: calls/s, starts); writes nothing
+//   node benchmark/run.js --only k    row (k) alone (persistent hooks vs started per call); writes nothing
+//   node benchmark/run.js --only l    row (l) alone (8 runs at once on one persistent hook); writes nothing
 //
 // Each measurement runs in a fresh Node process (benchmark/worker.js; js-thread.js for (h))
 // started with --max-old-space-size=8192 --expose-gc, so the big-heap rows can grow it to 1 and
 // 3 GiB of real resident memory. Needs the addon built (`npm run build`), rustc for the
 // floor (benchmark/floor.rs, compiled into target/benchmark/), and strace (optional) to count
-// the system calls of row (f). Linux (and other Unix) only: the hooks are /bin/sh scripts.
+// the system calls of row (f) and the process starts of row (j); python3 (optional) for the
+// Python hooks of row (k). Linux (and other Unix) only: the hooks are /bin/sh scripts.
 
 const fs = require('fs')
 const os = require('os')
@@ -30,21 +34,24 @@ const { ms, ratio, rate, mib, gib } = require('./lib/stats')
 
 const args = process.argv.slice(2)
 if (args.includes('--help') || args.includes('-h')) {
-  console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'))
+  console.log(fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 22).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'))
   process.exit(0)
 }
 const QUICK = args.includes('--quick')
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null
-if (ONLY !== null && ONLY !== 'h' && ONLY !== 'i' && ONLY !== 'f') {
-  console.error(`--only takes a row that runs alone: f, h or i (not ${ONLY})`)
+const ALONE = ['f', 'h', 'i', 'j', 'k', 'l']
+if (ONLY !== null && !ALONE.includes(ONLY)) {
+  console.error(`--only takes a row that runs alone: ${ALONE.join(', ')} (not ${ONLY})`)
   process.exit(2)
 }
 const WRITE = !ONLY && (!QUICK || args.includes('--write'))
 
 const GiB = 2 ** 30
 const CONFIG = QUICK
-  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1, jsRounds: 4, jsRuns: 100, scaleEntries: 100000, scaleSeconds: 1 }
-  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2, jsRounds: 10, jsRuns: 200, scaleEntries: 100000, scaleSeconds: 3 }
+  ? { runs: 150, rounds: 3, eventLoopRuns: 100, eventLoopReps: 1, throughputRuns: 300, parallelRuns: 5, noHookSeconds: 1, traceCalls: 50000, rssRepeats: 1, jsRounds: 4, jsRuns: 100, scaleEntries: 100000, scaleSeconds: 1,
+      skipSeconds: 0.5, skipRounds: 1, skipTraceCalls: 20000, persistentCalls: 500, perCallCalls: 40, persistentRounds: 4, concurrentCalls: 1000, concurrentPerCall: 40, concurrentRounds: 2 }
+  : { runs: 1000, rounds: 10, eventLoopRuns: 100, eventLoopReps: 3, throughputRuns: 2000, parallelRuns: 20, noHookSeconds: 3, traceCalls: 200000, rssRepeats: 2, jsRounds: 10, jsRuns: 200, scaleEntries: 100000, scaleSeconds: 3,
+      skipSeconds: 0.5, skipRounds: 5, skipTraceCalls: 100000, persistentCalls: 2000, perCallCalls: 200, persistentRounds: 10, concurrentCalls: 4000, concurrentPerCall: 200, concurrentRounds: 4 }
 const HEAPS = [
   { key: 'small', label: 'host ~50 MB', bytes: 0 },
   { key: 'g1', label: 'host 1 GiB', bytes: 1 * GiB },
@@ -119,6 +126,33 @@ function countSyscalls(file, dir) {
   return { total, js, top, rescans }
 }
 
+/**
+ * The processes started between two markers of an `strace -f -o` trace: `execve` calls, and
+ * `clone`/`clone3`/`fork`/`vfork` calls that make a process (no CLONE_THREAD); thread clones
+ * are counted apart.
+ */
+function countProcesses(file, from, to) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n')
+  const start = lines.findIndex((l) => l.includes(`cline-hooks-bench-${from}"`))
+  const end = lines.findIndex((l) => l.includes(`cline-hooks-bench-${to}"`))
+  if (start < 0 || end < 0) throw new Error(`strace markers ${from}/${to} not found`)
+  let execve = 0
+  let forks = 0
+  let threads = 0
+  let total = 0
+  for (const line of lines.slice(start + 1, end)) {
+    const m = /^\d+\s+([a-z0-9_]+)\(/.exec(line)
+    if (!m) continue
+    total++
+    if (m[1] === 'execve' || m[1] === 'execveat') execve++
+    else if (/^(clone3?|v?fork)$/.test(m[1])) {
+      if (line.includes('CLONE_THREAD')) threads++
+      else forks++
+    }
+  }
+  return { execve, forks, threads, total }
+}
+
 const MET = '✅ met'
 const MISSED = '❌ missed'
 const mark = (ok) => (ok ? MET : MISSED)
@@ -172,9 +206,77 @@ function scaleRows(row, h) {
     `one rescan ${ms(h.rescan.wall.median)}`, '', 'one rescan for all', mark(h.burst.wall < 16 * Math.max(h.rescan.wall.max, 1)))
 }
 
+const STYLES = { serve: 'Node (`serveHook`)', readline: 'Node (plain readline loop)', python: 'Python (`for line in sys.stdin.buffer`)' }
+
+/** Row (j): a tool hook whose `tools=` does not match. */
+function skippedRows(row, r) {
+  const j = r.skipped
+  const f = r.noHook ? ` · row (f)'s \`runHook\` in its own process ${rate(r.noHook.runHook)}` : ''
+  row('j', `a tool hook whose \`tools=\` does not match the call's tool (reported \`skipped\`, never started): \`runHook\` calls/s, median of ${j.rounds} × ${j.seconds} s`,
+    `runHook ${rate(j.runHook)}`,
+    `no hook at all (row (f)'s path, same process) ${rate(j.noHookRunHook)}${f} · skipped, warm \`create()\` + \`run()\` ${rate(j.factory)} · JS-only floor ${rate(j.jsFloor)}`,
+    `${ratio(j.runHook / j.noHookRunHook)} no hook`, '≥ 100,000/s', mark(j.runHook >= 100000))
+  const t = r.skippedTrace
+  if (t) {
+    const none = t.skip.execve === 0 && t.skip.forks === 0 && t.logStarts === 0 && j.starts === 0
+    row('j', `processes those calls start (\`strace -f\`: \`execve\` and process-making \`clone\`/\`fork\` between markers; ${t.calls.toLocaleString('en')} calls in ${ms(t.ms)} under strace), and the hook's own start log`,
+      `${t.skip.execve} execve, ${t.skip.forks} process clones (${t.skip.threads} thread clones, ${t.skip.total} system calls in all); start log: ${t.logStarts} here, ${j.starts} in the calls/s loops`,
+      `control, the same hook for a tool it names, ${t.controlCalls} calls: ${t.control.execve} execve, ${t.control.forks} process clones; start log ${t.controlLogStarts}`,
+      '', '0 processes', mark(none && t.control.execve >= t.controlCalls))
+  } else {
+    row('j', 'processes those calls start', `start log: ${j.starts} in the calls/s loops`, 'strace not found (apt-get install strace): no OS-level count', '', '0 processes', mark(j.starts === 0))
+  }
+  const p = j.parts
+  const perCall = 1e6 / j.runHook
+  const noHook = 1e6 / j.noHookRunHook
+  const run = 1e6 / j.runnerRun
+  row('j', 'where a skipped call\'s time goes (µs per call, JavaScript thread)', `skipped \`runHook\` ${us(perCall)}`,
+    `no hook ${us(noHook)} · the skipped run alone (a kept runner's \`run()\`, no options read) ${us(run)} · timed apart: input \`JSON.stringify\` ${us(p.stringifyUs)} (${p.inputBytes} B, paid by the no-hook call too), result \`JSON.parse\` ${us(p.parseResultUs)} (${p.resultBytes} B)`,
+    `skipped − no hook ${us(perCall - noHook)}; options + snapshot lookup ${us(perCall - run)}; in the run, beside stringify and parse: ${us(run - p.stringifyUs - p.parseResultUs)} (input JSON into the core, matching, the result's JSON, the promise)`, '(info)', '')
+  row('j', `the same with a ${p.bigContent >> 10} KiB \`content\` in the input (a file write), calls/s`, `skipped \`runHook\` ${rate(j.bigRunHook)} (${us(1e6 / j.bigRunHook)})`,
+    `no hook ${rate(j.bigNoHookRunHook)} (${us(1e6 / j.bigNoHookRunHook)}) · input \`JSON.stringify\` alone ${us(p.bigStringifyUs)}`,
+    `${ratio(j.bigRunHook / j.bigNoHookRunHook)} no hook`, '(info)', '')
+}
+
+/** Row (k): a persistent hook answering at once vs the same logic started per call. */
+function persistentRows(row, r) {
+  for (const [style, k] of Object.entries(r.persistent)) {
+    const speedup = k.perCall.median / k.persistent.median
+    const headline = style !== 'readline'
+    row('k', `persistent ${STYLES[style]} hook answering at once, \`runHook\` median / p99 (${k.persistent.n.toLocaleString('en')} calls; processes that answered: ${k.processes.persistent})`,
+      `${ms(k.persistent.median)} / ${ms(k.persistent.p99)}`,
+      `same logic started per call ${ms(k.perCall.median)} / ${ms(k.perCall.p99)} (${k.perCall.n} calls, ${k.processes.perCall} processes)`,
+      `per call / persistent ${ratio(speedup)}`,
+      headline ? '≤ 0.3 ms; ≥ 100×' : '(info)',
+      headline ? `${mark(k.persistent.median <= 0.3)}; ${mark(speedup >= 100)}` : '')
+    row('k', `where it goes, ${STYLES[style]} (medians)`,
+      `in the runtime: hook ${ms(k.inside.hook.median)}, run ${ms(k.inside.run.median)} · seen from JS ${ms(k.persistent.median)}`,
+      `the same script over plain pipes from a Node client (no runtime) ${ms(k.direct.median)} / p99 ${ms(k.direct.p99)} · first call (starts the process) ${ms(k.firstMs)}`,
+      `runHook − plain pipes ${ms(k.persistent.median - k.direct.median)}`, '(info)', '')
+  }
+}
+
+/** Row (l): 8 runs at once against one persistent hook. */
+function concurrentRows(row, r) {
+  const c = r.concurrent
+  row('l', `${c.lanes} runs at once against one persistent Node (\`serveHook\`) hook: throughput (${c.many.calls.toLocaleString('en')} runs; processes that answered: ${c.processes})`,
+    `${rate(c.many.throughput)}`,
+    `one at a time ${rate(c.single.throughput)} · same logic started per call, ${c.lanes} at once ${rate(c.perCall.throughput)}`,
+    `${ratio(c.many.throughput / c.single.throughput)} one at a time · ${ratio(c.many.throughput / c.perCall.throughput)} per call`, '(info)', '')
+  row('l', `the queueing: latency of each run at ${c.lanes} at once, median / p99`,
+    `${ms(c.many.latency.median)} / ${ms(c.many.latency.p99)} (in the runtime, hook ${ms(c.many.hook.median)} / ${ms(c.many.hook.p99)})`,
+    `one at a time ${ms(c.single.latency.median)} / ${ms(c.single.latency.p99)} · same logic started per call, ${c.lanes} at once ${ms(c.perCall.latency.median)} / ${ms(c.perCall.latency.p99)}`,
+    `${ratio(c.many.latency.median / c.single.latency.median)} one at a time · mean ${ms(c.many.latency.mean)}, as one queue predicts (Little's law: ${c.lanes} in flight ÷ ${rate(c.many.throughput)} = ${ms((c.lanes / c.many.throughput) * 1000)})`, '(info)', '')
+}
+
 function table(m, r) {
   const rows = []
   const row = (...cells) => rows.push(`| ${cells.join(' | ')} |`)
+  const FASTER = { j: skippedRows, k: persistentRows, l: concurrentRows }
+  if (FASTER[ONLY]) {
+    FASTER[ONLY](row, r)
+    return tableText(m, r, rows)
+  }
   if (ONLY === 'h') {
     jsThreadRows(row, r.jsThread)
     return tableText(m, r, rows)
@@ -283,6 +385,9 @@ function table(m, r) {
 
   // (i)
   scaleRows(row, r.scale)
+
+  // (j), (k), (l)
+  for (const fn of Object.values(FASTER)) fn(row, r)
   return tableText(m, r, rows)
 }
 
@@ -306,6 +411,10 @@ function tableText(m, r, rows) {
       'the no-hook path is a folder with hooks, none for the name. ' +
       '(i): a hooks folder of empty files named as a busy folder names them, a third shaped like hooks (`Log1`, `f2.sh`, `Note3.txt`), beside the trivial hook, measured once the folder has not changed for 4 s; ' +
       'CPU is `process.cpuUsage()` of the measuring Node process (all its threads; the hooks are other processes). ' +
+      '(j): the hook\'s header says `tools=write_to_file,replace_in_file`, the input\'s `preToolUse.toolName` is `read_file`; the hook appends to a log when it starts. ' +
+      '(k), (l): each hook reads the event, parses its JSON and answers `{"cancel": false, "pid": …}` at once (the pid counts the processes that answered); ' +
+      '"per call" is the same script without `mode=persistent`, started by `runHook` for each call; "plain pipes" is a Node client writing the event line to the persistent script and reading its answer line, with no runtime in between; ' +
+      'interpreters are named by absolute path in the `#!` line, so no version-manager shim runs; the per-call and persistent calls interleave in rounds. ' +
       '✅/❌ compare the figures of this one run; on a shared machine, maxima and p99s also measure the neighbours (see the idle loop).',
   ]
   return [...head, ...rows, ...legend].join('\n')
@@ -362,11 +471,37 @@ async function main() {
       }
     }
   }
+  const fast = { ...base, skip: fx.skip, noHook: fx.noHook, fast: fx.fast, skipInput: fixtures.skipInput(input) }
+  const fasterRuns = {
+    j: async () => {
+      say('(j) a tool hook whose tools= does not match the call')
+      r.skipped = await worker({ ...fast, name: 'skipped', seconds: CONFIG.skipSeconds, rounds: CONFIG.skipRounds })
+      if (haveStrace()) {
+        const file = path.join(fx.root, 'strace-skipped.txt')
+        const res = await worker({ ...fast, name: 'skippedTrace', calls: CONFIG.skipTraceCalls, controlCalls: 10 }, ['strace', '-f', '-qq', '-o', file])
+        const t = (r.skippedTrace = { ...res, skip: countProcesses(file, 'start', 'end'), control: countProcesses(file, 'control-start', 'control-end') })
+        say(`    strace: ${t.skip.execve} execve, ${t.skip.forks} process clones in ${t.calls} skipped calls; control: ${t.control.execve} execve in ${t.controlCalls} calls`)
+      }
+    },
+    k: async () => {
+      say('(k) a persistent hook vs the same logic started per call')
+      if (!fx.fast.python) say('    python3 not found: the Python rows are left out')
+      r.persistent = await worker({ ...fast, name: 'persistent', calls: CONFIG.persistentCalls, perCallCalls: CONFIG.perCallCalls, rounds: CONFIG.persistentRounds })
+    },
+    l: async () => {
+      say('(l) 8 runs at once against one persistent hook')
+      r.concurrent = await worker({ ...fast, name: 'concurrent', lanes: 8, calls: CONFIG.concurrentCalls, perCallCalls: CONFIG.concurrentPerCall, rounds: CONFIG.concurrentRounds })
+    },
+  }
   try {
     if (ONLY === 'f') {
       await noHookRow()
       console.log(JSON.stringify({ noHook: r.noHook, trace: r.trace }, null, 1))
       return
+    }
+    if (fasterRuns[ONLY]) {
+      await fasterRuns[ONLY]()
+      return finish(m, r, started)
     }
     if (!ONLY) {
       for (const h of HEAPS) {
@@ -405,6 +540,7 @@ async function main() {
     }
     if (ONLY !== 'i') r.jsThread = await jsThreadCost()
     if (ONLY !== 'h') r.scale = await scale()
+    if (!ONLY) for (const run of Object.values(fasterRuns)) await run()
   } finally {
     cleanup()
   }

@@ -469,7 +469,22 @@ async function scale() {
   }
 }
 
-const TASKS = { latency, parallel, throughput, noHook, noHookTrace, rss, scale }
+// (j), (k), (l): the hook header's tools= and persistent hooks (benchmark/lib/faster-hooks.js).
+const faster = require('./lib/faster-hooks')
+
+const TASKS = {
+  latency,
+  parallel,
+  throughput,
+  noHook,
+  noHookTrace,
+  rss,
+  scale,
+  skipped: () => faster.skipped(task),
+  skippedTrace: () => faster.skippedTrace(task),
+  persistent: () => faster.persistent(task),
+  concurrent: () => faster.concurrent(task),
+}
 
 TASKS[task.name]()
   .then((result) => {

@@ -83,6 +83,11 @@ impl HookInput {
         &self.text
     }
 
+    /// Whether it is a JSON object (anything else is refused when a run completes it).
+    pub fn is_object(&self) -> bool {
+        matches!(self.shape, Shape::Object { .. })
+    }
+
     /// The bytes written to stdin: the caller's JSON with `hookName`, `timestamp` (the given
     /// text, see [`timestamp`]), `workspaceRoots` and `model` appended where the caller did
     /// not set them, on one newline-terminated line. A field the caller set is never touched.

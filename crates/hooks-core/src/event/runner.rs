@@ -242,13 +242,25 @@ impl Runner {
         {
             return None;
         }
-        let mut hooks = self.hooks.clone();
-        disable_crash_loops(&mut hooks);
+        if !input.is_object() {
+            return None;
+        }
+        // Copied only when a persistent hook may be disabled by its crashes since discovery.
+        let hooks: std::borrow::Cow<[DiscoveredHook]> = if self
+            .hooks
+            .iter()
+            .any(|h| h.settings.mode == HookMode::Persistent)
+        {
+            let mut hooks = self.hooks.clone();
+            disable_crash_loops(&mut hooks);
+            hooks.into()
+        } else {
+            self.hooks.as_slice().into()
+        };
         let (enabled, skips) = plan(&hooks, input);
         if !skips.iter().all(Option::is_some) {
             return None;
         }
-        self.prepare_input(input).ok()?;
         Some(processless_report(
             &hooks,
             &self.warnings,
@@ -291,7 +303,7 @@ impl Runner {
             .iter()
             .zip(&skips)
             .filter(|(_, why)| why.is_none())
-            .map(|(hook, _)| hook.clone())
+            .map(|(hook, _)| (*hook).clone())
             .collect();
         // Each hook runs on its own task, which dropping this future does not reach: a run
         // abandoned by its caller (a `select!`, a `timeout`) stops its hooks as an abort does.
@@ -421,7 +433,7 @@ impl Runner {
         let record_warnings = if settings.records.any() {
             let (ran, sha256s): (Vec<Execution>, Vec<Option<String>>) = executions
                 .iter()
-                .zip(&enabled)
+                .zip(enabled.iter().copied())
                 .filter(|(exec, _)| exec.status != Status::Skipped)
                 .map(|(exec, hook)| (exec.clone(), hook.sha256.clone()))
                 .unzip();
@@ -495,8 +507,11 @@ fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
 
 /// The enabled hooks of `hooks` and, for each, why it does not apply to `input` (`None`: it
 /// runs). The input is read for its tool's name only when some hook has `tools=`.
-fn plan(hooks: &[DiscoveredHook], input: &HookInput) -> (Vec<DiscoveredHook>, Vec<Option<String>>) {
-    let enabled: Vec<DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).cloned().collect();
+fn plan<'h>(
+    hooks: &'h [DiscoveredHook],
+    input: &HookInput,
+) -> (Vec<&'h DiscoveredHook>, Vec<Option<String>>) {
+    let enabled: Vec<&DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).collect();
     let tool = enabled
         .iter()
         .find(|h| h.settings.tools.is_some())
@@ -512,7 +527,7 @@ fn plan(hooks: &[DiscoveredHook], input: &HookInput) -> (Vec<DiscoveredHook>, Ve
 fn processless_report(
     hooks: &[DiscoveredHook],
     warnings: &[String],
-    enabled: &[DiscoveredHook],
+    enabled: &[&DiscoveredHook],
     skips: Vec<Option<String>>,
     settings: &RunSettings,
 ) -> RunReport {
