@@ -27,7 +27,11 @@ export declare class HookFactory {
    * a bad option throws a `TypeError` with `code: 'ERR_INVALID_OPTION'`.
    */
   constructor(options?: DiscoveryOptions)
-  /** Whether at least one enabled hook named `hookName` exists. */
+  /**
+   * Whether at least one enabled hook named `hookName` exists. A persistent hook listed
+   * disabled for crashing in a loop counts: its runs still report it (failed, not started),
+   * and a blocking `onFailure` still blocks.
+   */
   hasHook(hookName: string): Promise<boolean>
   /** A runner for `hookName`; when no hook exists it runs nothing and resolves at once. */
   create(hookName: string): Promise<HookRunner>
@@ -37,7 +41,10 @@ export declare class HookFactory {
 export declare class HookRunner {
   /** The hook name this runner runs. */
   get hookName(): string
-  /** Every hook found for this name, enabled or not, in run order. */
+  /**
+   * Every hook found for this name, enabled or not, in run order; a persistent hook that
+   * crashed in a loop is listed disabled, with the reason, until its file changes.
+   */
   get hooks(): Array<DiscoveredHook>
   /** Runs the hooks with `input` on stdin and combines their verdicts. */
   run(input: object, options?: RunOptions): Promise<HookRunResult>

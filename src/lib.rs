@@ -181,7 +181,9 @@ impl HookFactory {
         }
     }
 
-    /// Whether at least one enabled hook named `hookName` exists.
+    /// Whether at least one enabled hook named `hookName` exists. A persistent hook listed
+    /// disabled for crashing in a loop counts: its runs still report it (failed, not started),
+    /// and a blocking `onFailure` still blocks.
     #[napi(
         catch_unwind,
         ts_args_type = "hookName: string",
@@ -200,7 +202,10 @@ impl HookFactory {
             hooks.iter().any(|h| h.enabled())
         };
         if let Some(found) = self.inner.snapshot_now(&hook_name) {
-            return settle::now(env, found.map(|snapshot| any_enabled(snapshot.hooks())));
+            return settle::now(
+                env,
+                found.map(|snapshot| any_enabled(snapshot.hooks_to_run())),
+            );
         }
         let factory = self.inner.clone();
         settle::spawn(
@@ -210,7 +215,7 @@ impl HookFactory {
                 let snapshot = factory
                     .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
                     .await?;
-                Ok(snapshot.hooks())
+                Ok(snapshot.hooks_to_run())
             },
             any_enabled,
         )
@@ -288,7 +293,6 @@ impl HookFactory {
 #[napi]
 pub struct HookRunner {
     runner: Arc<Runner>,
-    hooks: Vec<DiscoveredHook>,
     /// Its factory's `maxTimeoutMs` and `persistentIdleMs`.
     defaults: options::RunDefaults,
 }
@@ -299,10 +303,8 @@ impl HookRunner {
     }
 
     fn new(runner: Runner, defaults: options::RunDefaults) -> HookRunner {
-        let hooks = runner.hooks.iter().map(DiscoveredHook::from).collect();
         HookRunner {
             runner: Arc::new(runner),
-            hooks,
             defaults,
         }
     }
@@ -316,10 +318,13 @@ impl HookRunner {
         self.runner.hook_name.clone()
     }
 
-    /// Every hook found for this name, enabled or not, in run order.
+    /// Every hook found for this name, enabled or not, in run order; a persistent hook that
+    /// crashed in a loop is listed disabled, with the reason, until its file changes.
     #[napi(getter, ts_return_type = "Array<DiscoveredHook>")]
     pub fn hooks(&self) -> HookList {
-        HookList(self.hooks.clone())
+        let mut hooks = self.runner.hooks.clone();
+        cline_hooks_core::process::disable_crash_loops(&mut hooks);
+        HookList(hooks.iter().map(DiscoveredHook::from).collect())
     }
 
     /// Runs the hooks with `input` on stdin and combines their verdicts.

@@ -139,6 +139,16 @@ impl Snapshot {
     /// Every hook of this name, enabled or not, in run order, with the user's policy applied
     /// (disabled hooks, trust).
     pub fn hooks(&self) -> Vec<DiscoveredHook> {
+        let mut hooks = self.hooks_to_run();
+        // A persistent hook that crashed in a loop is listed disabled until its file changes.
+        crate::process::disable_crash_loops(&mut hooks);
+        hooks
+    }
+
+    /// The hooks as a run takes them: [`Snapshot::hooks`], but a persistent hook that crashed
+    /// in a loop stays enabled (its runs fail without starting it, so a blocking failure
+    /// policy still blocks).
+    pub fn hooks_to_run(&self) -> Vec<DiscoveredHook> {
         let setup = &self.setup;
         let mut hooks = discovery::discover(
             self.hook_name(),
@@ -147,8 +157,6 @@ impl Snapshot {
             &setup.platform,
         );
         policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
-        // A persistent hook that crashed in a loop is listed disabled until its file changes.
-        crate::process::disable_crash_loops(&mut hooks);
         hooks
     }
 
@@ -170,7 +178,7 @@ impl Snapshot {
         let setup = &self.setup;
         Runner::new(
             self.name.clone(),
-            self.hooks(),
+            self.hooks_to_run(),
             setup.layout.workspace_roots.clone(),
             setup.limiter.clone(),
             setup.layout.profile,

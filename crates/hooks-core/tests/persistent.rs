@@ -13,7 +13,9 @@ use cline_hooks_core::discovery::{DiscoveredHook, HookMode, HookSettings, Profil
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::{RunReport, RunSettings, Runner};
 use cline_hooks_core::launch::LaunchKind;
-use cline_hooks_core::process::{crash_disabled, terminate_all, FailureKind, Status};
+use cline_hooks_core::process::{
+    crash_disabled, disable_crash_loops, terminate_all, FailureKind, Status,
+};
 use serde_json::json;
 use tokio::sync::{Mutex, Semaphore};
 use tokio::time::Instant;
@@ -289,10 +291,20 @@ async fn three_crashes_within_a_minute_disable_the_hook_until_its_file_changes()
         "{why}"
     );
     assert!(why.contains("cannot connect to the linter daemon"), "{why}");
+    // Still run, and failed without a start: a blocking policy keeps blocking, nothing fails
+    // open, and the run says why.
     let report = run(&runner, 4, BOUND).await;
-    assert!(report.executions.is_empty(), "{report:#?}");
-    let skipped = format!("skipped {}: {why}", path.display());
-    assert!(report.combined.warnings.contains(&skipped), "{report:#?}");
+    let exec = &report.executions[0];
+    assert_eq!(exec.status, Status::Failed, "{report:#?}");
+    assert!(!exec.started, "{report:#?}");
+    assert_eq!(exec.failure_kind, Some(FailureKind::StartFailure));
+    assert_eq!(
+        exec.failure.as_deref(),
+        Some(format!("could not start: {why}").as_str())
+    );
+    let mut listed = vec![hook.clone()];
+    disable_crash_loops(&mut listed);
+    assert_eq!(listed[0].disabled.as_deref(), Some(why.as_str()));
 
     // A fixed file (another size) enables it again.
     write_hook(&dir.0, ANSWER);

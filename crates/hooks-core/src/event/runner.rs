@@ -15,8 +15,8 @@ use crate::error::HookError;
 use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    disable_crash_loops, hand_over_detached, hook_timeout, host_names_to_remove, run_hook_watched,
-    run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status,
+    hand_over_detached, hook_timeout, host_names_to_remove, run_hook_watched, run_persistent,
+    start_detached, Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -245,24 +245,12 @@ impl Runner {
         if !input.is_object() {
             return None;
         }
-        // Copied only when a persistent hook may be disabled by its crashes since discovery.
-        let hooks: std::borrow::Cow<[DiscoveredHook]> = if self
-            .hooks
-            .iter()
-            .any(|h| h.settings.mode == HookMode::Persistent)
-        {
-            let mut hooks = self.hooks.clone();
-            disable_crash_loops(&mut hooks);
-            hooks.into()
-        } else {
-            self.hooks.as_slice().into()
-        };
-        let (enabled, skips) = plan(&hooks, input);
+        let (enabled, skips) = plan(&self.hooks, input);
         if !skips.iter().all(Option::is_some) {
             return None;
         }
         Some(processless_report(
-            &hooks,
+            &self.hooks,
             &self.warnings,
             &enabled,
             skips,
@@ -290,8 +278,9 @@ impl Runner {
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
-        let (mut hooks, warnings) = self.current().await;
-        disable_crash_loops(&mut hooks);
+        // A persistent hook disabled for crashing in a loop still runs here: its run fails
+        // without a start, so a blocking failure policy keeps blocking.
+        let (hooks, warnings) = self.current().await;
         let (enabled, skips) = plan(&hooks, &input);
         if skips.iter().all(Option::is_some) {
             // Nothing to start: no process, no task, no run context.

@@ -12,10 +12,10 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 
 use super::execution::Status;
-use crate::discovery::DiscoveredHook;
+use crate::discovery::{DiscoveredHook, HookMode};
 use crate::process::spawn_failure::is_passing_refusal;
 use crate::process::verified_start::VerifiedFile;
-use crate::process::{announce, ProcessTree, Registration, StartMarker};
+use crate::process::{announce, ProcessTree, Registration, StartMarker, MODE_VAR};
 
 /// The variable that gives every hook its own file's path (its `$0` may be
 /// `/proc/self/fd/N` when it was started from its verified file: see verified_start.rs).
@@ -151,6 +151,12 @@ where
             .stdout((io.output)())
             .stderr((io.output)())
             .kill_on_drop(false);
+        // Only a persistent hook is told it is one: a host that itself runs inside one (a
+        // `cline-hooks run` from a persistent hook) must not pass the word on.
+        match hook.settings.mode {
+            HookMode::Persistent => command.env(MODE_VAR, "persistent"),
+            HookMode::PerEvent => command.env_remove(MODE_VAR),
+        };
         crate::process::configure(&mut command);
         if let Some(verified) = verified {
             verified.keep_in_child(&mut command);

@@ -106,9 +106,9 @@ pub fn crash_disabled(hook: &DiscoveredHook) -> Option<String> {
     None
 }
 
-/// Disables the persistent hooks of `hooks` that crashed in a loop (see [`crash_disabled`]),
-/// with the reason: a run does not start them and says why in its warnings, a listing shows
-/// them disabled.
+/// Lists the persistent hooks of `hooks` that crashed in a loop (see [`crash_disabled`]) as
+/// disabled, with the reason. For listings only: a run still takes such a hook, and reports
+/// it `failed` (not started, `startFailure`), so a blocking failure policy still blocks.
 pub fn disable_crash_loops(hooks: &mut [DiscoveredHook]) {
     for hook in hooks {
         if hook.enabled() && hook.settings.mode == crate::discovery::HookMode::Persistent {

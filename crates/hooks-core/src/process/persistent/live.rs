@@ -3,7 +3,6 @@
 //! time while its stdout is read line by line and the tail of its stderr kept; how one event
 //! ends on it; and how it is retired (EOF on stdin, then its tree stopped a second later).
 
-use std::ffi::OsString;
 use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -15,7 +14,6 @@ use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 use super::answer::{classify, LineSplitter, Said, ANSWER_LINE_MAX};
 use super::file_state::FileState;
 use super::job::{Job, StartWith};
-use super::MODE_VAR;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree};
@@ -154,8 +152,7 @@ impl Live {
             }
         };
         let file = FileState::of(hook).await;
-        let mut env = job.start_with.env.clone();
-        env.push((OsString::from(MODE_VAR), OsString::from("persistent")));
+        let env = job.start_with.env.clone();
         let stop = registration.stop.clone();
         let wait = |pause: Duration, refusal: String| {
             let (abort, stop, deadline, timeout) =

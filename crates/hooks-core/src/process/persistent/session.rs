@@ -115,7 +115,7 @@ impl Session {
         self.replace_if_outdated(&job).await;
         if self.live.is_none() {
             if let Some(why) = crash_disabled(&job.hook) {
-                exec.failure = Some(format!("was not started: {why}"));
+                exec.failure = Some(format!("could not start: {why}"));
                 exec.failure_kind = Some(FailureKind::StartFailure);
                 return reply(job, exec);
             }
