@@ -14,6 +14,9 @@ const { addon, makeWorkspace, makeTempDir, hooksDirOf, writeProgram, writeFile, 
 
 const { runHook, discoverHooks, HookFactory } = addon
 
+/** The header's line in a hook written by writeProgram: after the `#!` line, or first in a `.cmd`. */
+const LINE = process.platform === 'win32' ? 1 : 2
+
 /** How long a hook may take to start: a Node program under Wine or under load takes seconds. */
 const START_MS = 30000
 
@@ -41,16 +44,16 @@ describe('what discovery shows of a header', () => {
       timeoutMs: 2500,
       onFailure: 'block',
       mode: 'persistent',
-      line: 2,
+      line: LINE,
     })
     expect(tool.warnings).toEqual([])
     const [start] = await discoverHooks('TaskStart', opts({ workspaceRoots: [root] }))
     expect(start.enabled).toBe(true)
-    expect(start.settings).toEqual({ onFailure: 'allow', mode: 'perEvent', line: 2 })
+    expect(start.settings).toEqual({ onFailure: 'allow', mode: 'perEvent', line: LINE })
     expect(start.warnings).toEqual([
-      expect.stringMatching(/^line 2: `timeout=5` .* it has no unit; .*timeout=5s/),
-      expect.stringMatching(/^line 2: unknown key `colour`/),
-      expect.stringMatching(/^line 2: tools= .* applies to PreToolUse and PostToolUse hooks only/),
+      expect.stringMatching(new RegExp(`^line ${LINE}: \`timeout=5\` .* it has no unit; .*timeout=5s`)),
+      expect.stringMatching(new RegExp(`^line ${LINE}: unknown key \`colour\``)),
+      expect.stringMatching(new RegExp(`^line ${LINE}: tools= .* applies to PreToolUse and PostToolUse hooks only`)),
     ])
     // The run says so too, and the hook still runs with the keys that were valid.
     const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root], timeoutMs: START_MS }))

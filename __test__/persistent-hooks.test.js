@@ -743,3 +743,89 @@ describe('serveHook and the examples, end to end', () => {
     await oneProcessAnswers(hook, opts({ workspaceRoots: [root], timeoutMs: START_MS }))
   }, 180000)
 })
+
+// The breaks an attack found, each a test: answers given to the wrong event, a stopped hook's
+// children left running, a gone hook's process kept, printed cancels dropped, a closed stdout
+// waited on for the whole timeout.
+describe('what an attack broke', () => {
+  test('a JSON object line between events (a late log, a second answer) replaces the process: no later event gets another\'s verdict', async () => {
+    // Each event's answer echoes its id; 40 ms later the hook prints a JSON log line too.
+    const program = persistentProgram({ onEvent: "answer(said()); const at = count; setTimeout(() => answer({ status: 'ok', after: at }), 40)" })
+    const { options } = persistentHook(program)
+    const first = said(await runHook('PreToolUse', { id: 'e1' }, options()))
+    expect(first.id).toBe('e1')
+    // Wait until the stray line has come and gone: the process it came from is replaced.
+    expect(await waitDead(first.pid, GONE_MS)).toBe(true)
+    const second = await runHook('PreToolUse', { id: 'e2' }, options())
+    const next = said(second)
+    expect(next.id).toBe('e2')
+    expect(next.pid).not.toBe(first.pid)
+    expect(second.hooks[0].warnings).toEqual([expect.stringMatching(/^its persistent process printed a JSON object line between events \(.*status.*\): an answer to no event/)])
+  }, 120000)
+
+  test('a stopped persistent hook leaves nothing running: what it started is stopped with it, even when it exits at EOF', async () => {
+    const pidsDir = makeTempDir()
+    // It starts a child deaf to SIGTERM on its first event, answers, and exits at EOF.
+    const program = persistentProgram({
+      onEvent: `if (count === 1) ${spawnDeafChild(`(c) => { fs.writeFileSync(require('path').join(${q(pidsDir)}, 'child'), String(c.pid)); answer(said()) }`)} else answer(said())`,
+    })
+    const { options } = persistentHook(program)
+    const { pid } = said(await runHook('PreToolUse', { id: 'a' }, options({ persistentIdleMs: 300 })))
+    const child = trackPid(Number(fs.readFileSync(path.join(pidsDir, 'child'), 'utf8')))
+    expect(isAlive(child)).toBe(true)
+    expect(await waitDead(pid, GONE_MS)).toBe(true)
+    expect(await waitDead(child, GONE_MS)).toBe(true)
+  }, 120000)
+
+  test('a persistent hook file that is deleted, or made a per-event hook, has its process retired at the next run of that event', async () => {
+    const { root, hook, options } = persistentHook(persistentProgram())
+    const { pid } = said(await runHook('PreToolUse', { id: 'a' }, options()))
+    writeProgram(hooksDirOf(root), 'PreToolUse', readInputThen("process.stdout.write(JSON.stringify({ contextModification: 'per-event' }) + '\\n')\n"))
+    const result = await runHook('PreToolUse', { id: 'b' }, options())
+    expect(only(result).contextModification).toBe('per-event')
+    expect(await waitDead(pid, GONE_MS)).toBe(true)
+
+    const again = persistentHook(persistentProgram())
+    const second = said(await runHook('PreToolUse', { id: 'c' }, again.options())).pid
+    fs.rmSync(again.hook)
+    await runHook('PreToolUse', { id: 'd' }, again.options())
+    expect(await waitDead(second, GONE_MS)).toBe(true)
+    expect(hook).toBeTruthy()
+  }, 120000)
+
+  test('a cancel printed in a line that is not the answer still counts when no answer comes (timeout), and in an answer line over the 2 MiB cap', async () => {
+    const prefixed = persistentHook(persistentProgram({ onEvent: "process.stdout.write('gate: ' + JSON.stringify({ cancel: true, errorMessage: 'no' }) + '\\n')" }))
+    const timedOut = await runHook('PreToolUse', { id: 'p' }, prefixed.options({ timeoutMs: SHORT_MS }))
+    expect(only(timedOut).status).toBe('timedOut')
+    expect(timedOut.cancel).toBe(true)
+    expect(only(timedOut).warnings).toEqual([expect.stringMatching(/^it printed "cancel": true in a line that was not its answer/)])
+
+    const huge = persistentHook(persistentProgram({ onEvent: "answer({ cancel: true, errorMessage: 'x'.repeat(3 * 1024 * 1024) })" }))
+    const cut = await runHook('PreToolUse', { id: 'h' }, huge.options())
+    expect(only(cut)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'invalidOutput' }))
+    expect(cut.cancel).toBe(true)
+  }, 120000)
+
+  test('a hook that closes its stdout fails its event at once, not at its timeout', async () => {
+    const { options } = persistentHook(persistentProgram({ onEvent: 'fs.closeSync(1)' }))
+    const started = Date.now()
+    const result = await runHook('PreToolUse', { id: 'x' }, options({ timeoutMs: 120000 }))
+    expect(only(result)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'crash' }))
+    expect(only(result).failure).toMatch(/^closed its stdout while the event was in flight/)
+    expect(Date.now() - started).toBeLessThan(60000)
+  }, 180000)
+
+  test('tools= : an empty tool name names no tool (the hook runs); a quoted tool name warns', async () => {
+    const root = makeWorkspace()
+    const ran = path.join(makeTempDir(), 'ran')
+    writeProgram(hooksDirOf(root), 'PreToolUse', readInputThen(`require('fs').writeFileSync(${q(ran)}, '')\nprocess.stdout.write('{}\\n')\n`), { header: 'tools=write_to_file' })
+    const result = await runHook('PreToolUse', { preToolUse: { tool: '' } }, opts({ workspaceRoots: [root], timeoutMs: START_MS }))
+    expect(only(result).status).toBe('completed')
+    expect(fs.existsSync(ran)).toBe(true)
+    const quoted = makeWorkspace()
+    writeProgram(hooksDirOf(quoted), 'PreToolUse', readInputThen("process.stdout.write('{}\\n')\n"), { header: 'tools="write_to_file"' })
+    const [listed] = await discoverHooks('PreToolUse', opts({ workspaceRoots: [quoted] }))
+    expect(listed.settings.tools).toBeUndefined()
+    expect(listed.warnings).toEqual([expect.stringMatching(/`"` cannot be in a tool name/)])
+  }, 120000)
+})

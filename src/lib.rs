@@ -410,6 +410,8 @@ fn start_run<'env>(
         Err(failure) => return settle::reject(env, failure),
     };
     if let Target::Ready(runner) = &target {
+        // A persistent hook's file gone, disabled or made per-event: its process is retired.
+        runner.retire_stale(owner);
         if let Some(report) = runner.nothing_to_run() {
             let result = results::nothing_ran(env, report.combined.warnings)?;
             return Ok(PromiseRaw::new(

@@ -160,6 +160,13 @@ fn apply(key: &str, value: &str, settings: &mut HookSettings) -> Result<(), Stri
             if globs.iter().any(String::is_empty) {
                 return Err("write tool names (globs with * and ?) separated by commas, with no empty one: tools=write_to_file,replace_in_file".into());
             }
+            // A quote or a `;` would never match a tool: the hook would silently never run.
+            if let Some(bad) = value.chars().find(|c| *c != ',' && !is_tool_name_char(*c)) {
+                return Err(format!(
+                    "{} cannot be in a tool name; write tool names as they are (letters, digits, _ - . : / @, and * or ?), unquoted, separated by commas: tools=write_to_file,replace_in_file",
+                    shown(bad)
+                ));
+            }
             settings.tools = Some(globs);
         }
         "timeout" => settings.timeout = Some(parse_timeout(value)?),
@@ -179,6 +186,20 @@ fn apply(key: &str, value: &str, settings: &mut HookSettings) -> Result<(), Stri
         }
     }
     Ok(())
+}
+
+/// Whether `c` can be in a `tools=` glob.
+fn is_tool_name_char(c: char) -> bool {
+    c.is_alphanumeric() || "_-.:/@*?".contains(c)
+}
+
+/// A character as a warning shows it: in backquotes, or escaped when it is a control one.
+fn shown(c: char) -> String {
+    if c.is_control() {
+        format!("{c:?}")
+    } else {
+        format!("`{c}`")
+    }
 }
 
 /// `5s`, `1.5s`, `500ms` as a duration: more than zero, at most a day.
@@ -342,6 +363,23 @@ mod tests {
             "{w}"
         );
         assert!(w.contains("no empty one"), "{w}");
+    }
+
+    #[test]
+    fn tool_names_with_quotes_or_separators_warn() {
+        for bad in ["\"write_to_file\"", "write_to_file;", "a\u{0}b", "'x'"] {
+            let header = read_header(format!("# cline-hook: tools={bad}").as_bytes());
+            assert_eq!(header.settings.tools, None, "{bad}");
+            assert_eq!(header.warnings.len(), 1, "{bad}: {:?}", header.warnings);
+            assert!(
+                header.warnings[0].contains("cannot be in a tool name"),
+                "{:?}",
+                header.warnings
+            );
+        }
+        let fine =
+            settings("# cline-hook: tools=mcp:server/tool-1,use_mcp_tool,a.b@c,*_file,read?");
+        assert_eq!(fine.tools.map(|t| t.len()), Some(5));
     }
 
     #[test]

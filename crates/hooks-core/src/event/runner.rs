@@ -206,6 +206,12 @@ impl Runner {
         input.complete(&self.hook_name, &self.workspace_roots, &timestamp)
     }
 
+    /// Retires the persistent processes of `owner` for this name that no hook of this runner
+    /// takes any more (see [`crate::process::retire_others`]); cheap when none runs.
+    pub fn retire_stale(&self, owner: crate::process::Owner) {
+        retire_stale(&self.hook_name, &self.hooks, owner);
+    }
+
     /// The report of a run when no hook is enabled: nothing starts, nothing is awaited.
     pub fn nothing_to_run(&self) -> Option<RunReport> {
         if self.hooks.iter().any(DiscoveredHook::enabled) {
@@ -275,12 +281,14 @@ impl Runner {
         }
         let input: HookInput = input.into();
         let input_bytes = self.prepare_input(&input)?;
+        self.retire_stale(settings.owner);
         if let Some(report) = self.nothing_to_run() {
             return Ok(report);
         }
         // A persistent hook disabled for crashing in a loop still runs here: its run fails
         // without a start, so a blocking failure policy keeps blocking.
         let (hooks, warnings) = self.current().await;
+        retire_stale(&self.hook_name, &hooks, settings.owner);
         let (enabled, skips) = plan(&hooks, &input);
         if skips.iter().all(Option::is_some) {
             // Nothing to start: no process, no task, no run context.
@@ -492,6 +500,16 @@ fn skipped(hooks: &[DiscoveredHook], warnings: &[String]) -> Vec<String> {
                 .map(|warning| format!("{}: {warning}", h.path.display()))
         }))
         .collect()
+}
+
+/// Retires `owner`'s persistent processes for `hook_name` that none of `hooks` takes now.
+fn retire_stale(hook_name: &str, hooks: &[DiscoveredHook], owner: crate::process::Owner) {
+    let keep: Vec<&std::path::Path> = hooks
+        .iter()
+        .filter(|h| h.enabled() && h.settings.mode == HookMode::Persistent)
+        .map(|h| h.path.as_path())
+        .collect();
+    crate::process::retire_others(owner, hook_name, &keep);
 }
 
 /// The enabled hooks of `hooks` and, for each, why it does not apply to `input` (`None`: it

@@ -22,6 +22,7 @@ pub fn tool_name(hook_name: &str, input: &str) -> Option<String> {
         _ => return None,
     };
     let extension = extension.unwrap_or_default();
+    // An empty name names no tool.
     [
         extension.tool,
         extension.tool_name,
@@ -29,7 +30,7 @@ pub fn tool_name(hook_name: &str, input: &str) -> Option<String> {
     ]
     .into_iter()
     .flatten()
-    .next()
+    .find(|name| !name.is_empty())
 }
 
 /// Whether `tool` matches one of `globs` (`*`: any run of characters, `?`: one character;
@@ -306,6 +307,16 @@ mod tests {
         // A string field wins over an earlier non-string one.
         let mixed = r#"{"preToolUse":{"tool":7,"toolName":"y"}}"#;
         assert_eq!(tool_name("PreToolUse", mixed).as_deref(), Some("y"));
+        // An empty name names no tool: the next field's counts, or none does.
+        let empty = r#"{"preToolUse":{"tool":"","toolName":"write_to_file"}}"#;
+        assert_eq!(
+            tool_name("PreToolUse", empty).as_deref(),
+            Some("write_to_file")
+        );
+        assert_eq!(
+            tool_name("PreToolUse", r#"{"preToolUse":{"tool":""}}"#),
+            None
+        );
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub use execution::*;
 pub use identity::*;
 pub(crate) use marker::*;
 pub use persistent::{
-    crash_disabled, disable_crash_loops, ANSWER_LINE_MAX, CRASH_LIMIT, CRASH_WINDOW, MODE_VAR,
-    RETIRE_GRACE,
+    crash_disabled, disable_crash_loops, retire_others, ANSWER_LINE_MAX, CRASH_LIMIT, CRASH_WINDOW,
+    MODE_VAR, RETIRE_GRACE,
 };
 pub(crate) use persistent::{hand_over_detached, run_persistent};
 pub use pipes::*;

@@ -85,6 +85,14 @@ pub(super) enum Said {
     Log,
 }
 
+/// Whether `line` (not an answer) holds a JSON object that prints `"cancel": true`, as the
+/// per-event reader finds one in a hook's stdout (`gate: {"cancel": true}`, an answer cut at
+/// the line cap): a printed cancel is never dropped, even from a line that is not an answer.
+pub(super) fn printed_cancel(line: &Line, profile: Profile) -> bool {
+    let mentions = line.bytes.windows(b"cancel".len()).any(|w| w == b"cancel");
+    mentions && verdict::parse(&line.bytes, profile).cancel
+}
+
 /// Judges one line. A line is an answer attempt when it starts with `{` after blanks (spaces,
 /// tabs, and a UTF-8 byte-order mark, which some Windows tools put before their first line);
 /// then it must be exactly one JSON object (as `JSON.parse` reads it, Python's `NaN` too).
@@ -95,6 +103,11 @@ pub(super) fn classify(line: &Line, profile: Profile) -> Said {
         .position(|&b| !matches!(b, b' ' | b'\t'))
         .map_or(&[][..], |at| &line.bytes[at..]);
     let start = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(start);
+    // The CLI's control line carries its answer after the tag.
+    let start = match profile {
+        Profile::Cli => start.strip_prefix(b"HOOK_CONTROL\t").unwrap_or(start),
+        Profile::Extension => start,
+    };
     if start.first() != Some(&b'{') {
         return Said::Log;
     }
@@ -134,7 +147,7 @@ fn deep_and_whole(text: &str) -> bool {
 }
 
 /// The start of a line, quoted for a sentence.
-fn quote(bytes: &[u8]) -> String {
+pub(super) fn quote(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(QUOTED * 4)]);
     let shown: String = text.chars().take(QUOTED).collect();
     let more = if shown.len() < text.len() || bytes.len() > QUOTED * 4 {

@@ -95,8 +95,10 @@ pub fn crash_disabled(hook: &DiscoveredHook) -> Option<String> {
     let mut table = table();
     let crashes = table.get(&hook.path)?;
     let (file, why) = crashes.disabled.as_ref()?;
+    // The stat too: discovery's digest may be older than the file (a snapshot revalidated
+    // later, where the folder is not watched).
     let unchanged = match (&file.sha256, &hook.sha256) {
-        (Some(before), Some(now)) => before == now,
+        (Some(before), Some(now)) => before == now && file.stat == stat(&hook.path),
         _ => file.stat == stat(&hook.path),
     };
     if unchanged {

@@ -11,9 +11,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 
-use super::answer::{classify, LineSplitter, Said, ANSWER_LINE_MAX};
+use super::answer::{classify, printed_cancel, quote, LineSplitter, Said, ANSWER_LINE_MAX};
 use super::file_state::FileState;
 use super::job::{Job, StartWith};
+use crate::discovery::Profile;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree};
@@ -61,6 +62,8 @@ pub(super) struct EventLog {
     stdout: Tail,
     stderr: Tail,
     watch: Option<(Lines, Lines)>,
+    /// The start of a line that was not its answer but printed `"cancel": true`.
+    cancel_in: Option<String>,
 }
 
 impl EventLog {
@@ -69,7 +72,13 @@ impl EventLog {
             stdout: Tail::new(STDERR_KEEP),
             stderr: Tail::new(STDERR_KEEP),
             watch: job.watch.as_ref().map(|w| (w.lines(true), w.lines(false))),
+            cancel_in: None,
         }
+    }
+
+    /// Notes a line that is not the answer but printed `"cancel": true`.
+    fn cancel_in(&mut self, line: &[u8]) {
+        self.cancel_in.get_or_insert_with(|| quote(line));
     }
 
     fn stdout(&mut self, bytes: &[u8]) {
@@ -95,6 +104,16 @@ impl EventLog {
         exec.stdout_tail = self.stdout.text();
         exec.stderr = self.stderr.text();
         exec.output_bytes = (self.stdout.total(), self.stderr.total());
+        // A printed cancel is never dropped: an event that ends without an answer that says
+        // otherwise blocks when a line of it printed one.
+        if let Some(line) = self.cancel_in {
+            if exec.status != Status::Completed && !exec.cancel {
+                exec.cancel = true;
+                exec.warnings.push(format!(
+                    "it printed \"cancel\": true in a line that was not its answer ({line}) and then gave no answer, so the cancel counts"
+                ));
+            }
+        }
     }
 }
 
@@ -104,6 +123,8 @@ pub(super) enum Served {
     Answered(Box<crate::verdict::Verdict>),
     /// It printed a line that starts with `{` and is not one; the process stays.
     Broken(String),
+    /// It closed its stdout while the event was in flight: it can never answer.
+    Closed,
     /// Its process ended first (it is reaped); `answer` when it answered as it went.
     Exited {
         status: io::Result<ExitStatus>,
@@ -128,6 +149,10 @@ pub(super) enum Idle {
     Exited(io::Result<ExitStatus>),
     /// `terminateAll()` asked it to stop.
     Terminated,
+    /// It printed a JSON object line between events (an answer to no event, or a second
+    /// one): its next answer cannot be told from a stale one, so it must be replaced. The
+    /// text says what it printed.
+    OutOfStep(String),
 }
 
 impl Live {
@@ -261,13 +286,28 @@ impl Live {
                 // A failed write: its stdin is closed, so it is ending; its exit says how.
                 _ = &mut write, if !written => written = true,
                 read = read_some(stdout, out_buf) => {
-                    let Some(bytes) = read else { continue };
+                    let Some(bytes) = read else { return Served::Closed };
                     log.stdout(bytes);
-                    let said = lines
-                        .push(bytes)
-                        .iter()
-                        .map(|line| classify(line, job.profile))
-                        .find(|said| !matches!(said, Said::Log));
+                    let mut said = None;
+                    for line in lines.push(bytes) {
+                        match classify(&line, job.profile) {
+                            Said::Log => {
+                                if said.is_none() && printed_cancel(&line, job.profile) {
+                                    log.cancel_in(&line.bytes);
+                                }
+                            }
+                            // A second answer in the same read: the process is out of step.
+                            _ if said.is_some() => *out_of_step = true,
+                            other => {
+                                if let Said::Broken(_) = other {
+                                    if printed_cancel(&line, job.profile) {
+                                        log.cancel_in(&line.bytes);
+                                    }
+                                }
+                                said = Some(other);
+                            }
+                        }
+                    }
                     let Some(said) = said else { continue };
                     // Answered before reading all of its event: the rest is written now, or
                     // the process cannot be given another event.
@@ -338,9 +378,14 @@ impl Live {
                 biased;
                 _ = stop.cancelled() => return Idle::Terminated,
                 read = read_some(stdout, out_buf) => {
-                    // Log between events; a partial line is finished by the next event.
+                    // Log between events; a partial line is finished by the next event. A
+                    // JSON object line here answers no event: the process is out of step.
                     if let Some(bytes) = read {
-                        let _ = lines.push(bytes);
+                        for line in lines.push(bytes) {
+                            if !matches!(classify(&line, Profile::Extension), Said::Log) {
+                                return Idle::OutOfStep(quote(&line.bytes));
+                            }
+                        }
                     }
                 }
                 read = read_some(stderr, err_buf) => {
@@ -399,14 +444,16 @@ impl Live {
         stopped
     }
 
-    /// Retires it: EOF on its stdin, [`RETIRE_GRACE`] to exit on its own (what it prints is
-    /// read and dropped), then its tree is stopped. `terminateAll()` meanwhile stops it at once.
+    /// Retires it: EOF on its stdin, [`RETIRE_GRACE`] to finish (what it prints is read and
+    /// dropped), then its whole tree is stopped, what it left running included: a retired
+    /// hook leaves nothing behind. `terminateAll()` meanwhile stops it at once.
     pub(super) async fn retire(mut self) {
         drop(self.stdin.take());
         let grace_end = Instant::now() + RETIRE_GRACE;
-        let exited = {
+        {
+            // Its own process is not reaped meanwhile: its group id stays its own until the
+            // tree is stopped, so the stop reaches what it left running and nothing else.
             let Live {
-                child,
                 stdout,
                 stderr,
                 registration,
@@ -418,23 +465,16 @@ impl Live {
             loop {
                 tokio::select! {
                     biased;
-                    _ = stop.cancelled() => break false,
-                    _ = sleep_until(grace_end) => break false,
+                    _ = stop.cancelled() => break,
+                    _ = sleep_until(grace_end) => break,
                     _ = read_some(stdout, out_buf) => {}
                     _ = read_some(stderr, err_buf) => {}
-                    _ = exit_of(child) => break true,
                 }
             }
-        };
-        if exited {
-            // Its own process is gone: what it left in the background is its business, as
-            // for a per-event hook.
-            self.registration.disarm();
-            return;
         }
         tracing::debug!(
             pid = self.pid,
-            "a retired persistent hook did not exit: stopping its tree"
+            "a retired persistent hook's tree is stopped"
         );
         self.stop(None).await;
     }

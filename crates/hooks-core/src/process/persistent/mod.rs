@@ -71,6 +71,7 @@ use tokio::time::{sleep_until, Instant};
 pub use answer::ANSWER_LINE_MAX;
 pub use crash_loop::{crash_disabled, disable_crash_loops, CRASH_LIMIT, CRASH_WINDOW};
 pub use live::RETIRE_GRACE;
+pub use pool::retire_others;
 
 use super::admission::terminated_before_start;
 use super::execution::{Execution, FailureKind, RunContext, Status};

@@ -22,6 +22,8 @@ struct Entry {
     /// Which session this is (a key's session can be replaced).
     id: u64,
     tx: UnboundedSender<Job>,
+    /// The hook name its file answers to.
+    hook_name: String,
 }
 
 fn pool() -> MutexGuard<'static, HashMap<Key, Entry>> {
@@ -37,6 +39,7 @@ fn pool() -> MutexGuard<'static, HashMap<Key, Entry>> {
 /// session that leaves (under the same lock) never leaves an event behind.
 pub(super) fn submit(job: Job) {
     let key: Key = (job.owner, job.hook.path.clone(), job.cwd.clone());
+    let hook_name = job.hook.hook_name.clone();
     let mut pool = pool();
     let job = match pool.get(&key) {
         Some(entry) => match entry.tx.send(job) {
@@ -51,9 +54,23 @@ pub(super) fn submit(job: Job) {
     let (tx, rx) = mpsc::unbounded_channel();
     // The receiver is alive: this cannot fail.
     let _ = tx.send(job);
-    pool.insert(key.clone(), Entry { id, tx });
+    pool.insert(key.clone(), Entry { id, tx, hook_name });
     drop(pool);
     tokio::spawn(Session::new(key, id, rx).run());
+}
+
+/// Retires the sessions of `owner` for hooks named `hook_name` whose file is not in `keep`
+/// (the persistent hooks a run of that name takes now): a hook file deleted, renamed, made a
+/// per-event hook, disabled or no longer trusted does not keep its process until it idles.
+/// Closing a session's queue retires its process once the events already sent are served.
+pub fn retire_others(owner: Owner, hook_name: &str, keep: &[&std::path::Path]) {
+    let mut pool = pool();
+    if pool.is_empty() {
+        return;
+    }
+    pool.retain(|(of, path, _), entry| {
+        *of != owner || entry.hook_name != hook_name || keep.contains(&path.as_path())
+    });
 }
 
 /// Session `id` of `key` leaves the pool if no event waits for it (`None`: it has left, and

@@ -55,6 +55,12 @@ impl Session {
             let job = match self.live.as_mut() {
                 None => match self.rx.try_recv() {
                     Ok(job) => job,
+                    // What ended the last process is told with the next event: the session
+                    // stays (no process, one waiting task) until it comes.
+                    Err(_) if self.ended_idle.is_some() => match self.rx.recv().await {
+                        Some(job) => job,
+                        None => return,
+                    },
                     Err(_) => match pool::leave(&self.key, self.id, &mut self.rx) {
                         None => return,
                         Some(job) => job,
@@ -81,6 +87,14 @@ impl Session {
                                 Idle::Terminated => {
                                     if let Some(live) = self.live.take() {
                                         live.stop(None).await;
+                                    }
+                                }
+                                Idle::OutOfStep(line) => {
+                                    self.ended_idle = Some(format!(
+                                        "its persistent process printed a JSON object line between events ({line}): an answer to no event, or a second one, after which its answers could belong to the wrong event; so it was replaced by a fresh process. A persistent hook prints exactly one JSON object line per event, and logs on stderr"
+                                    ));
+                                    if let Some(live) = self.live.take() {
+                                        tokio::spawn(live.retire());
                                     }
                                 }
                             }
@@ -152,6 +166,14 @@ impl Session {
                 exec.failure = Some(format!("{why}; its process is kept for the next event"));
                 exec.failure_kind = Some(FailureKind::InvalidOutput);
             }
+            Served::Closed => {
+                live.stderr_now(&mut log).await;
+                exec.failure = Some("closed its stdout while the event was in flight, so it can never answer; its process was stopped, and the next event starts a fresh one".to_owned());
+                exec.failure_kind = Some(FailureKind::Crash);
+                if let Some(live) = self.live.take() {
+                    live.stop(Some(&mut log)).await;
+                }
+            }
             Served::Exited { status, answer } => {
                 let stderr = live.stderr_text();
                 let file = live.file.clone();
@@ -167,7 +189,7 @@ impl Session {
         }
         if self.live.as_ref().is_some_and(|live| live.out_of_step) {
             if let Some(live) = self.live.take() {
-                exec.warnings.push("it answered before reading all of its event, whose rest could not be written by its deadline; its process was retired (a persistent hook reads each event line whole before it answers)".to_owned());
+                exec.warnings.push("it answered before reading all of its event, whose rest could not be written by its deadline, or printed two JSON object lines at once; its process was retired (a persistent hook reads each event line whole, then prints exactly one JSON object line)".to_owned());
                 tokio::spawn(live.retire());
             }
         }
