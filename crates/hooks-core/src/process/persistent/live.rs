@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
-use tokio::time::{sleep, sleep_until, timeout_at, Instant};
+use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
 
 use super::answer::{classify, printed_cancel, quote, LineSplitter, Said, ANSWER_LINE_MAX};
 use super::file_state::FileState;
@@ -286,7 +286,16 @@ impl Live {
                 // A failed write: its stdin is closed, so it is ending; its exit says how.
                 _ = &mut write, if !written => written = true,
                 read = read_some(stdout, out_buf) => {
-                    let Some(bytes) = read else { return Served::Closed };
+                    let Some(bytes) = read else {
+                        // Its stdout ended: an exit usually follows at once (and says more); a
+                        // process that lives on with stdout closed can never answer.
+                        let Ok(status) = timeout(CLOSED_GRACE, exit_of(child)).await else {
+                            return Served::Closed;
+                        };
+                        registration.disarm();
+                        drain_stderr(stderr, err_buf, stderr_tail, log).await;
+                        return Served::Exited { status, answer: None };
+                    };
                     log.stdout(bytes);
                     let mut said = None;
                     for line in lines.push(bytes) {
@@ -479,6 +488,10 @@ impl Live {
         self.stop(None).await;
     }
 }
+
+/// How long a process whose stdout ended mid-event has to exit before it counts as one that
+/// closed its stdout and lives on.
+const CLOSED_GRACE: Duration = Duration::from_millis(500);
 
 /// Reads once from `pipe` into `buf`; `None` when it ended (the pipe is dropped then, and a
 /// read of an ended pipe never completes, so a `select!` moves on).
