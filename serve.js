@@ -122,11 +122,20 @@ function answerLine(verdict, where) {
         "Return an object such as { cancel: true, errorMessage: 'why' }, or nothing to let the operation go ahead.",
     )
   }
+  let text
   try {
-    return `${JSON.stringify(verdict)}\n`
+    text = JSON.stringify(verdict)
   } catch (error) {
     throw new HookFailure(`serveHook: the handler's verdict for ${whichEvent(where)} cannot be written as JSON (${error.message}).`)
   }
+  // A `toJSON` can turn the object into a string, a number or nothing: not an answer.
+  if (typeof text !== 'string' || !text.startsWith('{')) {
+    throw new HookFailure(
+      `serveHook: the handler's verdict for ${whichEvent(where)} is written by its toJSON as ${text === undefined ? 'nothing' : text.slice(0, 80)}, not a JSON object. ` +
+        'Return a plain object without a toJSON that changes what it is.',
+    )
+  }
+  return `${text}\n`
 }
 
 /**

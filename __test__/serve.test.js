@@ -78,6 +78,7 @@ serveHook(async (event) => {
   if (event.note) console.error('handling ' + event.id)
   if (event.answerBytes) return { id: event.id, pad: 'x'.repeat(event.answerBytes) }
   if (event.nothing) return undefined
+  if (event.toJSON) return { cancel: true, toJSON: () => event.toJSON }
   if ('verdict' in event) return event.verdict
   return { id: event.id, pid: process.pid, text: event.text, length: event.text === undefined ? 0 : event.text.length }
 }).then((result) => {
@@ -265,12 +266,14 @@ describe('serveHook in persistent mode (CLINE_HOOK_MODE=persistent)', () => {
     expect(stderr).not.toContain('served')
   })
 
-  test('a handler that rejects, or returns null, an array or a string: exit code 1 with the reason on stderr', async () => {
+  test('a handler that rejects, or returns null, an array, a string or an object whose toJSON is not one: exit code 1 with the reason on stderr', async () => {
     const cases = [
       [{ reject: 'no database' }, /the handler threw while answering event 1[\s\S]*Error: no database/],
       [{ verdict: null }, /the handler returned null for event 1 \(line 1 of stdin\), not a verdict object/],
       [{ verdict: [{ cancel: true }] }, /the handler returned an array for event 1/],
       [{ verdict: 'allow' }, /the handler returned a string \('allow'\) for event 1/],
+      // A toJSON that writes the verdict as something else would be an answer that is none.
+      [{ toJSON: 'allow' }, /the handler's verdict for event 1 \(line 1 of stdin\) is written by its toJSON as "allow", not a JSON object/],
     ]
     for (const [event, message] of cases) {
       const hook = startNode(script('echo-bad', ECHO_HOOK))
