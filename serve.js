@@ -114,8 +114,8 @@ function describe(value) {
  * but a plain object is the author's mistake, and guessing (an array? a string?) would let a
  * gate's bug pass for "allow".
  */
-function answerLine(verdict, where) {
-  if (verdict === undefined) return '{}\n'
+function answerLine(verdict, where, eventId) {
+  if (verdict === undefined) return withEventId('{}', eventId)
   if (!isPlainObject(verdict)) {
     throw new HookFailure(
       `serveHook: the handler returned ${describe(verdict)} for ${whichEvent(where)}, not a verdict object. ` +
@@ -135,7 +135,18 @@ function answerLine(verdict, where) {
         'Return a plain object without a toJSON that changes what it is.',
     )
   }
-  return `${text}\n`
+  return withEventId(text, eventId, verdict)
+}
+
+/**
+ * `text` (a JSON object) as one answer line, echoing the event's `hookEventId` (persistent
+ * mode): the runtime then tells this answer from a late or extra one, so no answer can be
+ * taken for another event's. A verdict that sets the field itself keeps its own.
+ */
+function withEventId(text, eventId, verdict = {}) {
+  if (typeof eventId !== 'string' || Object.prototype.hasOwnProperty.call(verdict, 'hookEventId')) return `${text}\n`
+  const field = `"hookEventId":${JSON.stringify(eventId)}`
+  return text === '{}' ? `{${field}}\n` : `${text.slice(0, -1)},${field}}\n`
 }
 
 /**
@@ -275,7 +286,7 @@ async function servePersistent(handler, out) {
     const where = { event: events, line: lines }
     const event = parseEvent(line, where)
     const verdict = await callHandler(handler, event, where)
-    await writeAnswer(out, answerLine(verdict, where))
+    await writeAnswer(out, answerLine(verdict, where, event.hookEventId))
   }
   await flushed(out)
   return events

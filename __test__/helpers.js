@@ -142,7 +142,7 @@ afterEach(async () => {
     const dir = tempDirs.pop()
     restorePermissions(dir)
     // Windows holds a file open a moment after its process ends: retry rather than fail.
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: isWindows ? 10 : 0 })
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: isWindows ? 50 : 0 })
   }
 })
 

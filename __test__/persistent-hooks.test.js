@@ -565,7 +565,9 @@ describe('what it prints', () => {
     fs.writeSync(1, '[1, 2]\\n')
     fs.writeSync(1, '42\\n')
     log('on stderr ' + count)
-    answer({ cancel: true, errorMessage: 'no writes today ' + count, contextModification: said().contextModification })`,
+    // Under Wine a pipe delivers later than on Linux: the answer waits for stderr to get there.
+    const answering = said().contextModification
+    setTimeout(() => answer({ cancel: true, errorMessage: 'no writes today ' + count, contextModification: answering }), ${isWindows ? 500 : 0})`,
       }),
     )
     let pid = null
@@ -806,12 +808,12 @@ describe('what an attack broke', () => {
     expect(cut.cancel).toBe(true)
   }, 120000)
 
-  test('a hook that closes its stdout fails its event at once, not at its timeout', async () => {
+  testIf(!isWindows, "the test's hook is a .cmd whose cmd.exe holds stdout open itself", 'a hook that closes its stdout fails its event at once, not at its timeout', async () => {
     const { options } = persistentHook(persistentProgram({ onEvent: 'fs.closeSync(1)' }))
     const started = Date.now()
     const result = await runHook('PreToolUse', { id: 'x' }, options({ timeoutMs: 120000 }))
     expect(only(result)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'crash' }))
-    expect(only(result).failure).toMatch(/^closed its stdout while the event was in flight/)
+    expect(only(result).failure).toMatch(/^closed its stdout and lives on, so it can never answer/)
     expect(Date.now() - started).toBeLessThan(60000)
   }, 180000)
 
@@ -828,4 +830,44 @@ describe('what an attack broke', () => {
     expect(listed.settings.tools).toBeUndefined()
     expect(listed.warnings).toEqual([expect.stringMatching(/`"` cannot be in a tool name/)])
   }, 120000)
+})
+
+describe('answers that say which event they answer (hookEventId)', () => {
+  test('each event line carries its hookEventId; an answer echoing another event\'s is skipped, with a warning', async () => {
+    // It answers each event twice: first as if to another event, then to this one.
+    const program = persistentProgram({
+      onEvent: "answer({ hookEventId: 'not-' + event.hookEventId, cancel: true }); answer({ ...said(), hookEventId: event.hookEventId })",
+    })
+    const { options } = persistentHook(program)
+    for (const id of ['a', 'b', 'c']) {
+      const result = await runHook('PreToolUse', { id }, options())
+      expect(said(result).id).toBe(id)
+      expect(result.cancel).toBe(false)
+      expect(only(result).output.hookEventId).toMatch(/^\d+$/)
+      expect(only(result).warnings).toEqual([expect.stringMatching(/^it printed a JSON object line that is not the answer to this event/)])
+    }
+  }, 120000)
+
+  test('serveHook echoes it: JSON log lines written past its redirect, even mid-event, never shift a verdict', async () => {
+    const serve = path.join(ROOT, 'serve.js')
+    // Each answer is followed at once, and again 1 ms later, by a JSON log line on fd 1.
+    const program = `const fs = require('fs')
+require(${q(serve)}).serveHook((event) => {
+  const file = event.preToolUse.parameters.path
+  fs.writeSync(1, JSON.stringify({ level: 30, msg: 'checking ' + file }) + '\\n')
+  setTimeout(() => fs.writeSync(1, JSON.stringify({ status: 'ok', file }) + '\\n'), 1)
+  return { cancel: file.endsWith('.env'), errorMessage: 'for ' + file }
+})
+`
+    const { options } = persistentHook(program)
+    // The first event's log line lands before any answer has shown the hook echoes ids.
+    await runHook('PreToolUse', { preToolUse: { tool: 'write_to_file', parameters: { path: 'warm.ts' } } }, options())
+    const wrong = []
+    for (let i = 0; i < 40; i++) {
+      const file = i % 3 === 0 ? `${i}.env` : `${i}.ts`
+      const result = await runHook('PreToolUse', { preToolUse: { tool: 'write_to_file', parameters: { path: file } } }, options())
+      if (result.cancel !== file.endsWith('.env') || result.errorMessage !== `for ${file}`) wrong.push({ file, cancel: result.cancel, errorMessage: result.errorMessage })
+    }
+    expect(wrong).toEqual([])
+  }, 180000)
 })

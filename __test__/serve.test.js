@@ -562,3 +562,19 @@ describe('examples/persistent: PreToolUse hooks that refuse writes to .env files
     expect(JSON.parse(stdout)).toEqual(refused('.env'))
   })
 })
+
+describe('hookEventId', () => {
+  test('persistent mode: each answer echoes its event\'s hookEventId, unless the verdict sets its own', async () => {
+    const hook = startNode(script('echo-ids', ECHO_HOOK))
+    hook.send(`${J({ id: 1, hookEventId: '41' })}\n`)
+    expect(await hook.nextJson()).toMatchObject({ id: 1, hookEventId: '41' })
+    hook.send(`${J({ id: 2, nothing: true, hookEventId: '42' })}\n`)
+    expect(await hook.nextJson()).toEqual({ hookEventId: '42' })
+    hook.send(`${J({ id: 3, verdict: { hookEventId: 'own' }, hookEventId: '43' })}\n`)
+    expect(await hook.nextJson()).toEqual({ hookEventId: 'own' })
+    hook.send(`${J({ id: 4 })}\n`)
+    expect(await hook.nextJson()).not.toHaveProperty('hookEventId')
+    hook.end()
+    expect((await hook.closed).code).toBe(0)
+  })
+})

@@ -58,8 +58,10 @@ pub(super) struct StartWith {
 /// One event for a persistent hook.
 pub(super) struct Job {
     pub hook: DiscoveredHook,
-    /// The event, one line of compact JSON ending in `\n`.
+    /// The event, one line of compact JSON ending in `\n`, with its [`EVENT_ID_FIELD`].
     pub line: Arc<[u8]>,
+    /// The event's id, as its line carries it: an answer that echoes another is a stale one.
+    pub event_id: String,
     pub start_with: StartWith,
     pub run: RunIdentity,
     pub cwd: PathBuf,
@@ -90,9 +92,14 @@ impl Job {
         watch: Option<&Arc<HookWatch>>,
     ) -> (Job, oneshot::Receiver<Execution>) {
         let (reply, answer) = oneshot::channel();
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let event_id = NEXT
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .to_string();
         let job = Job {
             hook: hook.clone(),
-            line: one_line(&ctx.input),
+            line: with_event_id(&one_line(&ctx.input), &event_id),
+            event_id,
             start_with: StartWith {
                 env: ctx.env.clone(),
                 env_remove: ctx.env_remove.clone(),
@@ -129,9 +136,47 @@ pub(super) fn one_line(input: &[u8]) -> Arc<[u8]> {
     line.into()
 }
 
+/// The field each event line carries for a persistent hook: the event's id. A hook that
+/// echoes it in its answer (`serveHook` does) has a late or extra answer told apart from the
+/// one to the event in flight.
+pub const EVENT_ID_FIELD: &str = "hookEventId";
+
+/// `line` (one JSON object ending in `}\n`) with `"hookEventId":"<id>"` as its last field;
+/// unchanged when it has such a field already (the caller's input), or is not an object.
+pub(super) fn with_event_id(line: &[u8], id: &str) -> Arc<[u8]> {
+    let field = format!("\"{EVENT_ID_FIELD}\"");
+    let has_field = line.windows(field.len()).any(|w| w == field.as_bytes());
+    let Some(body) = line.strip_suffix(b"}\n").filter(|_| !has_field) else {
+        return line.into();
+    };
+    let empty = body.iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let mut out = Vec::with_capacity(line.len() + field.len() + id.len() + 8);
+    out.extend_from_slice(body);
+    if !empty {
+        out.push(b',');
+    }
+    out.extend_from_slice(format!("{field}:\"{id}\"}}\n").as_bytes());
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_event_line_carries_its_id_as_its_last_field() {
+        let line = with_event_id(b"{\"a\":1}\n", "7");
+        assert_eq!(&line[..], b"{\"a\":1,\"hookEventId\":\"7\"}\n");
+        let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(value["hookEventId"], "7");
+        assert_eq!(
+            &with_event_id(b"{}\n", "1")[..],
+            b"{\"hookEventId\":\"1\"}\n"
+        );
+        // The caller's own field is never doubled.
+        let own = b"{\"hookEventId\":\"mine\"}\n";
+        assert_eq!(&with_event_id(own, "2")[..], own);
+    }
 
     #[test]
     fn the_event_is_one_line_of_the_same_json() {

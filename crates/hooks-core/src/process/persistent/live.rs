@@ -55,6 +55,9 @@ pub(super) struct Live {
     /// It answered before its event was written whole: its stdin is in the middle of a line,
     /// so the next event would not reach it as a line of its own. It is retired.
     pub out_of_step: bool,
+    /// It has answered with its event's `hookEventId`: from then on a JSON line that echoes
+    /// none is not an answer (a log line that looks like one), so none is taken for another's.
+    echoes_ids: bool,
 }
 
 /// What one event's turn on a process saw: its share of the output.
@@ -64,6 +67,8 @@ pub(super) struct EventLog {
     watch: Option<(Lines, Lines)>,
     /// The start of a line that was not its answer but printed `"cancel": true`.
     cancel_in: Option<String>,
+    /// The start of an answer to another event (it echoed another id), skipped.
+    stale: Option<String>,
 }
 
 impl EventLog {
@@ -73,7 +78,14 @@ impl EventLog {
             stderr: Tail::new(STDERR_KEEP),
             watch: job.watch.as_ref().map(|w| (w.lines(true), w.lines(false))),
             cancel_in: None,
+            stale: None,
         }
+    }
+
+    /// Notes an answer that echoed another event's id, or none from a hook that echoes them:
+    /// skipped, and said.
+    fn stale_answer(&mut self, line: &[u8]) {
+        self.stale.get_or_insert_with(|| quote(line));
     }
 
     /// Notes a line that is not the answer but printed `"cancel": true`.
@@ -104,6 +116,11 @@ impl EventLog {
         exec.stdout_tail = self.stdout.text();
         exec.stderr = self.stderr.text();
         exec.output_bytes = (self.stdout.total(), self.stderr.total());
+        if let Some(line) = self.stale {
+            exec.warnings.push(format!(
+                "it printed a JSON object line that is not the answer to this event ({line}: its hookEventId is another event's, or missing where its answers carry one), which was skipped"
+            ));
+        }
         // A printed cancel is never dropped: an event that ends without an answer that says
         // otherwise blocks when a line of it printed one.
         if let Some(line) = self.cancel_in {
@@ -123,8 +140,8 @@ pub(super) enum Served {
     Answered(Box<crate::verdict::Verdict>),
     /// It printed a line that starts with `{` and is not one; the process stays.
     Broken(String),
-    /// It closed its stdout while the event was in flight: it can never answer.
-    Closed,
+    /// It closed its stdout (or stdin) and lives on: it can never answer.
+    Closed(&'static str),
     /// Its process ended first (it is reaped); `answer` when it answered as it went.
     Exited {
         status: io::Result<ExitStatus>,
@@ -237,6 +254,7 @@ impl Live {
             start_with: job.start_with.clone(),
             pid,
             out_of_step: false,
+            echoes_ids: false,
         })
     }
 
@@ -260,6 +278,7 @@ impl Live {
             out_buf,
             err_buf,
             out_of_step,
+            echoes_ids,
             ..
         } = self;
         let line = job.line.clone();
@@ -275,6 +294,24 @@ impl Live {
         tokio::pin!(write);
         let mut written = false;
         let (abort, stop, deadline) = (job.abort.clone(), registration.stop.clone(), job.deadline);
+        // A pipe that ended: an exit usually follows at once (and says more); a process that
+        // lives on without its stdin or stdout can never answer.
+        macro_rules! ended {
+            ($pipe:expr) => {{
+                let Ok(status) = timeout(CLOSED_GRACE, exit_of(child)).await else {
+                    return Served::Closed($pipe);
+                };
+                registration.disarm();
+                drain_stderr(stderr, err_buf, stderr_tail, log).await;
+                return Served::Exited {
+                    status,
+                    answer: None,
+                };
+            }};
+        }
+        if stdout.is_none() {
+            ended!("stdout");
+        }
         loop {
             tokio::select! {
                 // A stop that has come already wins over output that has not been read.
@@ -283,19 +320,14 @@ impl Live {
                 _ = job.reply.closed() => return Served::Stop(Stop::Aborted),
                 _ = stop.cancelled() => return Served::Stop(Stop::Terminated),
                 _ = sleep_until(deadline) => return Served::Stop(Stop::TimedOut),
-                // A failed write: its stdin is closed, so it is ending; its exit says how.
-                _ = &mut write, if !written => written = true,
+                wrote = &mut write, if !written => {
+                    written = true;
+                    if wrote.is_err() {
+                        ended!("stdin");
+                    }
+                }
                 read = read_some(stdout, out_buf) => {
-                    let Some(bytes) = read else {
-                        // Its stdout ended: an exit usually follows at once (and says more); a
-                        // process that lives on with stdout closed can never answer.
-                        let Ok(status) = timeout(CLOSED_GRACE, exit_of(child)).await else {
-                            return Served::Closed;
-                        };
-                        registration.disarm();
-                        drain_stderr(stderr, err_buf, stderr_tail, log).await;
-                        return Served::Exited { status, answer: None };
-                    };
+                    let Some(bytes) = read else { ended!("stdout") };
                     log.stdout(bytes);
                     let mut said = None;
                     for line in lines.push(bytes) {
@@ -305,7 +337,18 @@ impl Live {
                                     log.cancel_in(&line.bytes);
                                 }
                             }
-                            // A second answer in the same read: the process is out of step.
+                            // An answer that echoes another event's id is a late one: skipped.
+                            Said::Answer(verdict) if stale(&verdict, &job.event_id) => {
+                                *echoes_ids = true;
+                                log.stale_answer(&line.bytes);
+                            }
+                            // From a hook that echoes ids, an object that echoes none is log.
+                            Said::Answer(verdict) if *echoes_ids && echoed(&verdict).is_none() => {
+                                log.stale_answer(&line.bytes);
+                            }
+                            // A second answer in the same read that says no event: the process
+                            // is out of step.
+                            Said::Answer(verdict) if said.is_some() && echoed(&verdict).is_some() => {}
                             _ if said.is_some() => *out_of_step = true,
                             other => {
                                 if let Said::Broken(_) = other {
@@ -318,6 +361,9 @@ impl Live {
                         }
                     }
                     let Some(said) = said else { continue };
+                    if let Said::Answer(verdict) = &said {
+                        *echoes_ids |= echoed(verdict).is_some();
+                    }
                     // Answered before reading all of its event: the rest is written now, or
                     // the process cannot be given another event.
                     if !written && !matches!(timeout_at(deadline, &mut write).await, Ok(Ok(()))) {
@@ -379,6 +425,7 @@ impl Live {
             stderr_tail,
             out_buf,
             err_buf,
+            echoes_ids,
             ..
         } = self;
         let stop = registration.stop.clone();
@@ -391,8 +438,14 @@ impl Live {
                     // JSON object line here answers no event: the process is out of step.
                     if let Some(bytes) = read {
                         for line in lines.push(bytes) {
-                            if !matches!(classify(&line, Profile::Extension), Said::Log) {
-                                return Idle::OutOfStep(quote(&line.bytes));
+                            match classify(&line, Profile::Extension) {
+                                Said::Log => {}
+                                // A late answer that says which event it answers, or any
+                                // object from a hook whose answers say so: harmless.
+                                Said::Answer(verdict) if *echoes_ids || echoed(&verdict).is_some() => {
+                                    *echoes_ids = true;
+                                }
+                                _ => return Idle::OutOfStep(quote(&line.bytes)),
                             }
                         }
                     }
@@ -487,6 +540,20 @@ impl Live {
         );
         self.stop(None).await;
     }
+}
+
+/// Whether `verdict` echoes an event id other than `event_id` (one that echoes none, or
+/// this one, answers this event).
+fn stale(verdict: &crate::verdict::Verdict, event_id: &str) -> bool {
+    echoed(verdict).is_some_and(|id| id.as_str() != Some(event_id))
+}
+
+/// The event id an answer echoes, if any.
+fn echoed(verdict: &crate::verdict::Verdict) -> Option<&serde_json::Value> {
+    verdict
+        .object
+        .as_ref()
+        .and_then(|object| object.get(super::job::EVENT_ID_FIELD))
 }
 
 /// How long a process whose stdout ended mid-event has to exit before it counts as one that

@@ -166,9 +166,9 @@ impl Session {
                 exec.failure = Some(format!("{why}; its process is kept for the next event"));
                 exec.failure_kind = Some(FailureKind::InvalidOutput);
             }
-            Served::Closed => {
+            Served::Closed(pipe) => {
                 live.stderr_now(&mut log).await;
-                exec.failure = Some("closed its stdout while the event was in flight, so it can never answer; its process was stopped, and the next event starts a fresh one".to_owned());
+                exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one"));
                 exec.failure_kind = Some(FailureKind::Crash);
                 if let Some(live) = self.live.take() {
                     live.stop(Some(&mut log)).await;
