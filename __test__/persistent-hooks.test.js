@@ -779,7 +779,7 @@ describe('what an attack broke', () => {
     expect(await waitDead(child, GONE_MS)).toBe(true)
   }, 120000)
 
-  test('a persistent hook file that is deleted, or made a per-event hook, has its process retired at the next run of that event', async () => {
+  test('a persistent hook file made a per-event hook has its process retired at the next run of that event', async () => {
     const { root, hook, options } = persistentHook(persistentProgram())
     const { pid } = said(await runHook('PreToolUse', { id: 'a' }, options()))
     writeProgram(hooksDirOf(root), 'PreToolUse', readInputThen("process.stdout.write(JSON.stringify({ contextModification: 'per-event' }) + '\\n')\n"))
@@ -787,12 +787,17 @@ describe('what an attack broke', () => {
     expect(only(result).contextModification).toBe('per-event')
     expect(await waitDead(pid, GONE_MS)).toBe(true)
 
+    expect(hook).toBeTruthy()
+  }, 120000)
+
+  // Windows: cmd.exe keeps the `.cmd` it runs open, and a file deleted while open stays (delete
+  // pending, its metadata unchanged) until that handle closes, so the hook is still there.
+  testIf(!isWindows, 'a .cmd being run by cmd.exe is only deleted once it ends', 'a persistent hook file that is deleted has its process retired at the next run of that event', async () => {
     const again = persistentHook(persistentProgram())
     const second = said(await runHook('PreToolUse', { id: 'c' }, again.options())).pid
     fs.rmSync(again.hook)
     await runHook('PreToolUse', { id: 'd' }, again.options())
     expect(await waitDead(second, GONE_MS)).toBe(true)
-    expect(hook).toBeTruthy()
   }, 120000)
 
   test('a cancel printed in a line that is not the answer still counts when no answer comes (timeout), and in an answer line over the 2 MiB cap', async () => {

@@ -329,41 +329,39 @@ impl Live {
                 read = read_some(stdout, out_buf) => {
                     let Some(bytes) = read else { ended!("stdout") };
                     log.stdout(bytes);
-                    let mut said = None;
+                    // The answer of this read: one that echoes this event's id wins over
+                    // any other JSON line read with it; else the first that echoes none.
+                    let (mut own, mut said) = (None, None);
                     for line in lines.push(bytes) {
-                        match classify(&line, job.profile) {
-                            Said::Log => {
-                                if said.is_none() && printed_cancel(&line, job.profile) {
-                                    log.cancel_in(&line.bytes);
-                                }
+                        let judged = classify(&line, job.profile);
+                        if matches!(judged, Said::Log | Said::Broken(_))
+                            && printed_cancel(&line, job.profile)
+                        {
+                            log.cancel_in(&line.bytes);
+                        }
+                        let id = match &judged {
+                            Said::Answer(verdict) => echoed(verdict).map(|id| id.as_str() == Some(&job.event_id)),
+                            _ => None,
+                        };
+                        match (judged, id) {
+                            (Said::Log, _) => {}
+                            (answer @ Said::Answer(_), Some(true)) => {
+                                *echoes_ids = true;
+                                own.get_or_insert(answer);
                             }
-                            // An answer that echoes another event's id is a late one: skipped.
-                            Said::Answer(verdict) if stale(&verdict, &job.event_id) => {
+                            // A late answer to another event, or (from a hook whose answers
+                            // echo ids) a JSON line that echoes none: skipped.
+                            (Said::Answer(_), Some(false)) => {
                                 *echoes_ids = true;
                                 log.stale_answer(&line.bytes);
                             }
-                            // From a hook that echoes ids, an object that echoes none is log.
-                            Said::Answer(verdict) if *echoes_ids && echoed(&verdict).is_none() => {
-                                log.stale_answer(&line.bytes);
-                            }
-                            // A second answer in the same read that says no event: the process
-                            // is out of step.
-                            Said::Answer(verdict) if said.is_some() && echoed(&verdict).is_some() => {}
-                            _ if said.is_some() => *out_of_step = true,
-                            other => {
-                                if let Said::Broken(_) = other {
-                                    if printed_cancel(&line, job.profile) {
-                                        log.cancel_in(&line.bytes);
-                                    }
-                                }
-                                said = Some(other);
-                            }
+                            (Said::Answer(_), None) if *echoes_ids => log.stale_answer(&line.bytes),
+                            // A second answer that says no event: the process is out of step.
+                            (_, _) if said.is_some() => *out_of_step = true,
+                            (other, _) => said = Some(other),
                         }
                     }
-                    let Some(said) = said else { continue };
-                    if let Said::Answer(verdict) = &said {
-                        *echoes_ids |= echoed(verdict).is_some();
-                    }
+                    let Some(said) = own.or(said) else { continue };
                     // Answered before reading all of its event: the rest is written now, or
                     // the process cannot be given another event.
                     if !written && !matches!(timeout_at(deadline, &mut write).await, Ok(Ok(()))) {
@@ -540,12 +538,6 @@ impl Live {
         );
         self.stop(None).await;
     }
-}
-
-/// Whether `verdict` echoes an event id other than `event_id` (one that echoes none, or
-/// this one, answers this event).
-fn stale(verdict: &crate::verdict::Verdict, event_id: &str) -> bool {
-    echoed(verdict).is_some_and(|id| id.as_str() != Some(event_id))
 }
 
 /// The event id an answer echoes, if any.
