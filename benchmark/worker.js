@@ -12,7 +12,7 @@ const addon = require('..')
 const floor = require('./lib/floor')
 const heap = require('./lib/heap')
 const { runWithNode } = require('./lib/node-runner')
-const { summarize } = require('./lib/stats')
+const { summarize, callsPerSecond } = require('./lib/stats')
 
 const task = JSON.parse(process.argv[2])
 const HOOK = task.hookName
@@ -256,20 +256,6 @@ function noHookSetup() {
   const options = { extraHooksDirs: [task.noHook.extra], globalHooksDir: null, workspaceRoots: task.noHook.roots }
   const factory = new addon.HookFactory(options)
   return { options, factory }
-}
-
-async function callsPerSecond(fn, seconds) {
-  // Warm up, then count whole batches until the time is up (the clock is read per batch).
-  for (let i = 0; i < 2000; i++) await fn()
-  const batch = 1000
-  let calls = 0
-  const t = now()
-  const until = t + seconds * 1000
-  while (now() < until) {
-    for (let i = 0; i < batch; i++) await fn()
-    calls += batch
-  }
-  return calls / ((now() - t) / 1000)
 }
 
 async function noHook() {

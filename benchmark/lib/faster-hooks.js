@@ -16,7 +16,7 @@ const fs = require('fs')
 const { spawn } = require('child_process')
 
 const addon = require('../..')
-const { summarize } = require('./stats')
+const { summarize, callsPerSecond } = require('./stats')
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
 
@@ -26,20 +26,6 @@ function logger(name) {
 
 function options(dir) {
   return { extraHooksDirs: [dir], globalHooksDir: null }
-}
-
-/** Calls/s of `fn` awaited back to back for `seconds` (after a warm-up), counting whole batches. */
-async function callsPerSecond(fn, seconds) {
-  for (let i = 0; i < 2000; i++) await fn()
-  const batch = 1000
-  let calls = 0
-  const t = now()
-  const until = t + seconds * 1000
-  while (now() < until) {
-    for (let i = 0; i < batch; i++) await fn()
-    calls += batch
-  }
-  return calls / ((now() - t) / 1000)
 }
 
 /** Microseconds per call of a synchronous `fn`, over at least `ms` milliseconds. */

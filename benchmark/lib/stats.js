@@ -53,4 +53,20 @@ function gib(bytes) {
   return `${(bytes / 2 ** 30).toFixed(2)} GiB`
 }
 
-module.exports = { quantile, summarize, ms, ratio, rate, mib, gib }
+/** Calls/s of `fn` awaited back to back for `seconds` (after a warm-up), counting whole batches
+ * (the clock is read per batch). */
+async function callsPerSecond(fn, seconds) {
+  const now = () => Number(process.hrtime.bigint()) / 1e6
+  for (let i = 0; i < 2000; i++) await fn()
+  const batch = 1000
+  let calls = 0
+  const t = now()
+  const until = t + seconds * 1000
+  while (now() < until) {
+    for (let i = 0; i < batch; i++) await fn()
+    calls += batch
+  }
+  return calls / ((now() - t) / 1000)
+}
+
+module.exports = { quantile, summarize, callsPerSecond, ms, ratio, rate, mib, gib }
