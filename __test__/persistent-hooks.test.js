@@ -39,6 +39,10 @@ const { runHook, discoverHooks, HookFactory, terminateAll } = addon
 
 const ROOT = path.resolve(__dirname, '..')
 const EXAMPLES = path.join(ROOT, 'examples', 'persistent')
+// The package as a project gets it: the repository itself, or under test:package the installed
+// copy (the tests then run in a project of their own, beside its node_modules).
+const PACKAGE_DIR = path.dirname(require.resolve('@cline/hooks/package.json', { paths: [ROOT] }))
+const SERVE_JS = require.resolve('@cline/hooks/serve', { paths: [ROOT] })
 const q = JSON.stringify
 
 /** How long a hook may take to start and answer: a Node program under Wine or load takes seconds. */
@@ -646,7 +650,7 @@ describe('the failure policy applies to persistent hooks', () => {
 })
 
 describe('serveHook and the examples, end to end', () => {
-  const SERVE = path.join(ROOT, 'serve.js')
+  const SERVE = SERVE_JS
   const EXAMPLE = fs.readFileSync(path.join(EXAMPLES, 'node', 'PreToolUse'), 'utf8')
   const HEADER = EXAMPLE.split('\n')[1].replace(/^\/\/ cline-hook: /, '')
 
@@ -726,7 +730,7 @@ describe('serveHook and the examples, end to end', () => {
     const root = makeWorkspace()
     // What `npm install @cline/hooks` gives the project: the package in its node_modules.
     fs.mkdirSync(path.join(root, 'node_modules', '@cline'), { recursive: true })
-    fs.symlinkSync(ROOT, path.join(root, 'node_modules', '@cline', 'hooks'), 'dir')
+    fs.symlinkSync(PACKAGE_DIR, path.join(root, 'node_modules', '@cline', 'hooks'), 'dir')
     const hook = path.join(hooksDirOf(root), 'PreToolUse')
     fs.mkdirSync(hooksDirOf(root), { recursive: true })
     fs.copyFileSync(path.join(EXAMPLES, 'node', 'PreToolUse'), hook)
@@ -854,7 +858,7 @@ describe('answers that say which event they answer (hookEventId)', () => {
   }, 120000)
 
   test('serveHook echoes it: JSON log lines written past its redirect, even mid-event, never shift a verdict', async () => {
-    const serve = path.join(ROOT, 'serve.js')
+    const serve = SERVE_JS
     // Each answer is followed at once, and again 1 ms later, by a JSON log line on fd 1.
     const program = `const fs = require('fs')
 require(${q(serve)}).serveHook((event) => {
