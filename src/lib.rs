@@ -323,7 +323,7 @@ impl HookRunner {
     #[napi(getter, ts_return_type = "Array<DiscoveredHook>")]
     pub fn hooks(&self) -> HookList {
         let mut hooks = self.runner.hooks.clone();
-        cline_hooks_core::process::disable_crash_loops(&mut hooks);
+        cline_hooks_core::process::note_crash_loops(&mut hooks);
         HookList(hooks.iter().map(DiscoveredHook::from).collect())
     }
 

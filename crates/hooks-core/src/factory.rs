@@ -141,7 +141,7 @@ impl Snapshot {
     pub fn hooks(&self) -> Vec<DiscoveredHook> {
         let mut hooks = self.hooks_to_run();
         // A persistent hook that crashed in a loop is listed disabled until its file changes.
-        crate::process::disable_crash_loops(&mut hooks);
+        crate::process::note_crash_loops(&mut hooks);
         hooks
     }
 

@@ -14,7 +14,7 @@ use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::{RunReport, RunSettings, Runner};
 use cline_hooks_core::launch::LaunchKind;
 use cline_hooks_core::process::{
-    crash_disabled, disable_crash_loops, terminate_all, FailureKind, Status,
+    crash_disabled, note_crash_loops, terminate_all, FailureKind, Status,
 };
 use serde_json::json;
 use tokio::sync::{Mutex, Semaphore};
@@ -84,6 +84,11 @@ fn persistent(path: &Path, dir: &Path) -> DiscoveredHook {
 }
 
 fn runner(hook: DiscoveredHook, dir: &Path) -> Runner {
+    runner_of(hook, dir)
+}
+
+/// A runner of `hook`, persistent or not.
+fn runner_of(hook: DiscoveredHook, dir: &Path) -> Runner {
     Runner::new(
         "PreToolUse".into(),
         vec![hook],
@@ -246,11 +251,17 @@ done
     assert_eq!(exec.status, Status::TimedOut, "{exec:#?}");
     assert_eq!(exec.failure_kind, Some(FailureKind::Timeout));
     let failure = exec.failure.as_deref().unwrap_or_default();
+    // The per-event sentence, and the signal that ended it.
     assert!(
-        failure.starts_with(
-            "did not answer within 1500 ms, so its persistent process tree was stopped"
-        ),
+        failure.starts_with("did not finish within 1500 ms, so its process tree was stopped"),
         "{failure}"
+    );
+    assert_eq!(exec.signal.as_deref(), Some("SIGTERM (15)"), "{exec:#?}");
+    assert!(
+        exec.warnings
+            .iter()
+            .any(|w| w.contains("its persistent process tree was stopped at the event's timeout")),
+        "{exec:#?}"
     );
     assert!(began.elapsed() < Duration::from_secs(5));
     assert!(wait_for(BOUND, || !running(first) && sleeping(&child).is_empty()).await);
@@ -263,7 +274,7 @@ done
 }
 
 #[tokio::test]
-async fn three_crashes_within_a_minute_disable_the_hook_until_its_file_changes() {
+async fn three_crashes_within_a_minute_run_the_hook_per_event_until_its_file_changes() {
     let _turn = TURN.lock().await;
     let dir = TempDir::new("crash-loop");
     let crashing = "#!/usr/bin/env bash\nread -r line\necho \"cannot connect to the linter daemon\" >&2\nexit 3\n";
@@ -278,11 +289,14 @@ async fn three_crashes_within_a_minute_disable_the_hook_until_its_file_changes()
         assert_eq!(exec.exit_code, Some(3));
         let failure = exec.failure.as_deref().unwrap_or_default();
         assert!(
-            failure.starts_with("exited with code 3 (stderr: cannot connect to the linter daemon) before answering the event"),
+            failure.starts_with("exited with code 3 (stderr: cannot connect to the linter daemon)"),
             "{failure}"
         );
-        let disabled_now = failure.contains("so it is disabled until its file changes");
-        assert_eq!(disabled_now, attempt == 3, "{failure}");
+        let looped = exec
+            .warnings
+            .iter()
+            .any(|w| w.contains("so from now on it runs per event"));
+        assert_eq!(looped, attempt == 3, "{exec:#?}");
     }
 
     let why = crash_disabled(&hook).expect("disabled after 3 crashes");
@@ -291,20 +305,18 @@ async fn three_crashes_within_a_minute_disable_the_hook_until_its_file_changes()
         "{why}"
     );
     assert!(why.contains("cannot connect to the linter daemon"), "{why}");
-    // Still run, and failed without a start: a blocking policy keeps blocking, nothing fails
-    // open, and the run says why.
+    // Still run, per event: the file decides the event as it would without mode=persistent
+    // (here it crashes again), and the run says why.
     let report = run(&runner, 4, BOUND).await;
     let exec = &report.executions[0];
     assert_eq!(exec.status, Status::Failed, "{report:#?}");
-    assert!(!exec.started, "{report:#?}");
-    assert_eq!(exec.failure_kind, Some(FailureKind::StartFailure));
-    assert_eq!(
-        exec.failure.as_deref(),
-        Some(format!("could not start: {why}").as_str())
-    );
+    assert!(exec.started, "{report:#?}");
+    assert_eq!(exec.failure_kind, Some(FailureKind::Crash));
+    assert!(exec.warnings.contains(&why), "{report:#?}");
     let mut listed = vec![hook.clone()];
-    disable_crash_loops(&mut listed);
-    assert_eq!(listed[0].disabled.as_deref(), Some(why.as_str()));
+    note_crash_loops(&mut listed);
+    assert!(listed[0].enabled(), "{listed:#?}");
+    assert!(listed[0].warnings.contains(&why), "{listed:#?}");
 
     // A fixed file (another size) enables it again.
     write_hook(&dir.0, ANSWER);
@@ -420,7 +432,7 @@ done
 }
 
 #[tokio::test]
-async fn a_brace_line_that_is_not_json_fails_its_event_and_the_process_answers_the_next() {
+async fn a_brace_line_that_is_not_json_is_read_as_per_event_and_the_process_answers_the_next() {
     let _turn = TURN.lock().await;
     let dir = TempDir::new("broken-line");
     let script = r#"#!/usr/bin/env python3
@@ -435,11 +447,6 @@ for line in sys.stdin:
     let runner = runner(persistent(&write_hook(&dir.0, script), &dir.0), &dir.0);
     let report = run(&runner, 1, BOUND).await;
     let exec = &report.executions[0];
-    assert_eq!(exec.status, Status::Failed, "{exec:#?}");
-    assert_eq!(exec.failure_kind, Some(FailureKind::InvalidOutput));
-    let failure = exec.failure.as_deref().unwrap_or_default();
-    assert!(failure.contains("`{oops this is not json`"), "{failure}");
-    assert!(failure.contains("its process is kept"), "{failure}");
     let first: u32 = exec
         .stderr
         .trim()
@@ -451,6 +458,25 @@ for line in sys.stdin:
     assert_eq!((pid, n), (first, 2));
     terminate_all().await;
     assert!(wait_for(BOUND, || !running(pid)).await);
+
+    // Decided as the same output printed per event is (run after: a run of other hooks
+    // retires this owner's persistent processes).
+    let per_event_dir = TempDir::new("broken-line-per-event");
+    let mut hook = persistent(
+        &write_hook(
+            &per_event_dir.0,
+            "#!/usr/bin/env bash\ncat >/dev/null\necho '{oops this is not json'\n",
+        ),
+        &per_event_dir.0,
+    );
+    hook.settings.mode = Default::default();
+    let per_event = run(&runner_of(hook, &per_event_dir.0), 1, BOUND).await;
+    let same = &per_event.executions[0];
+    assert_eq!(
+        (exec.status, exec.cancel, exec.failure_kind, &exec.failure),
+        (same.status, same.cancel, same.failure_kind, &same.failure),
+        "{exec:#?} {same:#?}"
+    );
 }
 
 /// On a runtime of one thread: a write that blocked it would stop the deadline from firing.

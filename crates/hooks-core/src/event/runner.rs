@@ -15,8 +15,8 @@ use crate::error::HookError;
 use crate::event::{input, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    hand_over_detached, hook_timeout, host_names_to_remove, run_hook_watched, run_persistent,
-    start_detached, Execution, RunContext, ScrubEnv, Status,
+    hook_timeout, host_names_to_remove, run_hook_watched, run_persistent, start_detached,
+    Execution, RunContext, ScrubEnv, Status,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -350,13 +350,9 @@ impl Runner {
             for hook in &to_run {
                 let timeout = ctx.timeout_of(hook);
                 let deadline = deadline_after(started, timeout);
-                let start = async {
-                    if hook.settings.mode == HookMode::Persistent {
-                        hand_over_detached(hook, &ctx, deadline, timeout)
-                    } else {
-                        start_detached(hook, &ctx, deadline).await
-                    }
-                };
+                // A persistent hook's detached event runs per event too: its persistent
+                // process is the host's, stopped with it before the event would be read.
+                let start = start_detached(hook, &ctx, deadline);
                 let Some(watch) = watch(hook) else {
                     executions.push(with_timeout(start.await, hook, &ctx));
                     continue;

@@ -34,6 +34,8 @@ pub(super) enum End {
     Aborted,
     /// `terminateAll()` came first.
     Terminated,
+    /// A persistent hook's process answered its event and lives on.
+    Answered,
 }
 
 /// How driving a hook's process ended.
@@ -44,6 +46,17 @@ pub(super) struct Ending {
     pub pipes_closed: bool,
     /// Its process could not be stopped, even by SIGKILL, within [`REAP_LIMIT`].
     pub stuck: bool,
+    /// How its own process ended when it was stopped (the signal that ended it), when read.
+    pub stopped_with: Option<ExitStatus>,
+}
+
+/// How stopping a tree ended.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stopped {
+    /// Its process did not end, even at SIGKILL, within [`REAP_LIMIT`]: it is left running.
+    pub stuck: bool,
+    /// Its exit status (the signal that ended it), when it was reaped.
+    pub status: Option<ExitStatus>,
 }
 
 /// Drives a started hook to its end: `io` (its pipes) runs while its process is waited for
@@ -73,7 +86,7 @@ pub(super) async fn drive(
             }
         }
     };
-    let mut stuck = false;
+    let (mut stuck, mut stopped_with) = (false, None);
     match end {
         // Its own process is gone: what it left in the background is its business.
         End::Exited(_) => registration.disarm(),
@@ -92,7 +105,8 @@ pub(super) async fn drive(
                     io_done = true;
                 }
             };
-            stuck = !stop_tree(registration, &mut child, io_while_stopping).await;
+            let stopped = stop_tree(registration, &mut child, io_while_stopping).await;
+            (stuck, stopped_with) = (stopped.stuck, stopped.status);
             if stuck {
                 tracing::warn!(pid = child.id(), "a hook's process could not be stopped, even by SIGKILL; it is left to end on its own");
             }
@@ -106,6 +120,7 @@ pub(super) async fn drive(
         end,
         pipes_closed,
         stuck,
+        stopped_with,
     }
 }
 
@@ -113,13 +128,13 @@ pub(super) async fn drive(
 /// shortens it), then SIGKILL, then the reap within [`REAP_LIMIT`]. The leader stays unreaped
 /// until after SIGKILL, so its group id cannot be reused. Each signal goes to the process
 /// group at once, and (Linux) to the processes that left it by a sweep on a blocking thread,
-/// run through the grace and through the reap, so neither bound grows. `false`: the process is
-/// stuck.
+/// run through the grace and through the reap, so neither bound grows. Says whether the process
+/// is stuck, and else the signal that ended it.
 pub(super) async fn stop_tree(
     registration: &mut Registration,
     child: &mut Child,
     meanwhile: impl Future<Output = ()>,
-) -> bool {
+) -> Stopped {
     registration.signal_group(Stop::Term);
     let grace_end = Instant::now() + KILL_GRACE;
     let escaped = sweep(registration.marked(), Stop::Term);
@@ -139,7 +154,10 @@ pub(super) async fn stop_tree(
         timeout_at(reap_end, exit_of(child)),
     );
     registration.swept();
-    reaped.is_ok()
+    Stopped {
+        stuck: reaped.is_err(),
+        status: reaped.ok().and_then(Result::ok),
+    }
 }
 
 /// Reaps a process that could not be stopped, whenever it finally ends.

@@ -113,8 +113,10 @@ async fn follow_detached(
     };
     if terminated {
         // Nothing to read meanwhile: its output goes nowhere.
-        let stopped = stop_tree(&mut registration, &mut child, async {}).await;
-        if !stopped {
+        if stop_tree(&mut registration, &mut child, async {})
+            .await
+            .stuck
+        {
             tokio::spawn(reap_eventually(child));
         }
     }

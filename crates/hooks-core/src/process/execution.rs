@@ -357,7 +357,7 @@ pub(crate) async fn run_hook_watched(
 /// how many bytes stdout held and its tail. The scan and the verdict are linear but may take
 /// milliseconds: they run off the async workers, so other runs' timers and pipes are not held
 /// up, and count in the duration.
-async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
+pub(super) async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
     out.settle().await;
     // Refused a thread (no process to spare), it is read here: a verdict is never lost.
     crate::blocking::run_or_inline(move || {
@@ -399,8 +399,8 @@ fn last_chars(text: &str, keep: usize) -> &str {
 }
 
 /// The last stage: the record's verdict fields, status and failure, from how the hook ended
-/// and what it printed.
-fn conclude(
+/// and what it printed; a persistent hook's event ends here too, read the same way.
+pub(super) fn conclude(
     exec: &mut Execution,
     ending: Ending,
     verdict: Verdict,
@@ -412,7 +412,13 @@ fn conclude(
         end,
         pipes_closed,
         stuck,
+        stopped_with,
     } = ending;
+    // A stopped process says which signal ended it (SIGTERM, or SIGKILL after the grace).
+    if let Some(status) = &stopped_with {
+        exec.exit_code = status.code();
+        exec.signal = signal_name(status);
+    }
     if !pipes_closed && matches!(end, End::Exited(_)) {
         exec.warnings.push(format!(
             "a process it left running still holds its stdout or stderr; output after the hook exited was not read (waited {} ms)",
@@ -429,6 +435,14 @@ fn conclude(
 
     let could_not_stop = could_not_stop(stuck);
     match end {
+        End::Answered => match verdict.problem {
+            None => exec.status = Status::Completed,
+            Some(problem) => {
+                exec.failure = Some(problem);
+                exec.failure_kind = Some(FailureKind::InvalidOutput);
+                exec.status = Status::Failed;
+            }
+        },
         End::Exited(Ok(status)) => {
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);

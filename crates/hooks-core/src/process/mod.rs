@@ -28,11 +28,11 @@ pub use environment::*;
 pub use execution::*;
 pub use identity::*;
 pub(crate) use marker::*;
+pub(crate) use persistent::run_persistent;
 pub use persistent::{
-    crash_disabled, disable_crash_loops, retire_others, ANSWER_LINE_MAX, CRASH_LIMIT, CRASH_WINDOW,
-    MODE_VAR, RETIRE_GRACE,
+    crash_disabled, note_crash_loops, retire_others, CRASH_LIMIT, CRASH_WINDOW, EVENT_ID_FIELD,
+    LINE_KEEP, MODE_VAR, RETIRE_GRACE,
 };
-pub(crate) use persistent::{hand_over_detached, run_persistent};
 pub use pipes::*;
 pub use registry::*;
 pub(crate) use tree::*;

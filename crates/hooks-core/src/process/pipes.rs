@@ -85,7 +85,7 @@ async fn feed(stdin: Option<tokio::process::ChildStdin>, input: &[u8]) {
 }
 
 /// Where a drained pipe's bytes go: stdout's scan or stderr's tail.
-trait Sink {
+pub(super) trait Sink {
     /// Takes bytes just read. `true` when it also moved the scan on (handed a batch over),
     /// which counts as progress: output is still being dealt with.
     async fn take(&mut self, bytes: &[u8]) -> bool;

@@ -1,6 +1,7 @@
 //! The crash loop: a persistent hook whose process crashed [`CRASH_LIMIT`] times within
-//! [`CRASH_WINDOW`] is disabled until its file changes, so a broken daemon is not restarted
-//! for every event. The rule over crash instants is pure; the table of crashes is this
+//! [`CRASH_WINDOW`] runs per event until its file changes: a broken daemon is not restarted
+//! and fed events it drops, and the file still decides every event as it would per event (a
+//! crash that some input provokes must never switch a gate off). The rule over crash instants is pure; the table of crashes is this
 //! process's, keyed by hook file.
 
 use std::collections::{HashMap, VecDeque};
@@ -28,11 +29,11 @@ pub(super) fn crash_loop(crashes: &VecDeque<Instant>, now: Instant) -> bool {
         >= CRASH_LIMIT
 }
 
-/// One hook file's recent crashes, and whether they disabled it.
+/// One hook file's recent crashes, and whether they put it in a loop.
 #[derive(Debug, Default)]
 struct Crashes {
     at: VecDeque<Instant>,
-    /// Disabled: the file as it was, and the reason.
+    /// In a loop (it runs per event): the file as it was, and the reason.
     disabled: Option<(FileState, String)>,
 }
 
@@ -46,7 +47,7 @@ fn table() -> MutexGuard<'static, HashMap<PathBuf, Crashes>> {
 }
 
 /// Notes a crash of `path`'s process, started from `file`, with the last of its stderr.
-/// Returns the reason it is now disabled, if this crash completed a loop.
+/// Returns the reason it now runs per event, if this crash completed a loop.
 pub(super) fn note_crash(path: &Path, file: &FileState, stderr: &str) -> Option<String> {
     let now = Instant::now();
     let mut table = table();
@@ -63,7 +64,7 @@ pub(super) fn note_crash(path: &Path, file: &FileState, stderr: &str) -> Option<
     Some(why)
 }
 
-/// The reason a crash-looping hook is disabled, for its author.
+/// The reason a crash-looping hook runs per event, for its author.
 fn reason(path: &Path, stderr: &str) -> String {
     let lines: Vec<&str> = stderr
         .lines()
@@ -81,15 +82,15 @@ fn reason(path: &Path, stderr: &str) -> String {
         format!(" Its last stderr lines:\n{}", shown.join("\n"))
     };
     format!(
-        "its persistent process crashed {CRASH_LIMIT} times within {} s, so it is disabled until its file changes: fix {} (run it by hand and send it an event line on stdin to see why it exits) and save it to enable it again.{said}",
+        "its persistent process crashed {CRASH_LIMIT} times within {} s, so it runs per event (a process for each event, without CLINE_HOOK_MODE=persistent) until its file changes: fix {} (run it by hand and send it an event line on stdin to see why it exits) and save it to run it persistent again.{said}",
         CRASH_WINDOW.as_secs(),
         path.display()
     )
 }
 
-/// Why `hook` (a persistent hook) is disabled for crashing [`CRASH_LIMIT`] times within
+/// Why `hook` (a persistent hook) runs per event for crashing [`CRASH_LIMIT`] times within
 /// [`CRASH_WINDOW`], with its last stderr lines and what to do; `None` when it is not, or its
-/// file has changed since (which enables it again). Cheap: a hook that never crash-looped is
+/// file has changed since (which makes it persistent again). Cheap: a hook that never crash-looped is
 /// one map lookup; a disabled one whose sha256 discovery could not read is checked with a stat.
 pub fn crash_disabled(hook: &DiscoveredHook) -> Option<String> {
     let mut table = table();
@@ -108,13 +109,13 @@ pub fn crash_disabled(hook: &DiscoveredHook) -> Option<String> {
     None
 }
 
-/// Lists the persistent hooks of `hooks` that crashed in a loop (see [`crash_disabled`]) as
-/// disabled, with the reason. For listings only: a run still takes such a hook, and reports
-/// it `failed` (not started, `startFailure`), so a blocking failure policy still blocks.
-pub fn disable_crash_loops(hooks: &mut [DiscoveredHook]) {
+/// Notes on the persistent hooks of `hooks` that crashed in a loop (see [`crash_disabled`])
+/// why they run per event, in their warnings. For listings: they stay enabled, as runs take
+/// them.
+pub fn note_crash_loops(hooks: &mut [DiscoveredHook]) {
     for hook in hooks {
         if hook.enabled() && hook.settings.mode == crate::discovery::HookMode::Persistent {
-            hook.disabled = crash_disabled(hook);
+            hook.warnings.extend(crash_disabled(hook));
         }
     }
 }

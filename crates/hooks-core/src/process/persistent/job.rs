@@ -12,6 +12,7 @@ use tokio::sync::{oneshot, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::framing::EVENT_ID_FIELD;
 use crate::discovery::{DiscoveredHook, Profile};
 use crate::observe::HookWatch;
 use crate::process::{Execution, Owner, RunContext, RunIdentity};
@@ -136,19 +137,29 @@ pub(super) fn one_line(input: &[u8]) -> Arc<[u8]> {
     line.into()
 }
 
-/// The field each event line carries for a persistent hook: the event's id. A hook that
-/// echoes it in its answer (`serveHook` does) has a late or extra answer told apart from the
-/// one to the event in flight.
-pub const EVENT_ID_FIELD: &str = "hookEventId";
-
-/// `line` (one JSON object ending in `}\n`) with `"hookEventId":"<id>"` as its last field;
-/// unchanged when it has such a field already (the caller's input), or is not an object.
+/// `line` (one JSON object ending in `}\n`) with the runtime's `"hookEventId":"<id>"` as its
+/// last field. The id is the runtime's whatever the event holds: a caller's own top-level
+/// `hookEventId` is replaced (the line is then rewritten, keeping the other fields in order),
+/// and the text `hookEventId` anywhere else (a tool argument, a nested key) is content, left as
+/// it is. A line that is not a JSON object is left unchanged.
 pub(super) fn with_event_id(line: &[u8], id: &str) -> Arc<[u8]> {
-    let field = format!("\"{EVENT_ID_FIELD}\"");
-    let has_field = line.windows(field.len()).any(|w| w == field.as_bytes());
-    let Some(body) = line.strip_suffix(b"}\n").filter(|_| !has_field) else {
+    let Some(body) = line.strip_suffix(b"}\n") else {
         return line.into();
     };
+    let field = format!("\"{EVENT_ID_FIELD}\"");
+    if line.windows(field.len()).any(|w| w == field.as_bytes()) {
+        // Rare: parsed only when the text appears, to tell a top-level field from content.
+        if let Ok(mut object) =
+            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
+        {
+            if object.shift_remove(EVENT_ID_FIELD).is_some() {
+                object.insert(EVENT_ID_FIELD.to_owned(), id.into());
+                let mut out = serde_json::to_vec(&object).unwrap_or_default();
+                out.push(b'\n');
+                return out.into();
+            }
+        }
+    }
     let empty = body.iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let mut out = Vec::with_capacity(line.len() + field.len() + id.len() + 8);
     out.extend_from_slice(body);
@@ -173,9 +184,22 @@ mod tests {
             &with_event_id(b"{}\n", "1")[..],
             b"{\"hookEventId\":\"1\"}\n"
         );
-        // The caller's own field is never doubled.
-        let own = b"{\"hookEventId\":\"mine\"}\n";
-        assert_eq!(&with_event_id(own, "2")[..], own);
+    }
+
+    #[test]
+    fn the_id_is_the_runtimes_whatever_the_event_holds() {
+        // A caller's own top-level field is replaced, the other fields kept in order.
+        let own = b"{\"hookEventId\":\"mine\",\"a\":1}\n";
+        assert_eq!(
+            &with_event_id(own, "2")[..],
+            b"{\"a\":1,\"hookEventId\":\"2\"}\n"
+        );
+        // The word in content is content: the runtime's id is still added.
+        let content = b"{\"tool\":{\"regex\":\"\\\"hookEventId\\\"\",\"hookEventId\":\"9\"}}\n";
+        let line = with_event_id(content, "3");
+        let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(value["hookEventId"], "3");
+        assert_eq!(value["tool"]["hookEventId"], "9");
     }
 
     #[test]

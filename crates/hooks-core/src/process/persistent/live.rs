@@ -11,19 +11,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
 
-use super::answer::{classify, printed_cancel, quote, LineSplitter, Said, ANSWER_LINE_MAX};
 use super::file_state::FileState;
+use super::framing::Framing;
 use super::job::{Job, StartWith};
-use crate::discovery::Profile;
+use crate::discovery::{DiscoveredHook, Profile};
+use crate::launch::LaunchKind;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
-use crate::process::deadline::{exit_of, reap_eventually, stop_tree};
-use crate::process::execution::{Execution, FailureKind, Status};
-use crate::process::pipes::{Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP};
+use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
+use crate::process::execution::{conclude, read_verdict, Execution, FailureKind, Status};
+use crate::process::pipes::{Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP};
 use crate::process::spawn::{spawn_watched, NotStarted};
 use crate::process::spawn_failure::explain_start_error;
 use crate::process::verified_start::{verify, VerifiedFile};
 use crate::process::Registration;
+use crate::verdict::Reader;
 
 /// How long a retired process has, after EOF on its stdin, to exit on its own before its tree
 /// is stopped.
@@ -38,10 +40,15 @@ pub(super) struct Live {
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
-    lines: LineSplitter,
+    /// Which of its stdout belongs to which event.
+    framing: Framing,
     registration: Registration,
-    /// The checked file of an approved hook, held while it runs (on Windows, that is the lock).
+    /// The checked file of an approved batch file, held while it runs: cmd.exe reads a batch
+    /// file as it runs it (on Windows, holding it is the lock). Other hooks' files are held only
+    /// while they are checked and started, so their author can save them (which restarts it).
     _verified: Option<VerifiedFile>,
+    /// Whose conventions its answers follow (the CLI's `HOOK_CONTROL` lines).
+    profile: Profile,
     /// The last of its stderr over its whole life: why it crashed, when it does.
     stderr_tail: Tail,
     out_buf: Box<[u8]>,
@@ -55,18 +62,20 @@ pub(super) struct Live {
     /// It answered before its event was written whole: its stdin is in the middle of a line,
     /// so the next event would not reach it as a line of its own. It is retired.
     pub out_of_step: bool,
-    /// It has answered with its event's `hookEventId`: from then on a JSON line that echoes
-    /// none is not an answer (a log line that looks like one), so none is taken for another's.
-    echoes_ids: bool,
 }
 
-/// What one event's turn on a process saw: its share of the output.
+/// What one event's turn on a process saw: its share of the output, stdout read as it comes
+/// by the per-event reader, so what it decides is decided as a per-event hook's output is.
 pub(super) struct EventLog {
-    stdout: Tail,
+    scan: StdoutScan,
+    /// Bytes framed as the event's output, on their way to the scan.
+    framed: Vec<u8>,
     stderr: Tail,
     watch: Option<(Lines, Lines)>,
-    /// The start of a line that was not its answer but printed `"cancel": true`.
-    cancel_in: Option<String>,
+    event_id: String,
+    profile: Profile,
+    /// Its answer line has ended.
+    answered: bool,
     /// The start of an answer to another event (it echoed another id), skipped.
     stale: Option<String>,
 }
@@ -74,29 +83,34 @@ pub(super) struct EventLog {
 impl EventLog {
     pub(super) fn new(job: &Job) -> EventLog {
         EventLog {
-            stdout: Tail::new(STDERR_KEEP),
+            scan: StdoutScan::new(Reader::new(job.profile)),
+            framed: Vec::new(),
             stderr: Tail::new(STDERR_KEEP),
             watch: job.watch.as_ref().map(|w| (w.lines(true), w.lines(false))),
-            cancel_in: None,
+            event_id: job.event_id.clone(),
+            profile: job.profile,
+            answered: false,
             stale: None,
         }
     }
 
-    /// Notes an answer that echoed another event's id, or none from a hook that echoes them:
-    /// skipped, and said.
-    fn stale_answer(&mut self, line: &[u8]) {
-        self.stale.get_or_insert_with(|| quote(line));
-    }
-
-    /// Notes a line that is not the answer but printed `"cancel": true`.
-    fn cancel_in(&mut self, line: &[u8]) {
-        self.cancel_in.get_or_insert_with(|| quote(line));
-    }
-
-    fn stdout(&mut self, bytes: &[u8]) {
-        self.stdout.push(bytes);
+    /// Takes bytes of stdout: the event's share goes to the per-event reader.
+    async fn stdout(&mut self, framing: &mut Framing, bytes: &[u8]) {
         if let Some((out, _)) = &mut self.watch {
             out.push(bytes);
+        }
+        let pushed = framing.push(bytes, Some(&self.event_id), self.profile, &mut self.framed);
+        self.answered |= pushed.answered;
+        if self.stale.is_none() {
+            self.stale = pushed.stale;
+        }
+        self.hand_over().await;
+    }
+
+    async fn hand_over(&mut self) {
+        if !self.framed.is_empty() {
+            self.scan.take(&self.framed).await;
+            self.framed.clear();
         }
     }
 
@@ -107,46 +121,51 @@ impl EventLog {
         }
     }
 
-    /// The event is over: its output goes into `exec`.
-    pub(super) fn into_execution(mut self, exec: &mut Execution) {
+    /// The event is over, as `end` says: its output is read by the per-event reader and
+    /// concluded by the per-event rules into `exec`. A line begun and not ended counts.
+    pub(super) async fn conclude(
+        mut self,
+        framing: &mut Framing,
+        exec: &mut Execution,
+        end: End,
+        stopped: Option<Stopped>,
+        hook: &DiscoveredHook,
+        cwd: &std::path::Path,
+    ) {
+        framing.flush(Some(&self.event_id), self.profile, &mut self.framed);
+        self.hand_over().await;
         if let Some((out, err)) = &mut self.watch {
             out.finish();
             err.finish();
         }
-        exec.stdout_tail = self.stdout.text();
         exec.stderr = self.stderr.text();
-        exec.output_bytes = (self.stdout.total(), self.stderr.total());
+        let (verdict, stdout_bytes, stdout_tail) =
+            read_verdict(self.scan, self.stderr.bytes().to_vec()).await;
+        exec.output_bytes = (stdout_bytes, self.stderr.total());
+        exec.stdout_tail = stdout_tail;
+        let ending = Ending {
+            end,
+            pipes_closed: true,
+            stuck: stopped.is_some_and(|s| s.stuck),
+            stopped_with: stopped.and_then(|s| s.status),
+        };
+        conclude(exec, ending, verdict, hook, cwd);
         if let Some(line) = self.stale {
             exec.warnings.push(format!(
-                "it printed a JSON object line that is not the answer to this event ({line}: its hookEventId is another event's, or missing where its answers carry one), which was skipped"
+                "it printed a JSON object line that answers another event ({line}: its hookEventId is another event's), which was skipped"
             ));
-        }
-        // A printed cancel is never dropped: an event that ends without an answer that says
-        // otherwise blocks when a line of it printed one.
-        if let Some(line) = self.cancel_in {
-            if exec.status != Status::Completed && !exec.cancel {
-                exec.cancel = true;
-                exec.warnings.push(format!(
-                    "it printed \"cancel\": true in a line that was not its answer ({line}) and then gave no answer, so the cancel counts"
-                ));
-            }
         }
     }
 }
 
 /// How one event's turn on a process ended.
 pub(super) enum Served {
-    /// It printed a line that is a JSON object: the answer. The process stays.
-    Answered(Box<crate::verdict::Verdict>),
-    /// It printed a line that starts with `{` and is not one; the process stays.
-    Broken(String),
+    /// Its answer line ended (with what else it had printed by then). The process stays.
+    Answered,
     /// It closed its stdout (or stdin) and lives on: it can never answer.
     Closed(&'static str),
-    /// Its process ended first (it is reaped); `answer` when it answered as it went.
-    Exited {
-        status: io::Result<ExitStatus>,
-        answer: Option<Said>,
-    },
+    /// Its process ended first (it is reaped), what it printed read to the end.
+    Exited(io::Result<ExitStatus>),
     /// The event's deadline passed, its run was aborted or dropped, or `terminateAll()` came:
     /// the process must be stopped.
     Stop(Stop),
@@ -244,9 +263,10 @@ impl Live {
             stdout: child.stdout.take(),
             stderr: child.stderr.take(),
             child,
-            lines: LineSplitter::new(ANSWER_LINE_MAX),
+            framing: Framing::default(),
             registration,
-            _verified: verified,
+            _verified: verified.filter(|_| read_while_running(hook)),
+            profile: job.profile,
             stderr_tail: Tail::new(STDERR_KEEP),
             out_buf: vec![0u8; READ_CHUNK].into_boxed_slice(),
             err_buf: vec![0u8; READ_CHUNK].into_boxed_slice(),
@@ -254,7 +274,6 @@ impl Live {
             start_with: job.start_with.clone(),
             pid,
             out_of_step: false,
-            echoes_ids: false,
         })
     }
 
@@ -263,22 +282,22 @@ impl Live {
         self.stderr_tail.text()
     }
 
-    /// Writes `job`'s event and reads until its answer, or until its process ends, the
-    /// deadline passes, the run is aborted or dropped, or `terminateAll()` comes. The write
-    /// never blocks a thread: a hook that does not read its stdin only holds its own event.
+    /// Writes `job`'s event and reads until its answer (and what else it printed by then), or
+    /// until its process ends, the deadline passes, the run is aborted or dropped, or
+    /// `terminateAll()` comes; what it prints goes to `log`. The write never blocks a thread: a
+    /// hook that does not read its stdin only holds its own event.
     pub(super) async fn serve(&mut self, job: &mut Job, log: &mut EventLog) -> Served {
         let Live {
             child,
             stdin,
             stdout,
             stderr,
-            lines,
+            framing,
             registration,
             stderr_tail,
             out_buf,
             err_buf,
             out_of_step,
-            echoes_ids,
             ..
         } = self;
         let line = job.line.clone();
@@ -302,11 +321,9 @@ impl Live {
                     return Served::Closed($pipe);
                 };
                 registration.disarm();
+                read_after_exit(stdout, out_buf, framing, log).await;
                 drain_stderr(stderr, err_buf, stderr_tail, log).await;
-                return Served::Exited {
-                    status,
-                    answer: None,
-                };
+                return Served::Exited(status);
             }};
         }
         if stdout.is_none() {
@@ -328,50 +345,24 @@ impl Live {
                 }
                 read = read_some(stdout, out_buf) => {
                     let Some(bytes) = read else { ended!("stdout") };
-                    log.stdout(bytes);
-                    // The answer of this read: one that echoes this event's id wins over
-                    // any other JSON line read with it; else the first that echoes none.
-                    let (mut own, mut said) = (None, None);
-                    for line in lines.push(bytes) {
-                        let judged = classify(&line, job.profile);
-                        if matches!(judged, Said::Log | Said::Broken(_))
-                            && printed_cancel(&line, job.profile)
-                        {
-                            log.cancel_in(&line.bytes);
-                        }
-                        let id = match &judged {
-                            Said::Answer(verdict) => echoed(verdict).map(|id| id.as_str() == Some(&job.event_id)),
-                            _ => None,
-                        };
-                        match (judged, id) {
-                            (Said::Log, _) => {}
-                            (answer @ Said::Answer(_), Some(true)) => {
-                                *echoes_ids = true;
-                                own.get_or_insert(answer);
-                            }
-                            // A late answer to another event, or (from a hook whose answers
-                            // echo ids) a JSON line that echoes none: skipped.
-                            (Said::Answer(_), Some(false)) => {
-                                *echoes_ids = true;
-                                log.stale_answer(&line.bytes);
-                            }
-                            (Said::Answer(_), None) if *echoes_ids => log.stale_answer(&line.bytes),
-                            // A second answer that says no event: the process is out of step.
-                            (_, _) if said.is_some() => *out_of_step = true,
-                            (other, _) => said = Some(other),
-                        }
+                    log.stdout(framing, bytes).await;
+                    if !log.answered {
+                        continue;
                     }
-                    let Some(said) = own.or(said) else { continue };
+                    // What it printed with its answer is this event's output too: all that is
+                    // there now, and the rest of a line begun.
+                    while let Some(Some(bytes)) = ready_now(stdout, out_buf).await {
+                        log.stdout(framing, bytes).await;
+                    }
+                    if framing.mid_line() && stdout.is_some() {
+                        continue;
+                    }
                     // Answered before reading all of its event: the rest is written now, or
                     // the process cannot be given another event.
                     if !written && !matches!(timeout_at(deadline, &mut write).await, Ok(Ok(()))) {
                         *out_of_step = true;
                     }
-                    return match said {
-                        Said::Answer(verdict) => Served::Answered(verdict),
-                        Said::Broken(why) => Served::Broken(why),
-                        Said::Log => continue,
-                    };
+                    return Served::Answered;
                 }
                 read = read_some(stderr, err_buf) => {
                     if let Some(bytes) = read {
@@ -381,33 +372,26 @@ impl Live {
                 }
                 status = exit_of(child) => {
                     registration.disarm();
-                    let answer = read_after_exit(stdout, out_buf, lines, job, log).await;
+                    read_after_exit(stdout, out_buf, framing, log).await;
                     drain_stderr(stderr, err_buf, stderr_tail, log).await;
-                    return Served::Exited { status, answer };
+                    return Served::Exited(status);
                 }
             }
         }
     }
 
+    /// Its stdout's framing, for the end of an event.
+    pub(super) fn framing(&mut self) -> &mut Framing {
+        &mut self.framing
+    }
+
     /// What it printed on stderr right after its answer (stderr and stdout are separate
-    /// pipes), without waiting.
+    /// pipes), without waiting: one poll per read, so nothing waits (a zero `timeout` would
+    /// wait for the timer's next millisecond tick, on every event).
     pub(super) async fn stderr_now(&mut self, log: &mut EventLog) {
-        let Some(pipe) = self.stderr.as_mut() else {
-            return;
-        };
-        // One poll per read: what is there is taken, and nothing waits (a zero `timeout` would
-        // wait for the timer's next millisecond tick, on every event).
-        while let Some(read) = ready_now(pipe, &mut self.err_buf).await {
-            match read {
-                Ok(0) | Err(_) => {
-                    self.stderr = None;
-                    return;
-                }
-                Ok(n) => {
-                    self.stderr_tail.push(&self.err_buf[..n]);
-                    log.stderr(&self.err_buf[..n]);
-                }
-            }
+        while let Some(Some(bytes)) = ready_now(&mut self.stderr, &mut self.err_buf).await {
+            self.stderr_tail.push(bytes);
+            log.stderr(bytes);
         }
     }
 
@@ -418,15 +402,16 @@ impl Live {
             child,
             stdout,
             stderr,
-            lines,
+            framing,
             registration,
             stderr_tail,
             out_buf,
             err_buf,
-            echoes_ids,
+            profile,
             ..
         } = self;
         let stop = registration.stop.clone();
+        let mut dropped = Vec::new();
         loop {
             tokio::select! {
                 biased;
@@ -434,17 +419,13 @@ impl Live {
                 read = read_some(stdout, out_buf) => {
                     // Log between events; a partial line is finished by the next event. A
                     // JSON object line here answers no event: the process is out of step.
+                    // A late answer that says which event it answers, or any object from a
+                    // hook whose answers say so, is harmless.
                     if let Some(bytes) = read {
-                        for line in lines.push(bytes) {
-                            match classify(&line, Profile::Extension) {
-                                Said::Log => {}
-                                // A late answer that says which event it answers, or any
-                                // object from a hook whose answers say so: harmless.
-                                Said::Answer(verdict) if *echoes_ids || echoed(&verdict).is_some() => {
-                                    *echoes_ids = true;
-                                }
-                                _ => return Idle::OutOfStep(quote(&line.bytes)),
-                            }
+                        let pushed = framing.push(bytes, None, *profile, &mut dropped);
+                        dropped.clear();
+                        if let Some(line) = pushed.unclaimed {
+                            return Idle::OutOfStep(line);
                         }
                     }
                 }
@@ -462,14 +443,16 @@ impl Live {
     }
 
     /// Stops its whole tree now (SIGTERM, a grace, SIGKILL; its job object on Windows), what
-    /// it prints meanwhile going to `log`. `false`: it could not be stopped (stuck in the
-    /// kernel), and is left to be reaped whenever it ends.
-    pub(super) async fn stop(mut self, log: Option<&mut EventLog>) -> bool {
+    /// it prints meanwhile going to `log`. A process that could not be stopped (stuck in the
+    /// kernel) is left to be reaped whenever it ends. Its framing is handed back, for the end
+    /// of the event.
+    pub(super) async fn stop(mut self, log: Option<&mut EventLog>) -> (Stopped, Framing) {
         drop(self.stdin.take());
         let Live {
             child,
             stdout,
             stderr,
+            framing,
             registration,
             stderr_tail,
             out_buf,
@@ -482,7 +465,7 @@ impl Live {
                 tokio::select! {
                     read = read_some(stdout, out_buf) => {
                         if let (Some(bytes), Some(log)) = (read, log.as_deref_mut()) {
-                            log.stdout(bytes);
+                            log.stdout(framing, bytes).await;
                         }
                     }
                     read = read_some(stderr, err_buf) => {
@@ -497,11 +480,12 @@ impl Live {
             }
         };
         let stopped = stop_tree(registration, child, meanwhile).await;
-        if !stopped {
+        let framing = std::mem::take(&mut self.framing);
+        if stopped.stuck {
             let Live { child, .. } = self;
             tokio::spawn(reap_eventually(child));
         }
-        stopped
+        (stopped, framing)
     }
 
     /// Retires it: EOF on its stdin, [`RETIRE_GRACE`] to finish (what it prints is read and
@@ -540,14 +524,6 @@ impl Live {
     }
 }
 
-/// The event id an answer echoes, if any.
-fn echoed(verdict: &crate::verdict::Verdict) -> Option<&serde_json::Value> {
-    verdict
-        .object
-        .as_ref()
-        .and_then(|object| object.get(super::job::EVENT_ID_FIELD))
-}
-
 /// How long a process whose stdout ended mid-event has to exit before it counts as one that
 /// closed its stdout and lives on.
 const CLOSED_GRACE: Duration = Duration::from_millis(500);
@@ -570,27 +546,22 @@ async fn read_some<'b, R: tokio::io::AsyncRead + Unpin>(
     }
 }
 
-/// Reads what is left on stdout once the process has exited, for an answer it printed just
-/// before: until the pipe ends, stays quiet for [`PIPE_GRACE`], or [`PIPE_FLOW_MAX`] more.
+/// Reads what is left on stdout once the process has exited, for what it printed just before:
+/// until the pipe ends, stays quiet for [`PIPE_GRACE`], or [`PIPE_FLOW_MAX`] more, as a
+/// per-event hook's is.
 async fn read_after_exit(
     stdout: &mut Option<ChildStdout>,
     buf: &mut [u8],
-    lines: &mut LineSplitter,
-    job: &Job,
+    framing: &mut Framing,
     log: &mut EventLog,
-) -> Option<Said> {
+) {
     let flow_end = Instant::now() + PIPE_GRACE + PIPE_FLOW_MAX;
-    loop {
-        stdout.as_ref()?;
+    while stdout.is_some() {
         let quiet = (Instant::now() + PIPE_GRACE).min(flow_end);
-        let read = timeout_at(quiet, read_some(stdout, buf)).await.ok()??;
-        log.stdout(read);
-        for line in lines.push(read) {
-            match classify(&line, job.profile) {
-                Said::Log => {}
-                said => return Some(said),
-            }
-        }
+        let Ok(Some(read)) = timeout_at(quiet, read_some(stdout, buf)).await else {
+            return;
+        };
+        log.stdout(framing, read).await;
     }
 }
 
@@ -612,18 +583,38 @@ async fn drain_stderr(
     }
 }
 
-/// The read of what `pipe` holds right now: polled once, `None` when nothing is there yet.
-async fn ready_now(pipe: &mut ChildStderr, buf: &mut [u8]) -> Option<io::Result<usize>> {
+/// The read of what `pipe` holds right now, polled once: `None` when nothing is there yet,
+/// `Some(None)` when it ended (the pipe is dropped then).
+async fn ready_now<'b, R: tokio::io::AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &'b mut [u8],
+) -> Option<Option<&'b [u8]>> {
     use std::pin::Pin;
     use std::task::Poll;
-    use tokio::io::{AsyncRead, ReadBuf};
-    std::future::poll_fn(|cx| {
-        let mut read = ReadBuf::new(buf);
-        match Pin::new(&mut *pipe).poll_read(cx, &mut read) {
-            Poll::Pending => Poll::Ready(None),
-            Poll::Ready(Ok(())) => Poll::Ready(Some(Ok(read.filled().len()))),
-            Poll::Ready(Err(err)) => Poll::Ready(Some(Err(err))),
-        }
+    use tokio::io::ReadBuf;
+    let reader = pipe.as_mut()?;
+    let mut read = ReadBuf::new(buf);
+    let polled = std::future::poll_fn(|cx| match Pin::new(&mut *reader).poll_read(cx, &mut read) {
+        Poll::Pending => Poll::Ready(None),
+        Poll::Ready(result) => Poll::Ready(Some(result.is_ok())),
     })
-    .await
+    .await;
+    match polled {
+        None => None,
+        Some(true) if !read.filled().is_empty() => {
+            let n = read.filled().len();
+            Some(Some(&buf[..n]))
+        }
+        Some(_) => {
+            *pipe = None;
+            Some(None)
+        }
+    }
+}
+
+/// Whether the interpreter of `hook` reads its file while it runs, so an approved one's file
+/// stays held (and on Windows locked) for the process's life: cmd.exe reads a batch file a
+/// line at a time as it runs it, so bytes saved later would run unchecked.
+fn read_while_running(hook: &DiscoveredHook) -> bool {
+    hook.kind == LaunchKind::Cmd
 }

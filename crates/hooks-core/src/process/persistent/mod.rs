@@ -4,16 +4,19 @@
 //! # The protocol
 //!
 //! The process is started on its hook's first event and kept: one per (owner, hook file,
-//! working directory). Each event is written to its stdin as one line of compact JSON; its
-//! answer is the next line of its stdout that is a JSON object, read exactly as a per-event
-//! hook's stdout is (the same verdict fields, caps and checks). Other stdout lines are its log
-//! (kept in the event's `stdout_tail`, sent to an observer as output lines); so is what it
-//! prints on stderr during the event (the event's `stderr`, the last 16 KiB). A line that
-//! starts with `{` (after blanks and a byte-order mark) but is not one JSON object fails the
-//! event (`invalidOutput`), and the process is kept: the protocol is still in step. Lines are
-//! read up to [`ANSWER_LINE_MAX`] bytes: a longer answer fails its event, a longer log line is
-//! cut. The hook gets `CLINE_HOOK_MODE=persistent` in its environment, besides what every
-//! hook gets (the `CLINE_HOOK_*` variables are those of the run that started it).
+//! working directory). Each event is written to its stdin as one line of compact JSON whose last
+//! field is the runtime's `hookEventId` (a caller's own top-level one is replaced; the word in
+//! the content is content). What the process prints for the event, up to its answer line, is
+//! read by the per-event reader and concluded by the per-event rules, exactly as a per-event
+//! hook's whole stdout and exit are: how a hook is run changes what it costs, never what it
+//! decides. Which bytes belong to which event is [`framing`]'s alone: the answer line is the
+//! one echoing the event's id (from a process that echoes ids), else the first line starting
+//! with `{`; with it goes whatever else it had printed by then; a line echoing another event's
+//! id is skipped. An event that ends without its answer (exit, timeout, abort,
+//! `terminateAll()`) is read from what it printed, a line without its newline included, as a
+//! per-event hook's output is at the same ending. The hook gets `CLINE_HOOK_MODE=persistent`
+//! in its environment, besides what every hook gets (the `CLINE_HOOK_*` variables are those of
+//! the run that started it).
 //!
 //! # One event at a time
 //!
@@ -29,12 +32,11 @@
 //! - **Abort or a dropped run** while its event is in flight: the event is `aborted` and the
 //!   tree is stopped too. What the process had read of the event, and which event its next
 //!   line would answer, are unknown: kept, it could hand its late answer to the next event.
-//! - **Exit or crash**: the event in flight fails (`crash`, with the exit code or signal and
-//!   its last stderr line); the next event starts it again. After [`CRASH_LIMIT`] crashes
-//!   within [`CRASH_WINDOW`] the hook is disabled until its file changes (see
-//!   [`crash_disabled`]: runs report it skipped, listings disabled, with its last stderr
-//!   lines). A process that exits while idle is started again by the next event, which says
-//!   so in a warning.
+//! - **Exit**: the event is read and concluded as a per-event hook that exited so; the next
+//!   event starts the process again. After [`CRASH_LIMIT`] crashes (a non-zero exit or a
+//!   signal) within [`CRASH_WINDOW`] the hook runs per event, a process for each event, until
+//!   its file changes (see [`crash_disabled`]): it keeps deciding every event as its file does,
+//!   and every run says so in a warning.
 //! - **A changed file** (its sha256 from discovery, size or modification time, checked at
 //!   each event) or a run with another `env` or `scrubEnv`: the old process gets EOF on its
 //!   stdin and, if it has not exited [`RETIRE_GRACE`] later, its tree is stopped; the event
@@ -47,17 +49,18 @@
 //! Each session is a task of the runtime that first ran the hook: nothing here keeps a
 //! runtime (or Node) alive, and a runtime that shuts down drops the task, which kills the
 //! process. An approved hook's file is checked against its approval at each process start, as
-//! a per-event hook's is at each start; a running process is replaced once the file changes.
+//! a per-event hook's is at each start, and held only while it is checked and started (a batch
+//! file, which cmd.exe reads as it runs, for the process's life); a running process is
+//! replaced once the file changes.
 //!
 //! # Detached runs
 //!
-//! A detached run hands the event over and returns at once (`started`); the event is served
-//! in turn like any other, its deadline still applying (a persistent process is shared, so an
-//! event it never answers must not hold the ones behind it).
+//! A detached event runs per event (a process of its own, as a detached per-event hook's):
+//! a persistent process is the host's, and would be stopped with it before the event is read.
 
-mod answer;
 mod crash_loop;
 mod file_state;
+mod framing;
 mod job;
 mod live;
 mod pool;
@@ -68,13 +71,13 @@ use std::time::Duration;
 
 use tokio::time::{sleep_until, Instant};
 
-pub use answer::ANSWER_LINE_MAX;
-pub use crash_loop::{crash_disabled, disable_crash_loops, CRASH_LIMIT, CRASH_WINDOW};
+pub use crash_loop::{crash_disabled, note_crash_loops, CRASH_LIMIT, CRASH_WINDOW};
+pub use framing::{EVENT_ID_FIELD, LINE_KEEP};
 pub use live::RETIRE_GRACE;
 pub use pool::retire_others;
 
 use super::admission::terminated_before_start;
-use super::execution::{Execution, FailureKind, RunContext, Status};
+use super::execution::{run_hook_watched, Execution, FailureKind, RunContext, Status};
 use crate::discovery::DiscoveredHook;
 use crate::observe::HookWatch;
 use job::{Job, Turn};
@@ -83,8 +86,8 @@ use job::{Job, Turn};
 pub const MODE_VAR: &str = "CLINE_HOOK_MODE";
 
 /// Runs one event on `hook`'s persistent process (started if none runs), waiting its turn
-/// behind the events already sent to it. `deadline` is when the event must be answered,
-/// `timeout` the hook's timeout the sentences name.
+/// behind the events already sent to it; per event while it is in a crash loop. `deadline` is
+/// when the event must be answered, `timeout` the hook's timeout the sentences name.
 pub(crate) async fn run_persistent(
     hook: &DiscoveredHook,
     ctx: &RunContext,
@@ -92,6 +95,11 @@ pub(crate) async fn run_persistent(
     timeout: Duration,
     watch: Option<&Arc<HookWatch>>,
 ) -> Execution {
+    if let Some(why) = crash_disabled(hook) {
+        let mut exec = run_hook_watched(hook, ctx, deadline, watch).await;
+        exec.warnings.push(why);
+        return exec;
+    }
     let (job, answer) = Job::new(hook, ctx, deadline, timeout, watch);
     let (turn, since) = (job.turn.clone(), job.since);
     pool::submit(job);
@@ -111,23 +119,6 @@ pub(crate) async fn run_persistent(
     }
     // Its turn has come: the session ends it (at its deadline too) and answers.
     answer.await.unwrap_or_else(|_| lost(hook, since))
-}
-
-/// Hands one event of a detached run to `hook`'s persistent process and returns at once
-/// (`started`): the event is served in turn, its deadline applying.
-pub(crate) fn hand_over_detached(
-    hook: &DiscoveredHook,
-    ctx: &RunContext,
-    deadline: Instant,
-    timeout: Duration,
-) -> Execution {
-    let (job, answer) = Job::new(hook, ctx, deadline, timeout, None);
-    pool::submit(job);
-    // Nobody reads the answer; kept so the session sees a caller still there.
-    tokio::spawn(answer);
-    let mut exec = Execution::of(hook, Status::Started);
-    exec.started = true;
-    exec
 }
 
 /// The record of an event whose session vanished (its runtime shut down under it).

@@ -9,17 +9,15 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{sleep_until, Instant};
 
-use super::answer::Said;
-use super::crash_loop::{crash_disabled, forget, note_crash};
+use super::crash_loop::{forget, note_crash};
 use super::file_state::FileState;
 use super::job::{Job, Turn};
 use super::live::{EventLog, Idle, Live, Served, Stop};
 use super::pool::{self, Key};
 use crate::process::admission::terminated_before_start;
-use crate::process::deadline::{could_not_stop, stop_sequence};
+use crate::process::deadline::End;
 use crate::process::execution::{Execution, FailureKind, Status};
-use crate::process::exit_status::{exit_failure, signal_name};
-use crate::verdict::Verdict;
+use crate::process::exit_status::exit_failure;
 
 /// As far ahead as an idle timer is set.
 const CENTURY: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
@@ -120,6 +118,7 @@ impl Session {
             return; // Its caller gave up waiting; it is reported already.
         }
         let mut exec = Execution::of(&job.hook, Status::Failed);
+        exec.timeout = job.timeout;
         if let Some((status, why)) = gone_before_its_turn(&job) {
             exec.status = status;
             exec.failure_kind = FailureKind::of_unstarted(status);
@@ -127,13 +126,6 @@ impl Session {
             return reply(job, exec);
         }
         self.replace_if_outdated(&job).await;
-        if self.live.is_none() {
-            if let Some(why) = crash_disabled(&job.hook) {
-                exec.failure = Some(format!("could not start: {why}"));
-                exec.failure_kind = Some(FailureKind::StartFailure);
-                return reply(job, exec);
-            }
-        }
         let permit = match take_slot(&mut job).await {
             Ok(permit) => permit,
             Err((status, why)) => {
@@ -155,35 +147,68 @@ impl Session {
         if let Some(watch) = &job.watch {
             watch.start();
         }
+        // However the event ends, its output is read and concluded by the per-event rules.
         let mut log = EventLog::new(&job);
+        let cwd = job.cwd.clone();
         match live.serve(&mut job, &mut log).await {
-            Served::Answered(verdict) => {
+            Served::Answered => {
                 live.stderr_now(&mut log).await;
-                apply(&mut exec, *verdict);
-            }
-            Served::Broken(why) => {
-                live.stderr_now(&mut log).await;
-                exec.failure = Some(format!("{why}; its process is kept for the next event"));
-                exec.failure_kind = Some(FailureKind::InvalidOutput);
+                log.conclude(
+                    live.framing(),
+                    &mut exec,
+                    End::Answered,
+                    None,
+                    &job.hook,
+                    &cwd,
+                )
+                .await;
             }
             Served::Closed(pipe) => {
                 live.stderr_now(&mut log).await;
+                if let Some(live) = self.live.take() {
+                    let (stopped, mut framing) = live.stop(Some(&mut log)).await;
+                    log.conclude(
+                        &mut framing,
+                        &mut exec,
+                        End::Answered,
+                        Some(stopped),
+                        &job.hook,
+                        &cwd,
+                    )
+                    .await;
+                }
+                exec.status = Status::Failed;
                 exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one"));
                 exec.failure_kind = Some(FailureKind::Crash);
-                if let Some(live) = self.live.take() {
-                    live.stop(Some(&mut log)).await;
-                }
             }
-            Served::Exited { status, answer } => {
+            Served::Exited(status) => {
                 let stderr = live.stderr_text();
                 let file = live.file.clone();
+                let clean = matches!(&status, Ok(s) if s.success());
+                let sentence = exit_sentence(&status, &stderr);
+                log.conclude(
+                    live.framing(),
+                    &mut exec,
+                    End::Exited(status),
+                    None,
+                    &job.hook,
+                    &cwd,
+                )
+                .await;
                 self.live = None;
-                ended(&mut exec, &job, status, answer, &stderr, &file);
+                ended(&mut exec, &job, clean, &sentence, &stderr, &file);
             }
             Served::Stop(stop) => {
                 if let Some(live) = self.live.take() {
-                    let stuck = !live.stop(Some(&mut log)).await;
-                    stopped(&mut exec, &job, stop, stuck);
+                    let (stopped, mut framing) = live.stop(Some(&mut log)).await;
+                    let end = match stop {
+                        Stop::TimedOut => End::TimedOut,
+                        Stop::Aborted => End::Aborted,
+                        Stop::Terminated => End::Terminated,
+                    };
+                    log.conclude(&mut framing, &mut exec, end, Some(stopped), &job.hook, &cwd)
+                        .await;
+                    exec.warnings.push(stopped_note(stop));
                 }
             }
         }
@@ -194,7 +219,6 @@ impl Session {
             }
         }
         drop(permit);
-        log.into_execution(&mut exec);
         exec.duration = job.since.elapsed();
         // A `persistent_idle` of `Duration::MAX` means never, not an overflow.
         let now = Instant::now();
@@ -282,24 +306,6 @@ async fn take_slot(job: &mut Job) -> Result<OwnedSemaphorePermit, (Status, Strin
     }
 }
 
-/// The record's verdict fields and status from an answer, read as a per-event hook's stdout.
-fn apply(exec: &mut Execution, verdict: Verdict) {
-    exec.warnings.extend(verdict.warnings);
-    exec.cancel = verdict.cancel;
-    exec.context_modification = verdict.context_modification;
-    exec.error_message = verdict.error_message;
-    exec.review = verdict.review;
-    exec.override_input = verdict.override_input;
-    exec.output = verdict.object;
-    match verdict.problem {
-        None => exec.status = Status::Completed,
-        Some(problem) => {
-            exec.failure = Some(problem);
-            exec.failure_kind = Some(FailureKind::InvalidOutput);
-        }
-    }
-}
-
 /// How an exit reads for the hook's author: the per-event sentence, or exit 0 said as such.
 fn exit_sentence(status: &io::Result<ExitStatus>, stderr: &str) -> String {
     match status {
@@ -318,81 +324,44 @@ fn idle_exit(status: &io::Result<ExitStatus>, stderr: &str) -> String {
     )
 }
 
-/// The record of an event whose process ended during it: answered before it went, or a
-/// crash, counted towards the crash loop.
+/// What an exit during an event adds to its record (read and concluded as a per-event
+/// hook's exit): the process is gone, and a crash counts towards the crash loop.
 fn ended(
     exec: &mut Execution,
     job: &Job,
-    status: io::Result<ExitStatus>,
-    answer: Option<Said>,
+    clean: bool,
+    sentence: &str,
     stderr: &str,
     file: &FileState,
 ) {
-    if let Ok(status) = &status {
-        exec.exit_code = status.code();
-        exec.signal = signal_name(status);
+    if clean {
+        exec.warnings.push(format!(
+            "its persistent process {sentence} during the event; the next event starts a new one"
+        ));
+        return;
     }
-    let sentence = exit_sentence(&status, stderr);
-    let clean = matches!(&status, Ok(s) if s.success());
-    match answer {
-        Some(Said::Answer(verdict)) => {
-            apply(exec, *verdict);
-            exec.warnings.push(format!(
-                "its persistent process {sentence} right after answering; the next event starts a new one"
-            ));
-        }
-        Some(Said::Broken(why)) => {
-            exec.failure = Some(format!("{why}; then its process {sentence}"));
-            exec.failure_kind = Some(FailureKind::InvalidOutput);
-        }
-        Some(Said::Log) | None => {
-            let disabled = note_crash(&job.hook.path, file, stderr);
-            let then = match disabled {
-                Some(_) => format!(
-                    "; it has crashed {} times within {} s, so it is disabled until its file changes",
-                    super::crash_loop::CRASH_LIMIT,
-                    super::crash_loop::CRASH_WINDOW.as_secs()
-                ),
-                None => "; the next event starts it again".to_owned(),
-            };
-            exec.failure = Some(format!(
-                "{sentence} before answering the event (a persistent hook answers each event line on stdin with one JSON object line on stdout and keeps reading){then}"
-            ));
-            exec.failure_kind = Some(FailureKind::Crash);
-            return;
-        }
-    }
-    if !clean {
-        note_crash(&job.hook.path, file, stderr);
-    }
+    let then = match note_crash(&job.hook.path, file, stderr) {
+        Some(_) => format!(
+            "it has crashed {} times within {} s, so from now on it runs per event (a process for each event) until its file changes",
+            super::crash_loop::CRASH_LIMIT,
+            super::crash_loop::CRASH_WINDOW.as_secs()
+        ),
+        None => "the next event starts it again".to_owned(),
+    };
+    exec.warnings.push(format!(
+        "its persistent process {sentence} during the event; {then}"
+    ));
 }
 
-/// The record of an event whose process was stopped: its deadline, an abort, or
-/// `terminateAll()`.
-fn stopped(exec: &mut Execution, job: &Job, stop: Stop, stuck: bool) {
-    let could_not_stop = could_not_stop(stuck);
-    match stop {
-        Stop::TimedOut => {
-            exec.status = Status::TimedOut;
-            exec.failure_kind = Some(FailureKind::Timeout);
-            exec.failure = Some(format!(
-                "did not answer within {} ms, so its persistent process tree was stopped ({}){could_not_stop}; the next event starts a fresh process",
-                job.timeout.as_millis(),
-                stop_sequence(),
-            ));
-        }
+/// What a stop adds to an event's record: its process is gone.
+fn stopped_note(stop: Stop) -> String {
+    let why = match stop {
+        Stop::TimedOut => "at the event's timeout",
         // What it had read of the event, and which event its next line would answer, are
-        // unknown: a process kept after an event it did not answer could hand its late answer
-        // to the next event.
-        Stop::Aborted => {
-            exec.status = Status::Aborted;
-            exec.failure = Some(format!(
-                "was stopped because the run was aborted; its persistent process was stopped too, as it was in the middle of the event{could_not_stop}"
-            ));
-        }
-        Stop::Terminated => {
-            exec.status = Status::Aborted;
-            exec.failure = Some(format!("was stopped by terminateAll(){could_not_stop}"));
-        }
-    }
+        // unknown: a process kept after an event it did not answer could hand its late
+        // answer to the next event.
+        Stop::Aborted => "as it was in the middle of the event when the run was aborted",
+        Stop::Terminated => "by terminateAll()",
+    };
+    format!("its persistent process tree was stopped {why}; the next event starts a fresh process")
 }

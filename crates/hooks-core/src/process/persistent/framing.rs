@@ -1,0 +1,400 @@
+//! Which bytes of a persistent process's stdout are one event's output, and where that output
+//! ends. Pure. This is all that is particular to persistent mode: what the bytes of an event
+//! decide is read by the per-event reader (`verdict::Reader`), exactly as a per-event hook's
+//! whole stdout is, so the two modes never decide differently.
+//!
+//! The stream is cut into lines (UTF-8, or UTF-16 as Windows PowerShell writes it, decided from
+//! its first bytes). An event's output is every line printed while it is in flight, up to and
+//! including its answer line and whatever else the process had printed by then, less the lines
+//! that answer another event (they carry another event's `hookEventId`). The answer line is:
+//! - from a process that has echoed an event's `hookEventId`, the line that echoes this one's;
+//! - else the first line that starts with `{` (after blanks, a byte-order mark and, in the CLI
+//!   profile, `HOOK_CONTROL<tab>`), whether or not it is valid JSON: the per-event reader
+//!   judges it, lenient where the per-event path is.
+//!
+//! Lines are held back until they end (to tell a late answer from this event's), up to
+//! [`LINE_KEEP`] bytes; the rest of a longer line streams through as output unjudged by id.
+
+use crate::discovery::Profile;
+use crate::verdict::Encoding;
+
+/// Longest line held back whole to be judged: longer lines are the event's output, whatever
+/// id they carry. It holds the largest answer the per-event reader reads whole with room.
+pub const LINE_KEEP: usize = 2 << 20;
+
+/// The field each event line carries for a persistent hook: the event's id.
+pub const EVENT_ID_FIELD: &str = "hookEventId";
+
+/// How much of a skipped line a warning quotes, in characters.
+const QUOTED: usize = 80;
+
+/// What one ended line is, for the event `id` in flight (`None` between events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Judged {
+    /// Not an answer: the hook's log (it is still the event's output).
+    Log,
+    /// Starts with `{` and echoes no event id (or is not JSON): an answer to whichever event.
+    Answer,
+    /// A JSON object echoing the id of the event in flight.
+    Own,
+    /// A JSON object echoing another event's id: a late answer, not this event's output.
+    Other,
+}
+
+/// What a push of bytes found.
+#[derive(Debug, Default)]
+pub(super) struct Pushed {
+    /// The event's answer line has ended.
+    pub answered: bool,
+    /// The start of the first line skipped as another event's answer, quoted.
+    pub stale: Option<String>,
+    /// Between events: the start of the first line that is an answer to no event (a JSON
+    /// object from a process that does not echo ids, or a broken one), quoted.
+    pub unclaimed: Option<String>,
+}
+
+/// A persistent process's stdout, cut into lines as it arrives, over its whole life.
+#[derive(Debug, Default)]
+pub(super) struct Framing {
+    /// The stream's encoding, decided from its first bytes.
+    utf16: Option<Option<bool>>,
+    /// Bytes of the stream since it started, for the parity of UTF-16 code units.
+    total: u64,
+    /// The last byte seen, for a UTF-16 newline cut between two reads.
+    prev: u8,
+    /// The current line's bytes, held back until it ends (at most [`LINE_KEEP`]).
+    line: Vec<u8>,
+    /// The current line passed [`LINE_KEEP`]: the rest streams through; whether it started
+    /// with `{`.
+    long: Option<bool>,
+    /// It has answered with an event's id: from then on only the line with the event's own id
+    /// is its answer.
+    pub echoes_ids: bool,
+}
+
+impl Framing {
+    /// Takes the next bytes read from stdout: the event's output among them is appended to
+    /// `out`. `id` is the event in flight, `None` between events.
+    pub(super) fn push(
+        &mut self,
+        mut bytes: &[u8],
+        id: Option<&str>,
+        profile: Profile,
+        out: &mut Vec<u8>,
+    ) -> Pushed {
+        let mut pushed = Pushed::default();
+        if self.utf16.is_none() && !bytes.is_empty() {
+            self.utf16 = Some(match Encoding::sniff(bytes, true) {
+                Some(Encoding::Utf16 { little_endian, .. }) => Some(little_endian),
+                _ => None,
+            });
+        }
+        while !bytes.is_empty() {
+            let end = self.line_end(bytes);
+            let (part, rest) = bytes.split_at(end.unwrap_or(bytes.len()));
+            self.take_part(part, profile, out);
+            bytes = rest;
+            if end.is_some() {
+                self.end_line(id, profile, out, &mut pushed);
+            }
+        }
+        pushed
+    }
+
+    /// The stream ended or the event is over without its answer: the line begun is judged as
+    /// if it had ended.
+    pub(super) fn flush(&mut self, id: Option<&str>, profile: Profile, out: &mut Vec<u8>) {
+        if !self.line.is_empty() || self.long.is_some() {
+            self.end_line(id, profile, out, &mut Pushed::default());
+        }
+    }
+
+    /// Whether a line has begun and not ended.
+    pub(super) fn mid_line(&self) -> bool {
+        !self.line.is_empty() || self.long.is_some()
+    }
+
+    /// Where the first line in `bytes` ends (just past its newline), if it does; counts the
+    /// bytes up to there (or all of them).
+    fn line_end(&mut self, bytes: &[u8]) -> Option<usize> {
+        let end = match self.utf16 {
+            Some(Some(little_endian)) => {
+                // A newline is the unit 0x000A: its second byte sits at an odd offset.
+                let (first, second) = if little_endian { (0x0A, 0) } else { (0, 0x0A) };
+                let mut prev = self.prev;
+                let mut found = None;
+                for (k, &b) in bytes.iter().enumerate() {
+                    if (self.total + k as u64) % 2 == 1 && b == second && prev == first {
+                        found = Some(k + 1);
+                        break;
+                    }
+                    prev = b;
+                }
+                found
+            }
+            _ => bytes.iter().position(|&b| b == b'\n').map(|k| k + 1),
+        };
+        let taken = end.unwrap_or(bytes.len());
+        self.total += taken as u64;
+        if taken > 0 {
+            self.prev = bytes[taken - 1];
+        }
+        end
+    }
+
+    /// Holds back a piece of the current line, or streams it once the line is long.
+    fn take_part(&mut self, part: &[u8], profile: Profile, out: &mut Vec<u8>) {
+        if self.long.is_some() {
+            out.extend_from_slice(part);
+            return;
+        }
+        if self.line.len() + part.len() <= LINE_KEEP {
+            self.line.extend_from_slice(part);
+            return;
+        }
+        // Its start says whether it is an answer attempt.
+        let first = if self.line.is_empty() {
+            part
+        } else {
+            &self.line[..]
+        };
+        let start = self.decode(&first[..first.len().min(64)]);
+        let starts_with_brace = answer_text(&start, profile).is_some();
+        self.long = Some(starts_with_brace);
+        out.append(&mut self.line);
+        out.extend_from_slice(part);
+    }
+
+    /// The current line ended: judged, and given to the event's output unless it is another
+    /// event's answer.
+    fn end_line(
+        &mut self,
+        id: Option<&str>,
+        profile: Profile,
+        out: &mut Vec<u8>,
+        pushed: &mut Pushed,
+    ) {
+        let judged = match self.long.take() {
+            Some(true) => Judged::Answer,
+            Some(false) => Judged::Log,
+            None => judge(&self.decode(&self.line), id, profile),
+        };
+        if matches!(judged, Judged::Own | Judged::Other) {
+            self.echoes_ids = true;
+        }
+        let line = std::mem::take(&mut self.line);
+        match (judged, id) {
+            (Judged::Other, Some(_)) => {
+                pushed
+                    .stale
+                    .get_or_insert_with(|| quote(&self.decode(&line)));
+                return;
+            }
+            (Judged::Own, Some(_)) => pushed.answered = true,
+            (Judged::Answer, Some(_)) if !self.echoes_ids => pushed.answered = true,
+            (Judged::Answer, None) if !self.echoes_ids => {
+                pushed
+                    .unclaimed
+                    .get_or_insert_with(|| quote(&self.decode(&line)));
+            }
+            _ => {}
+        }
+        out.extend_from_slice(&line);
+    }
+
+    /// A line's text, as the stream is encoded (a cut character read as U+FFFD).
+    fn decode(&self, bytes: &[u8]) -> String {
+        match self.utf16 {
+            Some(Some(little_endian)) => {
+                let units = bytes.chunks_exact(2).map(|pair| {
+                    let pair = [pair[0], pair[1]];
+                    if little_endian {
+                        u16::from_le_bytes(pair)
+                    } else {
+                        u16::from_be_bytes(pair)
+                    }
+                });
+                char::decode_utf16(units)
+                    .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+                    .collect()
+            }
+            _ => String::from_utf8_lossy(bytes).into_owned(),
+        }
+    }
+}
+
+/// The text of an answer attempt: the line from its `{` on, when it starts with one after
+/// blanks, a byte-order mark and, in the CLI profile, the control line's tag.
+fn answer_text(line: &str, profile: Profile) -> Option<&str> {
+    let start = line.trim_start_matches([' ', '\t', '\u{feff}']);
+    let start = match profile {
+        Profile::Cli => start
+            .strip_prefix(crate::verdict::CONTROL_PREFIX)
+            .unwrap_or(start),
+        Profile::Extension => start,
+    };
+    start.starts_with('{').then_some(start)
+}
+
+/// Judges one ended line for the event `id` in flight. Pure.
+pub(super) fn judge(line: &str, id: Option<&str>, profile: Profile) -> Judged {
+    let Some(text) = answer_text(line, profile) else {
+        return Judged::Log;
+    };
+    let Ok(object) =
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text.trim_end())
+    else {
+        return Judged::Answer;
+    };
+    match object.get(EVENT_ID_FIELD) {
+        Some(serde_json::Value::String(echoed)) if Some(echoed.as_str()) == id => Judged::Own,
+        Some(serde_json::Value::String(_)) => Judged::Other,
+        _ => Judged::Answer,
+    }
+}
+
+/// The start of a line, quoted for a sentence.
+pub(super) fn quote(text: &str) -> String {
+    let text = text.trim_end();
+    let shown: String = text.chars().take(QUOTED).collect();
+    let more = if shown.len() < text.len() { "..." } else { "" };
+    format!("`{shown}{more}`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push_all(framing: &mut Framing, chunks: &[&[u8]], id: &str) -> (Vec<u8>, Pushed) {
+        let mut out = Vec::new();
+        let mut last = Pushed::default();
+        for chunk in chunks {
+            let pushed = framing.push(chunk, Some(id), Profile::Extension, &mut out);
+            last.answered |= pushed.answered;
+            last.stale = last.stale.or(pushed.stale);
+        }
+        (out, last)
+    }
+
+    #[test]
+    fn an_answer_line_ends_the_event_and_log_lines_before_it_are_its_output() {
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(&mut framing, &[b"checking\n{\"cancel\":", b"true}\n"], "1");
+        assert!(pushed.answered);
+        assert_eq!(out, b"checking\n{\"cancel\":true}\n");
+        assert!(!framing.mid_line());
+    }
+
+    #[test]
+    fn a_line_without_its_newline_is_held_until_it_ends_or_is_flushed() {
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}\r"], "1");
+        assert!(!pushed.answered);
+        assert!(out.is_empty());
+        assert!(framing.mid_line());
+        let mut out = Vec::new();
+        framing.flush(Some("1"), Profile::Extension, &mut out);
+        assert_eq!(out, b"{\"cancel\":true}\r");
+    }
+
+    #[test]
+    fn ids_in_the_content_never_make_the_answer_anothers() {
+        // Only the answer's own top-level field counts.
+        let line = r#"{"cancel":true,"echo":{"hookEventId":"99"},"note":"hookEventId"}"#;
+        assert_eq!(judge(line, Some("7"), Profile::Extension), Judged::Answer);
+        let own = r#"{"cancel":true,"hookEventId":"7"}"#;
+        assert_eq!(judge(own, Some("7"), Profile::Extension), Judged::Own);
+        let other = r#"{"cancel":false,"hookEventId":"6"}"#;
+        assert_eq!(judge(other, Some("7"), Profile::Extension), Judged::Other);
+        let number = r#"{"cancel":true,"hookEventId":7}"#;
+        assert_eq!(judge(number, Some("7"), Profile::Extension), Judged::Answer);
+    }
+
+    #[test]
+    fn a_late_answer_is_not_the_events_output_and_is_said() {
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(
+            &mut framing,
+            &[b"{\"cancel\":false,\"hookEventId\":\"1\"}\n{\"cancel\":true,\"hookEventId\":\"2\"}\n"],
+            "2",
+        );
+        assert!(pushed.answered);
+        assert_eq!(out, b"{\"cancel\":true,\"hookEventId\":\"2\"}\n");
+        assert!(pushed.stale.unwrap().contains("\"1\""));
+    }
+
+    #[test]
+    fn once_it_echoes_ids_an_id_less_object_is_log() {
+        let mut framing = Framing::default();
+        push_all(&mut framing, &[b"{\"hookEventId\":\"1\"}\n"], "1");
+        let (out, pushed) = push_all(&mut framing, &[b"{\"status\":\"checking\"}\n"], "2");
+        assert!(!pushed.answered);
+        assert_eq!(out, b"{\"status\":\"checking\"}\n");
+        let (_, pushed) = push_all(
+            &mut framing,
+            &[b"{\"cancel\":true,\"hookEventId\":\"2\"}\n"],
+            "2",
+        );
+        assert!(pushed.answered);
+    }
+
+    #[test]
+    fn the_control_tag_starts_an_answer_in_the_cli_profile_only() {
+        let line = "HOOK_CONTROL\t{\"cancel\":true}";
+        assert_eq!(judge(line, Some("1"), Profile::Cli), Judged::Answer);
+        assert_eq!(judge(line, Some("1"), Profile::Extension), Judged::Log);
+        assert_eq!(
+            judge("  \u{feff}{oops", Some("1"), Profile::Extension),
+            Judged::Answer
+        );
+        assert_eq!(
+            judge("value: {x}", Some("1"), Profile::Extension),
+            Judged::Log
+        );
+    }
+
+    #[test]
+    fn utf16_lines_are_cut_at_their_newline_units_across_reads() {
+        let text = "{\"cancel\":true}\r\nnext";
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        let mut framing = Framing::default();
+        // Cut inside the newline's code unit.
+        let cut = 2 + 2 * "{\"cancel\":true}\r".len() + 1;
+        let (out, pushed) = push_all(&mut framing, &[&bytes[..cut], &bytes[cut..]], "1");
+        assert!(pushed.answered);
+        assert_eq!(out, &bytes[..cut + 1]);
+        assert!(framing.mid_line());
+    }
+
+    #[test]
+    fn a_line_longer_than_kept_streams_through_and_still_answers() {
+        let mut framing = Framing::default();
+        let big = format!(
+            "{{\"x\":\"{}\",\"cancel\":true}}\n",
+            "a".repeat(LINE_KEEP + 10)
+        );
+        let (out, pushed) = push_all(&mut framing, &[big.as_bytes()], "1");
+        assert!(pushed.answered);
+        assert_eq!(out, big.as_bytes());
+    }
+
+    #[test]
+    fn between_events_an_object_from_a_process_without_ids_is_unclaimed() {
+        let mut framing = Framing::default();
+        let mut out = Vec::new();
+        let pushed = framing.push(
+            b"log\n{\"cancel\":true}\n",
+            None,
+            Profile::Extension,
+            &mut out,
+        );
+        assert!(pushed.unclaimed.is_some());
+        let mut framing = Framing {
+            echoes_ids: true,
+            ..Framing::default()
+        };
+        let pushed = framing.push(b"{\"cancel\":true}\n", None, Profile::Extension, &mut out);
+        assert!(pushed.unclaimed.is_none());
+    }
+}
