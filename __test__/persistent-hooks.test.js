@@ -253,7 +253,10 @@ describe('its timeout', () => {
     const started = Date.now()
     const hung = only(await runHook('PreToolUse', { id: 'hang', hang: true }, options({ timeoutMs: SHORT_MS })))
     expect(hung).toEqual(expect.objectContaining({ status: 'timedOut', failureKind: 'timeout', timeoutMs: SHORT_MS, started: true }))
-    expect(hung.failure).toMatch(new RegExp(`^did not answer within ${SHORT_MS} ms, so its persistent process tree was stopped`))
+    expect(hung.failure).toMatch(new RegExp(`^did not finish within ${SHORT_MS} ms, so its process tree was stopped`))
+    expect(hung.warnings).toContain("its persistent process tree was stopped at the event's timeout; the next event starts a fresh process")
+    // It says how it ended: SIGTERM (or SIGKILL, for a tree deaf to it).
+    expect(hung.signal).toMatch(/^SIG(TERM|KILL)/)
     expect(Date.now() - started).toBeLessThan(SHORT_MS + GONE_MS)
     expect(await waitDead(first.pid, GONE_MS)).toBe(true)
     expect(await waitDead(childPid, GONE_MS)).toBe(true)
@@ -296,46 +299,46 @@ describe('its timeout', () => {
 })
 
 describe('a crash loop', () => {
-  const CRASHING = persistentProgram({ onEvent: "log('cannot connect to the linter daemon'); process.exit(3)" })
+  // A gate that blocks every event, and crashes on the ones the model shapes to crash it.
+  const GATE = persistentProgram({
+    onEvent: "if (event.crash) { log('cannot connect to the linter daemon'); process.exit(3) } answer({ cancel: true, errorMessage: 'blocked:' + (process.env.CLINE_HOOK_MODE || '-') })",
+  })
 
-  test('3 crashes disable it with the reason and its last stderr lines; runs report it failed without a start (never silently skipped); a file change enables it again', async () => {
-    const { root, hook, options } = persistentHook(CRASHING)
+  test('3 crashes make it run per event with the reason and its last stderr lines: the gate keeps blocking, listed enabled; a file change makes it persistent again', async () => {
+    const { root, hook, options } = persistentHook(GATE)
     const factory = new HookFactory(opts({ workspaceRoots: [root] }))
     const before = await factory.create('PreToolUse')
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const crashed = only(await runHook('PreToolUse', { id: `c${attempt}` }, options()))
+      const crashed = only(await runHook('PreToolUse', { id: `c${attempt}`, crash: true }, options()))
       expect(crashed).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'crash', exitCode: 3, started: true }))
-      expect(crashed.failure).toMatch(/^exited with code 3 \(stderr: cannot connect to the linter daemon\) before answering the event/)
-      expect(crashed.failure.includes('so it is disabled until its file changes')).toBe(attempt === 3)
+      expect(crashed.failure).toMatch(/^exited with code 3 \(stderr: cannot connect to the linter daemon\)/)
+      expect(crashed.warnings.some((w) => w.includes('so from now on it runs per event'))).toBe(attempt === 3)
       expect(crashed.stderr).toContain('cannot connect to the linter daemon')
     }
 
     const [listed] = await discoverHooks('PreToolUse', opts({ workspaceRoots: [root] }))
-    expect(listed.enabled).toBe(false)
-    expect(listed.reason).toMatch(/^its persistent process crashed 3 times within 60 s, so it is disabled until its file changes/)
-    expect(listed.reason).toMatch(/Its last stderr lines:\ncannot connect to the linter daemon$/)
-    const runner = await factory.create('PreToolUse')
-    expect(runner.hooks.map((h) => [h.enabled, h.reason])).toEqual([[false, listed.reason]])
-    expect(before.hooks.map((h) => [h.enabled, h.reason])).toEqual([[false, listed.reason]])
-    // A host that asks hasHook before running still runs it, so a blocking policy still blocks.
+    expect(listed.enabled).toBe(true)
+    const reason = listed.warnings.find((w) => w.startsWith('its persistent process crashed 3 times within 60 s, so it runs per event'))
+    expect(reason).toMatch(/Its last stderr lines:\ncannot connect to the linter daemon$/)
     expect(await factory.hasHook('PreToolUse')).toBe(true)
 
-    // Not started, and failed with the reason, whether through runHook or a runner made
-    // before the crashes: a disabled guard is never silently skipped.
+    // The model cannot switch the gate off: the next events are decided by the same file,
+    // per event (a process each, without CLINE_HOOK_MODE), through runHook and a runner made
+    // before the crashes.
     for (const result of [await runHook('PreToolUse', { id: 'c4' }, options()), await before.run({ id: 'c5' }, { timeoutMs: START_MS })]) {
-      expect(result.hooks).toEqual([
-        expect.objectContaining({ path: hook, status: 'failed', started: false, failureKind: 'startFailure', failure: `could not start: ${listed.reason}` }),
-      ])
-      expect(result.cancel).toBe(false)
+      expect(result.cancel).toBe(true)
+      expect(result.hooks).toEqual([expect.objectContaining({ path: hook, status: 'completed', started: true, cancel: true, errorMessage: 'blocked:-' })])
+      expect(result.hooks[0].warnings).toContain(reason)
     }
 
-    // Fixed: it runs again, listed enabled.
+    // Fixed: persistent again.
     writeProgram(hooksDirOf(root), 'PreToolUse', persistentProgram(), { header: 'mode=persistent' })
     const fixed = said(await runHook('PreToolUse', { id: 'fixed' }, options()))
     expect(fixed.id).toBe('fixed')
+    expect(fixed.mode).toBe('persistent')
     const [again] = await discoverHooks('PreToolUse', opts({ workspaceRoots: [root] }))
     expect(again.enabled).toBe(true)
-    expect(again.reason).toBeUndefined()
+    expect(again.warnings).toEqual([])
   }, 180000)
 })
 
@@ -596,18 +599,23 @@ describe('what it prints', () => {
     }
   }, 120000)
 
-  test('a line that starts with `{` but is not JSON fails its event (invalidOutput) and the same process answers the next', async () => {
+  test('a line that starts with `{` but is not JSON is decided as the same output per event, and the same process answers the next', async () => {
     const { options } = persistentHook(
       persistentProgram({ onEvent: "if (event.broken) { log('pid ' + process.pid); fs.writeSync(1, '{oops this is not json\\n') } else answer(said())" }),
     )
     const first = said(await runHook('PreToolUse', { id: 'a' }, options()))
     const broken = only(await runHook('PreToolUse', { id: 'b', broken: true }, options()))
-    expect(broken).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'invalidOutput', started: true }))
-    expect(broken.failure).toContain('{oops this is not json')
-    expect(broken.failure).toContain('its process is kept')
+    expect(broken.started).toBe(true)
     expect(broken.stderr).toBe(`pid ${first.pid}\n`)
     const next = said(await runHook('PreToolUse', { id: 'c' }, options()))
     expect(next).toEqual({ pid: first.pid, count: 3, mode: 'persistent', id: 'c' })
+    // Decided as the same output per event (run last: a run of other hooks retires this
+    // host's persistent processes).
+    const perEventRoot = makeWorkspace()
+    writeProgram(hooksDirOf(perEventRoot), 'PreToolUse', "require('fs').writeSync(1, '{oops this is not json\\n')")
+    const perEvent = only(await runHook('PreToolUse', { id: 'b' }, opts({ workspaceRoots: [perEventRoot], timeoutMs: START_MS })))
+    const decided = ({ status, cancel, failureKind, failure }) => ({ status, cancel, failureKind, failure })
+    expect(decided(broken)).toEqual(decided(perEvent))
   }, 120000)
 })
 
@@ -809,11 +817,12 @@ describe('what an attack broke', () => {
     const timedOut = await runHook('PreToolUse', { id: 'p' }, prefixed.options({ timeoutMs: SHORT_MS }))
     expect(only(timedOut).status).toBe('timedOut')
     expect(timedOut.cancel).toBe(true)
-    expect(only(timedOut).warnings).toEqual([expect.stringMatching(/^it printed "cancel": true in a line that was not its answer/)])
+    expect(only(timedOut).warnings).toEqual(["its persistent process tree was stopped at the event's timeout; the next event starts a fresh process"])
 
     const huge = persistentHook(persistentProgram({ onEvent: "answer({ cancel: true, errorMessage: 'x'.repeat(3 * 1024 * 1024) })" }))
     const cut = await runHook('PreToolUse', { id: 'h' }, huge.options())
-    expect(only(cut)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'invalidOutput' }))
+    // Read whole, as the same answer per event is (its errorMessage cut at 50 KB).
+    expect(only(cut)).toEqual(expect.objectContaining({ status: 'completed', cancel: true }))
     expect(cut.cancel).toBe(true)
   }, 120000)
 
@@ -853,7 +862,7 @@ describe('answers that say which event they answer (hookEventId)', () => {
       expect(said(result).id).toBe(id)
       expect(result.cancel).toBe(false)
       expect(only(result).output.hookEventId).toMatch(/^\d+$/)
-      expect(only(result).warnings).toEqual([expect.stringMatching(/^it printed a JSON object line that is not the answer to this event/)])
+      expect(only(result).warnings).toEqual([expect.stringMatching(/^it printed a JSON object line that answers another event/)])
     }
   }, 120000)
 

@@ -96,7 +96,9 @@ pub(crate) async fn run_persistent(
     watch: Option<&Arc<HookWatch>>,
 ) -> Execution {
     if let Some(why) = crash_disabled(hook) {
-        let mut exec = run_hook_watched(hook, ctx, deadline, watch).await;
+        let mut per_event = hook.clone();
+        per_event.settings.mode = crate::discovery::HookMode::PerEvent;
+        let mut exec = run_hook_watched(&per_event, ctx, deadline, watch).await;
         exec.warnings.push(why);
         return exec;
     }
