@@ -10,8 +10,9 @@
 // hooks run first in either mode.
 // CLINE_HOOKS_PLUGIN_FOLDERS=all makes it run every folder, for hosts that leave the built-in
 // file hooks out. The CLI gives a plugin call 3 s and then fails the whole run, orphaning what
-// the plugin started; so each hook gets CLINE_HOOKS_PLUGIN_TIMEOUT_MS (default 2500) and is then
-// stopped with its whole process tree, before the CLI gives up.
+// the plugin started; so each hook gets CLINE_HOOKS_PLUGIN_TIMEOUT_MS (default 2500), its
+// header's `timeout=` included (it is the cap too), and is then stopped with its whole process
+// tree, before the CLI gives up.
 
 'use strict'
 
@@ -73,9 +74,13 @@ const folders = foldersOf(process.env.CLINE_HOOKS_PLUGIN_FOLDERS)
 const hooksDir = process.env.CLINE_HOOKS_DIR
 const workspacePath = process.cwd()
 
+const timeoutMs = timeoutOf(process.env.CLINE_HOOKS_PLUGIN_TIMEOUT_MS)
+
 const hooks = createFileHooks({
   workspacePath,
-  timeoutMs: timeoutOf(process.env.CLINE_HOOKS_PLUGIN_TIMEOUT_MS),
+  timeoutMs,
+  // A hook's header (`timeout=20s`) gets no more: every call settles inside the CLI's 3 s.
+  maxTimeoutMs: timeoutMs,
   ...(folders === 'all'
     ? {}
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),

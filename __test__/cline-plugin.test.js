@@ -23,18 +23,22 @@ function verdictHook(verdict) {
 
 /**
  * Imports the plugin at `plugin` in a fresh Node process with `cwd` and `env` added to this
- * one's (CLINE_* of this process left out), calls `hooks.beforeTool` with a run_commands call,
- * and returns `{ status, control, error, ms }`.
+ * one's (CLINE_* of this process left out), calls `hooks[call]` (`beforeTool`, or `afterTool`
+ * with a result) for a `toolName` call, and returns `{ status, control, error, ms }`.
  */
-function callPlugin({ plugin = PLUGIN, cwd, env = {} }) {
+function callPlugin({ plugin = PLUGIN, cwd, env = {}, call = 'beforeTool', toolName = 'run_commands' }) {
+  const context = {
+    snapshot: { agentId: 'a', conversationId: 'c', iteration: 1 },
+    toolCall: { toolCallId: 't', toolName },
+    input: { commands: ['ls'] },
+    ...(call === 'afterTool' ? { result: { output: 'ok', isError: false }, durationMs: 1 } : {}),
+  }
   const driver = `
     const started = Date.now()
     import(${JSON.stringify(require('url').pathToFileURL(plugin).href)}).then(async ({ default: plugin }) => {
-      const control = await plugin.hooks.beforeTool({
-        snapshot: { agentId: 'a', conversationId: 'c', iteration: 1 },
-        toolCall: { toolCallId: 't', toolName: 'run_commands' },
-        input: { commands: ['ls'] },
-      })
+      const context = ${JSON.stringify(context)}
+      if (context.result) Object.assign(context, { startedAt: new Date(0), endedAt: new Date(1) })
+      const control = await plugin.hooks[${JSON.stringify(call)}](context)
       process.stdout.write(JSON.stringify({ name: plugin.name, capabilities: plugin.manifest.capabilities, control: control ?? null, ms: Date.now() - started }))
     }, (error) => { process.stdout.write(JSON.stringify({ error: error.message })) })`
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLINE_')))
@@ -108,6 +112,49 @@ setInterval(() => {}, 1000)
     const grandchild = trackPid(Number(fs.readFileSync(pidFile, 'utf8')))
     await waitDead(grandchild, 5000)
     expect(isAlive(grandchild)).toBe(false)
+  })
+
+  test('a hook its header\'s tools= skips never stops a tool call or a tool result; the tool it names it still stops', () => {
+    const hooksDir = makeTempDir()
+    const onlyWrites = (reason) => `// cline-hook: tools=write_to_file\n${verdictHook({ cancel: true, errorMessage: reason })}`
+    writeFile(hooksDir, 'PreToolUse.cjs', onlyWrites('no writes'))
+    writeFile(hooksDir, 'PostToolUse.cjs', onlyWrites('bad write'))
+    const env = { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PACKAGE: PACKAGE_DIR }
+    for (const [call, reason] of [['beforeTool', 'no writes'], ['afterTool', 'bad write']]) {
+      expect(callPlugin({ cwd: makeTempDir(), env, call, toolName: 'read_file' }).control).toBeNull()
+      expect(callPlugin({ cwd: makeTempDir(), env, call, toolName: 'write_to_file' }).control).toEqual({ stop: true, reason })
+    }
+  })
+
+  test('a hook whose header asks for timeout=20s is held to the plugin timeout: it settles inside the CLI\'s 3 s, its tree stopped', async () => {
+    const hooksDir = makeTempDir()
+    const dir = makeTempDir()
+    const pids = { hook: path.join(dir, 'hook.pid'), child: path.join(dir, 'child.pid') }
+    writeFile(
+      hooksDir,
+      'PreToolUse.cjs',
+      `// cline-hook: timeout=20s
+const fs = require('fs')
+fs.writeFileSync(${JSON.stringify(pids.hook)}, String(process.pid))
+const child = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+fs.writeFileSync(${JSON.stringify(pids.child)}, String(child.pid))
+setInterval(() => {}, 1000)
+`,
+    )
+    const result = callPlugin({
+      cwd: makeTempDir(),
+      env: { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PACKAGE: PACKAGE_DIR, CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '500' },
+    })
+    // A timed-out hook that printed nothing lets the call through (onFailure "allow").
+    expect(result.control).toBeNull()
+    // 500 ms, then a 250 ms grace: well inside the CLI's 3 s (bound generous for busy CI).
+    expect(result.ms).toBeLessThan(2500)
+    for (const file of [pids.hook, pids.child]) {
+      expect(fs.existsSync(file)).toBe(true)
+      const pid = trackPid(Number(fs.readFileSync(file, 'utf8')))
+      await waitDead(pid, 5000)
+      expect(isAlive(pid)).toBe(false)
+    }
   })
 
   test('bad settings fail the import with a message that says what to set', () => {

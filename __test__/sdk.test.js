@@ -9,7 +9,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { makeTempDir, writeFile, waitFor, waitForFile, opts } = require('./helpers')
+const { makeTempDir, writeFile, waitFor, waitForFile, opts, trackPid, isAlive, waitDead } = require('./helpers')
 const { createFileHooks } = require('../sdk')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -332,6 +332,75 @@ process.stdin.on('end', () => {
   })
 })
 
+describe('createFileHooks: a hook its header skips', () => {
+  // `tools=write_to_file`: the hook is not for a read_file call. The runtime reports it
+  // `skipped` (`started: false`, with a `skipReason`); that is not a guardrail that failed to run.
+  const onlyWrites = (verdict) => `// cline-hook: tools=write_to_file\n${program({ verdict })}`
+  const call = (toolName) => ({ ...toolContext, toolCall: { toolCallId: 'call-1', toolName }, input: { path: 'a.txt' } })
+  const result = (toolName) => ({
+    ...call(toolName),
+    result: { output: 'text', isError: false },
+    startedAt: new Date(0),
+    endedAt: new Date(1),
+    durationMs: 1,
+  })
+
+  test('a tool_call hook skipped for another tool never stops it; for its own tool it still does', async () => {
+    const root = workspace({ 'PreToolUse.cjs': onlyWrites({ cancel: true, errorMessage: 'no writes' }) })
+    const hooks = fileHooks(root)
+    expect(await hooks.beforeTool(call('read_file'))).toBeUndefined()
+    expect(await hooks.beforeTool(call('write_to_file'))).toEqual({ stop: true, reason: 'no writes' })
+  })
+
+  test('a tool_result hook skipped for another tool never stops it; for its own tool it still does', async () => {
+    const root = workspace({ 'PostToolUse.cjs': onlyWrites({ cancel: true, errorMessage: 'bad write' }) })
+    const hooks = fileHooks(root)
+    expect(await hooks.afterTool(result('read_file'))).toBeUndefined()
+    expect(await hooks.afterTool(result('write_to_file'))).toEqual({ stop: true, reason: 'bad write' })
+  })
+
+  test('a skipped hook beside one that ran: the one that ran decides', async () => {
+    const root = workspace({
+      'PreToolUse .cjs': onlyWrites({ cancel: true, errorMessage: 'no writes' }),
+      'PreToolUse  .cjs': program({ verdict: { context: 'reads are fine' } }),
+    })
+    expect(await fileHooks(root).beforeTool(call('read_file'))).toEqual({ appendContext: 'reads are fine' })
+  })
+})
+
+describe('createFileHooks: maxTimeoutMs', () => {
+  test('caps a header\'s timeout=: a hook asking for 20 s that hangs is stopped at the cap, with its whole tree', async () => {
+    const dir = makeTempDir()
+    const pids = { hook: path.join(dir, 'hook.pid'), child: path.join(dir, 'child.pid') }
+    const root = workspace({
+      'PreToolUse.cjs': `// cline-hook: timeout=20s
+const fs = require('fs')
+fs.writeFileSync(${JSON.stringify(pids.hook)}, String(process.pid))
+const child = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+fs.writeFileSync(${JSON.stringify(pids.child)}, String(child.pid))
+setInterval(() => {}, 1000)
+`,
+    })
+    const debug = []
+    const warned = []
+    const hooks = fileHooks(root, {
+      maxTimeoutMs: 1000,
+      logger: { log: (message) => warned.push(message), debug: (message) => debug.push(message) },
+    })
+    const started = Date.now()
+    expect(await hooks.beforeTool(toolContext)).toBeUndefined()
+    // Stopped near the cap (1 s, then a 250 ms grace), nowhere near its own 20 s.
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(warned.join('\n')).toMatch(/PreToolUse\.cjs timedOut/)
+    expect(debug.join('\n')).toMatch(/timeout=20000 ms; it ran with the host's maximum, 1000 ms \(maxTimeoutMs\)/)
+    for (const file of [pids.hook, pids.child]) {
+      const pid = trackPid(Number(fs.readFileSync(file, 'utf8')))
+      await waitDead(pid, 5000)
+      expect(isAlive(pid)).toBe(false)
+    }
+  })
+})
+
 describe('createFileHooks: process slots', () => {
   test('hooks left running (a TaskStart that starts a watcher) never hold the slots of a guardrail', async () => {
     const pids = makeTempDir()
@@ -396,6 +465,8 @@ describe('createFileHooks: options', () => {
       [{ workspacePath: '/w', maxConcurrentHooks: 0 }, /maxConcurrentHooks/],
       [{ workspacePath: '/w', timeoutMs: -5 }, /timeoutMs must be a number of milliseconds from 1 to 86400000/],
       [{ workspacePath: '/w', toolCallTimeoutMs: NaN }, /toolCallTimeoutMs must be a number of milliseconds/],
+      [{ workspacePath: '/w', maxTimeoutMs: 0 }, /maxTimeoutMs must be a number of milliseconds from 1 to 86400000/],
+      [{ workspacePath: '/w', maxTimeoutMs: Infinity }, /maxTimeoutMs must be a number of milliseconds/],
       [{ workspacePath: '/w', env: 5 }, /env must be a plain object/],
       [{ workspacePath: '/w', env: { A: null } }, /env\.A must be a string without NUL/],
       [{ workspacePath: '/w', signal: {} }, /signal must be an AbortSignal/],

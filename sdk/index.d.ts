@@ -81,6 +81,11 @@ export interface FileHooksOptions {
   maxConcurrentHooks?: number
   /** Same as `toolCallTimeoutMs` (give one, or both equal). */
   timeoutMs?: number
+  /**
+   * See `RunOptions.maxTimeoutMs`: the longest timeout a hook's header (`timeout=`) may ask
+   * for; a longer one runs with this. Default 600000 (10 minutes).
+   */
+  maxTimeoutMs?: number
   /** Aborting stops every running hook tree of these hooks. */
   signal?: AbortSignal
   /** See `RunOptions.env`. */

@@ -37,6 +37,7 @@ const RUNTIME_OPTIONS = [
   'managedHooksDir',
   'maxConcurrentHooks',
   'timeoutMs',
+  'maxTimeoutMs',
   'signal',
   'env',
   'sequential',
@@ -92,11 +93,11 @@ function settingsOf(options) {
       throw invalidOption(`unknown option "${name}"; the options are ${[...SDK_OPTIONS, ...RUNTIME_OPTIONS].join(', ')}`)
     }
   }
-  const { workspacePath, toolCallTimeoutMs, timeoutMs, logger, onHookRuntime, signal, env } = options
+  const { workspacePath, toolCallTimeoutMs, timeoutMs, maxTimeoutMs, logger, onHookRuntime, signal, env } = options
   if (typeof workspacePath !== 'string' || workspacePath === '') {
     throw invalidOption('workspacePath must be the workspace folder, a non-empty string')
   }
-  for (const [name, value] of [['toolCallTimeoutMs', toolCallTimeoutMs], ['timeoutMs', timeoutMs]]) {
+  for (const [name, value] of [['toolCallTimeoutMs', toolCallTimeoutMs], ['timeoutMs', timeoutMs], ['maxTimeoutMs', maxTimeoutMs]]) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 1 && value <= MAX_TIMEOUT_MS)) {
       throw invalidOption(`${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (24 hours), got ${String(value)}`)
     }
@@ -138,6 +139,7 @@ function settingsOf(options) {
     logger,
     onHookRuntime,
     timeoutMs: timeoutMs ?? toolCallTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxTimeoutMs,
     detach: options.detachAsyncHooks ?? true,
     blockingRunStart: options.blockingRunStartHooks === true,
     signal,
@@ -222,6 +224,7 @@ function createFileHooks(options) {
   const now = () => new Date()
   const runOptions = (detached) => ({
     timeoutMs: settings.timeoutMs,
+    ...(settings.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: settings.maxTimeoutMs }),
     ...(settings.signal === undefined ? {} : { signal: settings.signal }),
     ...(settings.env === undefined ? {} : { env: settings.env }),
     ...(settings.sequential === undefined ? {} : { sequential: settings.sequential }),

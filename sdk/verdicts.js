@@ -5,6 +5,8 @@
 // context) as the reason; otherwise its context (else its `errorMessage`) is appended for the
 // model; `overrideInput` replaces a tool's input. Where this runtime is stricter it says so:
 // a printed cancel is kept even when the hook then failed, and a stop always has a reason.
+// Stop or go is read from the runtime's result only (`cancel`; each execution's `status`,
+// `started`), so how a hook is run and by which entry point never changes what it decides.
 
 const path = require('path')
 
@@ -25,6 +27,26 @@ function reasonOf(execution) {
   return execution.errorMessage.trim() ? execution.errorMessage : execution.contextModification
 }
 
+/**
+ * Whether the runtime refused to start this hook because its file is no longer the one the
+ * user approved (trust policy): like an unapproved hook at discovery, not run and no failure.
+ * The result has no structured field for it (no `failureKind`, status `failed`), so this reads
+ * the runtime's sentence, which starts with its constant `not trusted:` (NOT_TRUSTED_CHANGED in
+ * crates/hooks-core/src/policy/trust.rs). The one place the adapter reads a sentence to decide.
+ */
+function refusedAsUntrusted(execution) {
+  return typeof execution.failure === 'string' && execution.failure.startsWith('not trusted:')
+}
+
+/**
+ * Whether this hook applied to the event and never started (no process slot before its timeout,
+ * refused by the system, stopped before its start): a guardrail that did not run. A hook its
+ * header's `tools=` skipped (status `skipped`, with a `skipReason`) did not apply: it never counts.
+ */
+function appliedButNotStarted(execution) {
+  return !execution.started && execution.status !== 'skipped' && !refusedAsUntrusted(execution)
+}
+
 function joinNonBlank(texts) {
   return texts.filter((text) => typeof text === 'string' && text.trim()).join('\n')
 }
@@ -35,13 +57,9 @@ function joinNonBlank(texts) {
  * `undefined` when there is nothing to say, as the SDK resolves.
  */
 function controlOf(result, hookName, { withInput }) {
-  // A hook refused at its start because its file changed after it was approved is, like an
-  // untrusted hook at discovery, not run and no failure (its failure says "not trusted: ...").
-  const untrusted = (execution) => (execution.failure || '').startsWith('not trusted:')
-  const unstarted = result.hooks.filter((execution) => !execution.started && !untrusted(execution))
+  const unstarted = result.hooks.filter(appliedButNotStarted)
   if (!result.cancel && unstarted.length > 0) {
-    // A guardrail that never ran (no process slot before its timeout, refused by the system)
-    // must not let the operation through.
+    // A guardrail that never ran must not let the operation through.
     const why = unstarted.map((execution) => `${path.basename(execution.path)}: ${execution.failure}`).join('; ')
     return { stop: true, reason: `The ${hookName} hooks did not all run (${why})` }
   }
@@ -87,4 +105,4 @@ function combineControls(first, second) {
   return combined
 }
 
-module.exports = { controlOf, couldNotRun, combineControls }
+module.exports = { controlOf, couldNotRun, combineControls, appliedButNotStarted, refusedAsUntrusted }
