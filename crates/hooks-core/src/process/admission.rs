@@ -106,7 +106,7 @@ async fn wait_for_slot(
         biased;
         _ = ctx.abort.cancelled() => Err(aborted_before_start()),
         _ = ctx.start_permission.cancelled() => Err(terminated_before_start()),
-        permit = ctx.limiter.clone().acquire_owned() => permit.map_err(|_| {
+        permit = crate::process::slots::acquire(&ctx.limiter) => permit.map_err(|_| {
             (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())
         }),
         _ = sleep_until(deadline) => Err((

@@ -18,6 +18,7 @@ mod marker;
 mod persistent;
 mod pipes;
 mod registry;
+mod slots;
 mod tree;
 mod verified_start;
 mod watchdog;

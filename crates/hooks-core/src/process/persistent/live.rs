@@ -7,8 +7,11 @@ use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
 
 use super::file_state::FileState;
@@ -49,6 +52,9 @@ pub(super) struct Live {
     _verified: Option<VerifiedFile>,
     /// Whose conventions its answers follow (the CLI's `HOOK_CONTROL` lines).
     profile: Profile,
+    /// The process slot it holds for its whole life, retirement included, and whose it is.
+    _slot: OwnedSemaphorePermit,
+    pub limiter: Arc<Semaphore>,
     /// The last of its stderr over its whole life: why it crashed, when it does.
     stderr_tail: Tail,
     out_buf: Box<[u8]>,
@@ -195,7 +201,11 @@ impl Live {
     /// Starts `job`'s hook for it: trust checked on the bytes about to start, registered
     /// before the start, announced to the watchdog, `CLINE_HOOK_MODE=persistent` in its
     /// environment. On failure `exec` says why and nothing runs.
-    pub(super) async fn start(job: &Job, exec: &mut Execution) -> Option<Live> {
+    pub(super) async fn start(
+        job: &Job,
+        exec: &mut Execution,
+        slot: OwnedSemaphorePermit,
+    ) -> Option<Live> {
         let hook = &job.hook;
         let mut registration = Registration::reserve(job.owner, false);
         if job.start_permission.is_cancelled() || registration.stop.is_cancelled() {
@@ -267,6 +277,8 @@ impl Live {
             registration,
             _verified: verified.filter(|_| read_while_running(hook)),
             profile: job.profile,
+            _slot: slot,
+            limiter: job.limiter.clone(),
             stderr_tail: Tail::new(STDERR_KEEP),
             out_buf: vec![0u8; READ_CHUNK].into_boxed_slice(),
             err_buf: vec![0u8; READ_CHUNK].into_boxed_slice(),

@@ -65,6 +65,7 @@ impl Session {
                     },
                 },
                 Some(live) => {
+                    let limiter = live.limiter.clone();
                     tokio::select! {
                         biased;
                         job = self.rx.recv() => match job {
@@ -105,6 +106,14 @@ impl Session {
                             }
                             continue;
                         }
+                        // Another hook waits for the slot it holds: given back.
+                        _ = crate::process::slots::asked_for(&limiter) => {
+                            if let Some(live) = self.live.take() {
+                                tracing::debug!(pid = live.pid, "an idle persistent hook gives its slot to a waiting hook");
+                                tokio::spawn(live.retire());
+                            }
+                            continue;
+                        }
                     }
                 }
             };
@@ -126,18 +135,19 @@ impl Session {
             return reply(job, exec);
         }
         self.replace_if_outdated(&job).await;
-        let permit = match take_slot(&mut job).await {
-            Ok(permit) => permit,
-            Err((status, why)) => {
-                exec.status = status;
-                exec.failure_kind = FailureKind::of_unstarted(status);
-                exec.failure = Some(why);
-                return reply(job, exec);
-            }
-        };
         if self.live.is_none() {
+            // A process holds a slot of the run that starts it for its whole life.
+            let slot = match take_slot(&mut job).await {
+                Ok(slot) => slot,
+                Err((status, why)) => {
+                    exec.status = status;
+                    exec.failure_kind = FailureKind::of_unstarted(status);
+                    exec.failure = Some(why);
+                    return reply(job, exec);
+                }
+            };
             exec.warnings.extend(self.ended_idle.take());
-            self.live = Live::start(&job, &mut exec).await;
+            self.live = Live::start(&job, &mut exec, slot).await;
         }
         let Some(live) = self.live.as_mut() else {
             exec.duration = job.since.elapsed();
@@ -218,7 +228,6 @@ impl Session {
                 tokio::spawn(live.retire());
             }
         }
-        drop(permit);
         exec.duration = job.since.elapsed();
         // A `persistent_idle` of `Duration::MAX` means never, not an overflow.
         let now = Instant::now();
@@ -283,9 +292,9 @@ pub(super) fn waited_in_queue(timeout: std::time::Duration) -> String {
     )
 }
 
-/// Waits for one of the run's process slots: an event on a persistent process counts as a
-/// running hook, as the limit means. Until the deadline, an abort, a dropped run or
-/// `terminateAll()`.
+/// Waits for one of the run's process slots, for a process to start: a persistent process
+/// counts as a running hook for its whole life, as the limit means. Until the deadline, an
+/// abort, a dropped run or `terminateAll()`.
 async fn take_slot(job: &mut Job) -> Result<OwnedSemaphorePermit, (Status, String)> {
     let limiter = job.limiter.clone();
     tokio::select! {
@@ -293,7 +302,7 @@ async fn take_slot(job: &mut Job) -> Result<OwnedSemaphorePermit, (Status, Strin
         _ = job.abort.cancelled() => Err((Status::Aborted, "the run was aborted before this hook started".to_owned())),
         _ = job.reply.closed() => Err((Status::Aborted, "the run was aborted before this hook started".to_owned())),
         _ = job.start_permission.cancelled() => Err(terminated_before_start()),
-        permit = limiter.acquire_owned() => permit.map_err(|_| {
+        permit = crate::process::slots::acquire(&limiter) => permit.map_err(|_| {
             (Status::Failed, "internal error in @cline/hooks: the hook slots were closed (please report it)".to_owned())
         }),
         _ = sleep_until(job.deadline) => Err((
