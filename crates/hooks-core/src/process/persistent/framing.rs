@@ -70,7 +70,12 @@ pub(super) struct Framing {
     /// It has answered with an event's id: from then on only the line with the event's own id
     /// is its answer.
     pub echoes_ids: bool,
+    /// This event's lines that answer another event, up to [`HELD_MAX`] bytes.
+    held: Vec<u8>,
 }
+
+/// The most bytes of other events' answers held for the event in flight.
+const HELD_MAX: usize = 2 * LINE_KEEP;
 
 impl Framing {
     /// Takes the next bytes read from stdout: the event's output among them is appended to
@@ -109,30 +114,57 @@ impl Framing {
         }
     }
 
+    /// A new event is written: its output's encoding is sniffed from its own first bytes (as
+    /// a per-event hook's is), unless a line is still open, and no answer to another event
+    /// is held for it.
+    pub(super) fn start_event(&mut self) {
+        self.held.clear();
+        if !self.mid_line() {
+            self.utf16 = None;
+            self.total = 0;
+        }
+    }
+
+    /// The lines of the event that answer another event (by their id), to be read as its
+    /// output when it ends without its own answer: a printed cancel is never dropped.
+    pub(super) fn take_held(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.held)
+    }
+
     /// Whether a line has begun and not ended.
     pub(super) fn mid_line(&self) -> bool {
         !self.line.is_empty() || self.long.is_some()
     }
 
-    /// Where the first line in `bytes` ends (just past its newline), if it does; counts the
+    /// Where the first line in `bytes` ends (just past its `\n` or `\r`: a bare `\r` ends a
+    /// line too, and the `\n` of a `\r\n` then ends an empty one), if it does; counts the
     /// bytes up to there (or all of them).
     fn line_end(&mut self, bytes: &[u8]) -> Option<usize> {
         let end = match self.utf16 {
             Some(Some(little_endian)) => {
-                // A newline is the unit 0x000A: its second byte sits at an odd offset.
-                let (first, second) = if little_endian { (0x0A, 0) } else { (0, 0x0A) };
+                // A code unit ends at an odd offset of the stream.
                 let mut prev = self.prev;
                 let mut found = None;
                 for (k, &b) in bytes.iter().enumerate() {
-                    if (self.total + k as u64) % 2 == 1 && b == second && prev == first {
-                        found = Some(k + 1);
-                        break;
+                    if (self.total + k as u64) % 2 == 1 {
+                        let unit = if little_endian {
+                            u16::from_le_bytes([prev, b])
+                        } else {
+                            u16::from_be_bytes([prev, b])
+                        };
+                        if unit == 0x0A || unit == 0x0D {
+                            found = Some(k + 1);
+                            break;
+                        }
                     }
                     prev = b;
                 }
                 found
             }
-            _ => bytes.iter().position(|&b| b == b'\n').map(|k| k + 1),
+            _ => bytes
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .map(|k| k + 1),
         };
         let taken = end.unwrap_or(bytes.len());
         self.total += taken as u64;
@@ -188,6 +220,9 @@ impl Framing {
                 pushed
                     .stale
                     .get_or_insert_with(|| quote(&self.decode(&line)));
+                if self.held.len() + line.len() <= HELD_MAX {
+                    self.held.extend_from_slice(&line);
+                }
                 return;
             }
             (Judged::Own, Some(_)) => pushed.answered = true,
@@ -224,15 +259,13 @@ impl Framing {
 }
 
 /// The text of an answer attempt: the line from its `{` on, when it starts with one after
-/// blanks, a byte-order mark and, in the CLI profile, the control line's tag.
-fn answer_text(line: &str, profile: Profile) -> Option<&str> {
+/// blanks, a byte-order mark and the CLI's control tag (in either profile: the per-event
+/// reader finds the object behind the tag in both, as a verdict the line ends with).
+fn answer_text(line: &str, _profile: Profile) -> Option<&str> {
     let start = line.trim_start_matches([' ', '\t', '\u{feff}']);
-    let start = match profile {
-        Profile::Cli => start
-            .strip_prefix(crate::verdict::CONTROL_PREFIX)
-            .unwrap_or(start),
-        Profile::Extension => start,
-    };
+    let start = start
+        .strip_prefix(crate::verdict::CONTROL_PREFIX)
+        .unwrap_or(start);
     start.starts_with('{').then_some(start)
 }
 
@@ -288,13 +321,52 @@ mod tests {
     #[test]
     fn a_line_without_its_newline_is_held_until_it_ends_or_is_flushed() {
         let mut framing = Framing::default();
-        let (out, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}\r"], "1");
+        let (out, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}"], "1");
         assert!(!pushed.answered);
         assert!(out.is_empty());
         assert!(framing.mid_line());
         let mut out = Vec::new();
         framing.flush(Some("1"), Profile::Extension, &mut out);
+        assert_eq!(out, b"{\"cancel\":true}");
+    }
+
+    #[test]
+    fn a_bare_carriage_return_ends_a_line() {
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}\r"], "1");
+        assert!(pushed.answered);
         assert_eq!(out, b"{\"cancel\":true}\r");
+        assert!(!framing.mid_line());
+        // The \n of a \r\n ends an empty line: log.
+        let (out, pushed) = push_all(&mut framing, &[b"\n"], "1");
+        assert!(!pushed.answered);
+        assert_eq!(out, b"\n");
+    }
+
+    #[test]
+    fn another_events_answer_is_held_for_an_event_that_ends_without_its_own() {
+        let mut framing = Framing::default();
+        let late = b"{\"cancel\":true,\"hookEventId\":\"1\"}\n";
+        let (out, _) = push_all(&mut framing, &[late], "2");
+        assert!(out.is_empty());
+        assert_eq!(framing.take_held(), late);
+        push_all(&mut framing, &[late], "2");
+        framing.start_event();
+        assert!(framing.take_held().is_empty());
+    }
+
+    #[test]
+    fn each_event_is_sniffed_for_utf16_on_its_own() {
+        let mut framing = Framing::default();
+        push_all(&mut framing, &[b"{\"a\":1}\n"], "1");
+        framing.start_event();
+        let bytes: Vec<u8> = "{\"cancel\":true}\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let (out, pushed) = push_all(&mut framing, &[&bytes], "2");
+        assert!(pushed.answered);
+        assert_eq!(out, bytes);
     }
 
     #[test]
@@ -339,10 +411,10 @@ mod tests {
     }
 
     #[test]
-    fn the_control_tag_starts_an_answer_in_the_cli_profile_only() {
+    fn the_control_tag_starts_an_answer() {
         let line = "HOOK_CONTROL\t{\"cancel\":true}";
         assert_eq!(judge(line, Some("1"), Profile::Cli), Judged::Answer);
-        assert_eq!(judge(line, Some("1"), Profile::Extension), Judged::Log);
+        assert_eq!(judge(line, Some("1"), Profile::Extension), Judged::Answer);
         assert_eq!(
             judge("  \u{feff}{oops", Some("1"), Profile::Extension),
             Judged::Answer

@@ -48,6 +48,23 @@ impl SharedTurn {
     }
 }
 
+/// One event counted among a session's events in flight (sent and not yet answered) while it
+/// lives.
+pub(super) struct InFlight(Arc<std::sync::atomic::AtomicUsize>);
+
+impl InFlight {
+    pub(super) fn new(count: Arc<std::sync::atomic::AtomicUsize>) -> InFlight {
+        count.fetch_add(1, Ordering::AcqRel);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// What a process is started with: a session whose process was started with other settings
 /// replaces it (a run's `env` or `scrubEnv` reach the process only through its start).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +96,8 @@ pub(super) struct Job {
     pub watch: Option<Arc<HookWatch>>,
     pub turn: Arc<SharedTurn>,
     pub reply: oneshot::Sender<Execution>,
+    /// Counts it among its session's events in flight until it is answered.
+    pub in_flight: Option<InFlight>,
     /// When the caller handed it over: its execution's duration counts from here.
     pub since: Instant,
 }
@@ -118,6 +137,7 @@ impl Job {
             watch: watch.cloned(),
             turn: Arc::new(SharedTurn::default()),
             reply,
+            in_flight: None,
             since: Instant::now(),
         };
         (job, answer)

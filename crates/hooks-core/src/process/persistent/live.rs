@@ -139,6 +139,14 @@ impl EventLog {
         cwd: &std::path::Path,
     ) {
         framing.flush(Some(&self.event_id), self.profile, &mut self.framed);
+        // No answer of its own came: what it printed as other events' answers is its output
+        // too, as it would be per event.
+        let held = framing.take_held();
+        if !self.answered && !held.is_empty() {
+            self.framed.extend_from_slice(&held);
+            self.stale = None;
+            exec.warnings.push("it printed a JSON object line that echoes another event's hookEventId and gave no answer of its own, so that line was read as this event's output".to_owned());
+        }
         self.hand_over().await;
         if let Some((out, err)) = &mut self.watch {
             out.finish();
@@ -312,6 +320,7 @@ impl Live {
             out_of_step,
             ..
         } = self;
+        framing.start_event();
         let line = job.line.clone();
         let write = async {
             match stdin.as_mut() {

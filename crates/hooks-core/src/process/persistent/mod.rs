@@ -20,10 +20,11 @@
 //!
 //! # One event at a time
 //!
-//! A process serves one event at a time, in the order they came; the others wait, their
-//! deadline running. An event whose deadline passes while it waits is `timedOut` and never
-//! written; the process serving another event is left alone. Events count against the run's
-//! process limit while they are served, not while they wait.
+//! A process serves one event at a time. An event that comes while it answers another runs
+//! per event instead (a process of its own, with its full timeout): waiting its turn with its
+//! deadline running would let a queue decide (a slow gate's second event timing out). A live
+//! process holds a slot of the run that started it (see `slots`) for its whole life; an event
+//! of another run takes a slot of its own run while it is answered.
 //!
 //! # When the process is replaced or stopped
 //!
@@ -96,15 +97,16 @@ pub(crate) async fn run_persistent(
     watch: Option<&Arc<HookWatch>>,
 ) -> Execution {
     if let Some(why) = crash_disabled(hook) {
-        let mut per_event = hook.clone();
-        per_event.settings.mode = crate::discovery::HookMode::PerEvent;
-        let mut exec = run_hook_watched(&per_event, ctx, deadline, watch).await;
+        let mut exec = per_event(hook, ctx, deadline, watch).await;
         exec.warnings.push(why);
         return exec;
     }
     let (job, answer) = Job::new(hook, ctx, deadline, timeout, watch);
     let (turn, since) = (job.turn.clone(), job.since);
-    pool::submit(job);
+    if pool::submit(job).is_some() {
+        tracing::debug!(hook = %hook.path.display(), "a busy persistent hook's event runs per event");
+        return per_event(hook, ctx, deadline, watch).await;
+    }
     tokio::pin!(answer);
     let gave_up = tokio::select! {
         answered = &mut answer => return answered.unwrap_or_else(|_| lost(hook, since)),
@@ -121,6 +123,20 @@ pub(crate) async fn run_persistent(
     }
     // Its turn has come: the session ends it (at its deadline too) and answers.
     answer.await.unwrap_or_else(|_| lost(hook, since))
+}
+
+/// Runs `hook`'s file per event (a process of its own, without `CLINE_HOOK_MODE`): for an
+/// event that comes while its process answers another, or while it crash-loops. The same file
+/// decides, with its full timeout.
+async fn per_event(
+    hook: &DiscoveredHook,
+    ctx: &RunContext,
+    deadline: Instant,
+    watch: Option<&Arc<HookWatch>>,
+) -> Execution {
+    let mut per_event = hook.clone();
+    per_event.settings.mode = crate::discovery::HookMode::PerEvent;
+    run_hook_watched(&per_event, ctx, deadline, watch).await
 }
 
 /// The record of an event whose session vanished (its runtime shut down under it).

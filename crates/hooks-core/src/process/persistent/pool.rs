@@ -5,12 +5,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::mpsc::{self, error::SendError, UnboundedReceiver, UnboundedSender};
 
-use super::job::Job;
+use super::job::{InFlight, Job};
 use super::session::Session;
 use crate::process::Owner;
 
@@ -22,6 +23,8 @@ struct Entry {
     /// Which session this is (a key's session can be replaced).
     id: u64,
     tx: UnboundedSender<Job>,
+    /// Its events sent and not yet answered.
+    in_flight: Arc<AtomicUsize>,
     /// The hook name its file answers to.
     hook_name: String,
 }
@@ -34,29 +37,47 @@ fn pool() -> MutexGuard<'static, HashMap<Key, Entry>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Hands `job` to its session, in order behind the events already sent to it, starting the
-/// session (on the current runtime) if there is none. Sent under the pool's lock, so a
-/// session that leaves (under the same lock) never leaves an event behind.
-pub(super) fn submit(job: Job) {
+/// Hands `job` to its session, starting the session (on the current runtime) if there is
+/// none; hands it back when the session is answering another event, so that it runs per event
+/// rather than wait its turn with its timeout running (a queue would turn a cost into a
+/// verdict). Sent under the pool's lock, so a session that leaves (under the same lock) never
+/// leaves an event behind.
+pub(super) fn submit(mut job: Job) -> Option<Job> {
     let key: Key = (job.owner, job.hook.path.clone(), job.cwd.clone());
     let hook_name = job.hook.hook_name.clone();
     let mut pool = pool();
     let job = match pool.get(&key) {
-        Some(entry) => match entry.tx.send(job) {
-            Ok(()) => return,
-            // Its task is gone (its runtime shut down): a new session takes over.
-            Err(SendError(job)) => job,
-        },
+        Some(entry) if entry.in_flight.load(Ordering::Acquire) > 0 => return Some(job),
+        Some(entry) => {
+            job.in_flight = Some(InFlight::new(entry.in_flight.clone()));
+            match entry.tx.send(job) {
+                Ok(()) => return None,
+                // Its task is gone (its runtime shut down): a new session takes over.
+                Err(SendError(job)) => job,
+            }
+        }
         None => job,
     };
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = mpsc::unbounded_channel();
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let mut job = job;
+    job.in_flight = Some(InFlight::new(in_flight.clone()));
     // The receiver is alive: this cannot fail.
     let _ = tx.send(job);
-    pool.insert(key.clone(), Entry { id, tx, hook_name });
+    pool.insert(
+        key.clone(),
+        Entry {
+            id,
+            tx,
+            in_flight,
+            hook_name,
+        },
+    );
     drop(pool);
     tokio::spawn(Session::new(key, id, rx).run());
+    None
 }
 
 /// Retires the sessions of `owner` for hooks named `hook_name` whose file is not in `keep`

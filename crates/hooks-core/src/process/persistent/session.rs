@@ -4,6 +4,7 @@
 
 use std::io;
 use std::process::ExitStatus;
+use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::OwnedSemaphorePermit;
@@ -135,6 +136,24 @@ impl Session {
             return reply(job, exec);
         }
         self.replace_if_outdated(&job).await;
+        // An event of another run (another limiter) counts against its own run's cap while
+        // it is answered; the process's own slot is its starting run's.
+        let mut _event_slot = None;
+        if self
+            .live
+            .as_ref()
+            .is_some_and(|live| !Arc::ptr_eq(&live.limiter, &job.limiter))
+        {
+            match take_slot(&mut job).await {
+                Ok(slot) => _event_slot = Some(slot),
+                Err((status, why)) => {
+                    exec.status = status;
+                    exec.failure_kind = FailureKind::of_unstarted(status);
+                    exec.failure = Some(why);
+                    return reply(job, exec);
+                }
+            }
+        }
         if self.live.is_none() {
             // A process holds a slot of the run that starts it for its whole life.
             let slot = match take_slot(&mut job).await {
@@ -264,8 +283,10 @@ impl Session {
     }
 }
 
-/// Sends `exec` to the event's caller (who may have gone: the run was dropped).
-fn reply(job: Job, exec: Execution) {
+/// Sends `exec` to the event's caller (who may have gone: the run was dropped); the event is
+/// no longer in flight first, so the caller's next event finds the session free.
+fn reply(mut job: Job, exec: Execution) {
+    drop(job.in_flight.take());
     let _ = job.reply.send(exec);
 }
 
