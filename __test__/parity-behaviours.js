@@ -104,7 +104,7 @@ function decode(out, encoding) {
 
 function classify(text, profile) {
   const trim = (s) => s.replace(/^[\s\ufeff\0]+|[\s\ufeff\0]+$/g, '')
-  const isControl = (s) => profile === 'cli' && /^HOOK_CONTROL\t/.test(s)
+  const isControl = (s) => /^HOOK_CONTROL\t/.test(s)
   const answersMaybe = text.split(/\r\n|\n|\r/).some((line) => {
     const t = trim(line)
     return t.startsWith('{') || isControl(t)

@@ -35,6 +35,9 @@ pub(super) enum Judged {
     Log,
     /// Starts with `{` and echoes no event id (or is not JSON): an answer to whichever event.
     Answer,
+    /// Starts with `{` and is the start of a JSON object that goes on past the line (printed
+    /// pretty): the answer ends at the line its object closes on.
+    Opening,
     /// A JSON object echoing the id of the event in flight.
     Own,
     /// A JSON object echoing another event's id: a late answer, not this event's output.
@@ -72,6 +75,44 @@ pub(super) struct Framing {
     pub echoes_ids: bool,
     /// This event's lines that answer another event, up to [`HELD_MAX`] bytes.
     held: Vec<u8>,
+    /// An answer whose object has not closed by the end of its line (pretty-printed, or
+    /// longer than [`LINE_KEEP`]): its brackets so far.
+    open: Option<Depth>,
+}
+
+/// How deep a JSON text's brackets are at its end, strings skipped, as it streams.
+#[derive(Debug, Default, Clone, Copy)]
+struct Depth {
+    depth: i64,
+    in_string: bool,
+    escape: bool,
+}
+
+impl Depth {
+    fn feed(&mut self, text: &[u8]) {
+        for &b in text {
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if b == b'\\' {
+                    self.escape = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth -= 1,
+                _ => {}
+            }
+        }
+    }
+
+    fn closed(&self) -> bool {
+        self.depth <= 0
+    }
 }
 
 /// The most bytes of other events' answers held for the event in flight.
@@ -119,6 +160,7 @@ impl Framing {
     /// is held for it.
     pub(super) fn start_event(&mut self) {
         self.held.clear();
+        self.open = None;
         if !self.mid_line() {
             self.utf16 = None;
             self.total = 0;
@@ -177,6 +219,9 @@ impl Framing {
     /// Holds back a piece of the current line, or streams it once the line is long.
     fn take_part(&mut self, part: &[u8], profile: Profile, out: &mut Vec<u8>) {
         if self.long.is_some() {
+            if let Some(depth) = &mut self.open {
+                depth.feed(part);
+            }
             out.extend_from_slice(part);
             return;
         }
@@ -193,6 +238,14 @@ impl Framing {
         let start = self.decode(&first[..first.len().min(64)]);
         let starts_with_brace = answer_text(&start, profile).is_some();
         self.long = Some(starts_with_brace);
+        // A long answer is followed to its closing brace as it streams.
+        if starts_with_brace && self.open.is_none() {
+            self.open = Some(Depth::default());
+        }
+        if let Some(depth) = &mut self.open {
+            depth.feed(&self.line);
+            depth.feed(part);
+        }
         out.append(&mut self.line);
         out.extend_from_slice(part);
     }
@@ -206,15 +259,40 @@ impl Framing {
         out: &mut Vec<u8>,
         pushed: &mut Pushed,
     ) {
-        let judged = match self.long.take() {
-            Some(true) => Judged::Answer,
-            Some(false) => Judged::Log,
-            None => judge(&self.decode(&self.line), id, profile),
+        let long = self.long.take();
+        let line = std::mem::take(&mut self.line);
+        // An answer spread over lines goes on to the line its object closes on.
+        if let Some(mut depth) = self.open.take() {
+            if long.is_none() {
+                depth.feed(self.decode(&line).as_bytes());
+            }
+            if !depth.closed() {
+                self.open = Some(depth);
+            } else if id.is_some() {
+                pushed.answered = true;
+            }
+            out.extend_from_slice(&line);
+            return;
+        }
+        let judged = match long {
+            Some(_) => Judged::Log,
+            None => judge(&self.decode(&line), id, profile),
         };
         if matches!(judged, Judged::Own | Judged::Other) {
             self.echoes_ids = true;
         }
-        let line = std::mem::take(&mut self.line);
+        if judged == Judged::Opening {
+            let mut depth = Depth::default();
+            depth.feed(self.decode(&line).as_bytes());
+            self.open = Some(depth);
+            if id.is_none() && !self.echoes_ids {
+                pushed
+                    .unclaimed
+                    .get_or_insert_with(|| quote(&self.decode(&line)));
+            }
+            out.extend_from_slice(&line);
+            return;
+        }
         match (judged, id) {
             (Judged::Other, Some(_)) => {
                 pushed
@@ -328,6 +406,27 @@ mod tests {
         let mut out = Vec::new();
         framing.flush(Some("1"), Profile::Extension, &mut out);
         assert_eq!(out, b"{\"cancel\":true}");
+    }
+
+    #[test]
+    fn a_pretty_printed_answer_ends_at_the_line_its_object_closes_on() {
+        let mut framing = Framing::default();
+        let pretty = b"{\n  \"data\": [\"}\", {\"cancel\": false}],\n  \"cancel\": true\n}\n";
+        let (out, pushed) = push_all(&mut framing, &[&pretty[..10], &pretty[10..]], "1");
+        assert!(pushed.answered);
+        assert_eq!(out, pretty);
+        assert!(framing.open.is_none());
+        // Junk that is not the start of an object ends at its line.
+        let (_, pushed) = push_all(&mut framing, &[b"{oops, not json\n"], "2");
+        assert!(pushed.answered);
+        // A long pretty answer is followed as it streams.
+        let big = format!(
+            "{{\n\"x\": \"{}\",\n\"cancel\": true\n}}\n",
+            "a".repeat(LINE_KEEP + 10)
+        );
+        let (out, pushed) = push_all(&mut framing, &[big.as_bytes()], "3");
+        assert!(pushed.answered);
+        assert_eq!(out, big.as_bytes());
     }
 
     #[test]

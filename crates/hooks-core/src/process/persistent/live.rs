@@ -68,6 +68,8 @@ pub(super) struct Live {
     /// It answered before its event was written whole: its stdin is in the middle of a line,
     /// so the next event would not reach it as a line of its own. It is retired.
     pub out_of_step: bool,
+    /// The event in flight was written whole to its stdin.
+    event_written: bool,
 }
 
 /// What one event's turn on a process saw: its share of the output, stdout read as it comes
@@ -82,6 +84,8 @@ pub(super) struct EventLog {
     profile: Profile,
     /// Its answer line has ended.
     answered: bool,
+    /// Bytes of stdout read during the event.
+    printed: u64,
     /// The start of an answer to another event (it echoed another id), skipped.
     stale: Option<String>,
 }
@@ -96,12 +100,19 @@ impl EventLog {
             event_id: job.event_id.clone(),
             profile: job.profile,
             answered: false,
+            printed: 0,
             stale: None,
         }
     }
 
+    /// Whether it printed nothing on stdout during the event.
+    pub(super) fn printed_nothing(&self) -> bool {
+        self.printed == 0
+    }
+
     /// Takes bytes of stdout: the event's share goes to the per-event reader.
     async fn stdout(&mut self, framing: &mut Framing, bytes: &[u8]) {
+        self.printed += bytes.len() as u64;
         if let Some((out, _)) = &mut self.watch {
             out.push(bytes);
         }
@@ -294,7 +305,44 @@ impl Live {
             start_with: job.start_with.clone(),
             pid,
             out_of_step: false,
+            event_written: false,
         })
+    }
+
+    /// How it ended, if it has exited already (reaped now): an event must not be handed to a
+    /// process that will never read it.
+    pub(super) fn exited_now(&mut self) -> Option<io::Result<ExitStatus>> {
+        let status = match self.child.try_wait() {
+            Ok(None) => return None,
+            Ok(Some(status)) => Ok(status),
+            Err(err) => Err(err),
+        };
+        self.registration.disarm();
+        Some(status)
+    }
+
+    /// Whether it certainly never read any of the event in flight, `len` bytes long: the
+    /// write failed, or (Linux) all of it is still in the pipe.
+    pub(super) fn never_read(&self, len: usize) -> bool {
+        !self.event_written || self.unread_input() == Some(len)
+    }
+
+    /// How many bytes written to its stdin it has not read (Linux: `FIONREAD` on the pipe);
+    /// `None` where that cannot be known.
+    fn unread_input(&self) -> Option<usize> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let fd = self.stdin.as_ref()?.as_raw_fd();
+            let mut unread: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one int through the pointer, to a live local.
+            let done = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut unread) };
+            (done == 0).then_some(unread as usize)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
     }
 
     /// The last of its stderr over its life.
@@ -318,9 +366,11 @@ impl Live {
             out_buf,
             err_buf,
             out_of_step,
+            event_written,
             ..
         } = self;
         framing.start_event();
+        *event_written = false;
         let line = job.line.clone();
         let write = async {
             match stdin.as_mut() {
@@ -360,6 +410,7 @@ impl Live {
                 _ = sleep_until(deadline) => return Served::Stop(Stop::TimedOut),
                 wrote = &mut write, if !written => {
                     written = true;
+                    *event_written = wrote.is_ok();
                     if wrote.is_err() {
                         ended!("stdin");
                     }

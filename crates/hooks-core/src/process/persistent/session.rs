@@ -136,6 +136,14 @@ impl Session {
             return reply(job, exec);
         }
         self.replace_if_outdated(&job).await;
+        // A process that exited after its last answer (and was not yet seen to) never reads
+        // this event: it goes to a fresh one, and the exit is told with it.
+        if let Some(live) = self.live.as_mut() {
+            if let Some(status) = live.exited_now() {
+                self.ended_idle = Some(idle_exit(&status, &live.stderr_text()));
+                self.live = None;
+            }
+        }
         // An event of another run (another limiter) counts against its own run's cap while
         // it is answered; the process's own slot is its starting run's.
         let mut _event_slot = None;
@@ -154,92 +162,106 @@ impl Session {
                 }
             }
         }
-        if self.live.is_none() {
-            // A process holds a slot of the run that starts it for its whole life.
-            let slot = match take_slot(&mut job).await {
-                Ok(slot) => slot,
-                Err((status, why)) => {
-                    exec.status = status;
-                    exec.failure_kind = FailureKind::of_unstarted(status);
-                    exec.failure = Some(why);
-                    return reply(job, exec);
-                }
-            };
-            exec.warnings.extend(self.ended_idle.take());
-            self.live = Live::start(&job, &mut exec, slot).await;
-        }
-        let Some(live) = self.live.as_mut() else {
-            exec.duration = job.since.elapsed();
-            return reply(job, exec);
-        };
-        exec.started = true;
-        if let Some(watch) = &job.watch {
-            watch.start();
-        }
-        // However the event ends, its output is read and concluded by the per-event rules.
-        let mut log = EventLog::new(&job);
-        let cwd = job.cwd.clone();
-        match live.serve(&mut job, &mut log).await {
-            Served::Answered => {
-                live.stderr_now(&mut log).await;
-                log.conclude(
-                    live.framing(),
-                    &mut exec,
-                    End::Answered,
-                    None,
-                    &job.hook,
-                    &cwd,
-                )
-                .await;
+        // At most one retry: an event handed to a process that exited before reading it.
+        let mut retried = false;
+        #[allow(clippy::never_loop)]
+        loop {
+            if self.live.is_none() {
+                // A process holds a slot of the run that starts it for its whole life.
+                let slot = match take_slot(&mut job).await {
+                    Ok(slot) => slot,
+                    Err((status, why)) => {
+                        exec.status = status;
+                        exec.failure_kind = FailureKind::of_unstarted(status);
+                        exec.failure = Some(why);
+                        return reply(job, exec);
+                    }
+                };
+                exec.warnings.extend(self.ended_idle.take());
+                self.live = Live::start(&job, &mut exec, slot).await;
             }
-            Served::Closed(pipe) => {
-                live.stderr_now(&mut log).await;
-                if let Some(live) = self.live.take() {
-                    let (stopped, mut framing) = live.stop(Some(&mut log)).await;
+            let Some(live) = self.live.as_mut() else {
+                exec.duration = job.since.elapsed();
+                return reply(job, exec);
+            };
+            exec.started = true;
+            if let Some(watch) = &job.watch {
+                watch.start();
+            }
+            // However the event ends, its output is read and concluded by the per-event rules.
+            let mut log = EventLog::new(&job);
+            let cwd = job.cwd.clone();
+            match live.serve(&mut job, &mut log).await {
+                Served::Answered => {
+                    live.stderr_now(&mut log).await;
                     log.conclude(
-                        &mut framing,
+                        live.framing(),
                         &mut exec,
                         End::Answered,
-                        Some(stopped),
+                        None,
                         &job.hook,
                         &cwd,
                     )
                     .await;
                 }
-                exec.status = Status::Failed;
-                exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one"));
-                exec.failure_kind = Some(FailureKind::Crash);
-            }
-            Served::Exited(status) => {
-                let stderr = live.stderr_text();
-                let file = live.file.clone();
-                let clean = matches!(&status, Ok(s) if s.success());
-                let sentence = exit_sentence(&status, &stderr);
-                log.conclude(
-                    live.framing(),
-                    &mut exec,
-                    End::Exited(status),
-                    None,
-                    &job.hook,
-                    &cwd,
-                )
-                .await;
-                self.live = None;
-                ended(&mut exec, &job, clean, &sentence, &stderr, &file);
-            }
-            Served::Stop(stop) => {
-                if let Some(live) = self.live.take() {
-                    let (stopped, mut framing) = live.stop(Some(&mut log)).await;
-                    let end = match stop {
-                        Stop::TimedOut => End::TimedOut,
-                        Stop::Aborted => End::Aborted,
-                        Stop::Terminated => End::Terminated,
-                    };
-                    log.conclude(&mut framing, &mut exec, end, Some(stopped), &job.hook, &cwd)
+                Served::Closed(pipe) => {
+                    live.stderr_now(&mut log).await;
+                    if let Some(live) = self.live.take() {
+                        let (stopped, mut framing) = live.stop(Some(&mut log)).await;
+                        log.conclude(
+                            &mut framing,
+                            &mut exec,
+                            End::Answered,
+                            Some(stopped),
+                            &job.hook,
+                            &cwd,
+                        )
                         .await;
-                    exec.warnings.push(stopped_note(stop));
+                    }
+                    exec.status = Status::Failed;
+                    exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one"));
+                    exec.failure_kind = Some(FailureKind::Crash);
+                }
+                Served::Exited(status) => {
+                    let stderr = live.stderr_text();
+                    // It ended without reading the event (it was on its way out after its last
+                    // answer): the event goes to a fresh process, once.
+                    if !retried && log.printed_nothing() && live.never_read(job.line.len()) {
+                        self.ended_idle = Some(idle_exit(&status, &stderr));
+                        self.live = None;
+                        retried = true;
+                        continue;
+                    }
+                    let file = live.file.clone();
+                    let clean = matches!(&status, Ok(s) if s.success());
+                    let sentence = exit_sentence(&status, &stderr);
+                    log.conclude(
+                        live.framing(),
+                        &mut exec,
+                        End::Exited(status),
+                        None,
+                        &job.hook,
+                        &cwd,
+                    )
+                    .await;
+                    self.live = None;
+                    ended(&mut exec, &job, clean, &sentence, &stderr, &file);
+                }
+                Served::Stop(stop) => {
+                    if let Some(live) = self.live.take() {
+                        let (stopped, mut framing) = live.stop(Some(&mut log)).await;
+                        let end = match stop {
+                            Stop::TimedOut => End::TimedOut,
+                            Stop::Aborted => End::Aborted,
+                            Stop::Terminated => End::Terminated,
+                        };
+                        log.conclude(&mut framing, &mut exec, end, Some(stopped), &job.hook, &cwd)
+                            .await;
+                        exec.warnings.push(stopped_note(stop));
+                    }
                 }
             }
+            break;
         }
         if self.live.as_ref().is_some_and(|live| live.out_of_step) {
             if let Some(live) = self.live.take() {
