@@ -352,11 +352,13 @@ pub(super) fn judge(line: &str, id: Option<&str>, profile: Profile) -> Judged {
     let Some(text) = answer_text(line, profile) else {
         return Judged::Log;
     };
-    let Ok(object) =
-        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text.trim_end())
-    else {
-        return Judged::Answer;
-    };
+    let object =
+        match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text.trim_end()) {
+            Ok(object) => object,
+            // Cut short at the line's end: a pretty-printed object goes on.
+            Err(err) if err.is_eof() => return Judged::Opening,
+            Err(_) => return Judged::Answer,
+        };
     match object.get(EVENT_ID_FIELD) {
         Some(serde_json::Value::String(echoed)) if Some(echoed.as_str()) == id => Judged::Own,
         Some(serde_json::Value::String(_)) => Judged::Other,
@@ -412,7 +414,11 @@ mod tests {
     fn a_pretty_printed_answer_ends_at_the_line_its_object_closes_on() {
         let mut framing = Framing::default();
         let pretty = b"{\n  \"data\": [\"}\", {\"cancel\": false}],\n  \"cancel\": true\n}\n";
-        let (out, pushed) = push_all(&mut framing, &[&pretty[..10], &pretty[10..]], "1");
+        let mut out = Vec::new();
+        let last = pretty.len() - 2;
+        let pushed = framing.push(&pretty[..last], Some("1"), Profile::Extension, &mut out);
+        assert!(!pushed.answered, "answered before its object closed");
+        let pushed = framing.push(&pretty[last..], Some("1"), Profile::Extension, &mut out);
         assert!(pushed.answered);
         assert_eq!(out, pretty);
         assert!(framing.open.is_none());
@@ -567,5 +573,27 @@ mod tests {
         };
         let pushed = framing.push(b"{\"cancel\":true}\n", None, Profile::Extension, &mut out);
         assert!(pushed.unclaimed.is_none());
+    }
+
+    #[test]
+    fn a_big_pretty_answer_read_in_chunks_ends_at_its_last_line() {
+        let mut text = String::from("{\n  \"data\": [\n");
+        for i in 0..100000 {
+            text.push_str(&format!(
+                "    {{\n      \"cancel\": false,\n      \"line\": {i}\n    }},\n"
+            ));
+        }
+        text.push_str("    {}\n  ],\n  \"cancel\": true\n}\n");
+        let mut framing = Framing::default();
+        let mut out = Vec::new();
+        let bytes = text.as_bytes();
+        let mut answered_at = None;
+        for (k, chunk) in bytes.chunks(65536).enumerate() {
+            let pushed = framing.push(chunk, Some("1"), Profile::Extension, &mut out);
+            if pushed.answered && answered_at.is_none() {
+                answered_at = Some(k);
+            }
+        }
+        assert_eq!(answered_at, Some(bytes.len() / 65536));
     }
 }
