@@ -143,12 +143,13 @@ setInterval(() => {}, 1000)
     )
     const result = callPlugin({
       cwd: makeTempDir(),
-      env: { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PACKAGE: PACKAGE_DIR, CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '500' },
+      // 1500 ms, as the test above: time for node.exe under Wine to start and write its pids.
+      env: { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PACKAGE: PACKAGE_DIR, CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '1500' },
     })
     // A timed-out hook that printed nothing lets the call through (onFailure "allow").
     expect(result.control).toBeNull()
-    // 500 ms, then a 250 ms grace: well inside the CLI's 3 s (bound generous for busy CI).
-    expect(result.ms).toBeLessThan(2500)
+    // 1500 ms, then a 250 ms grace: inside the CLI's 3 s, far from the header's 20 s.
+    expect(result.ms).toBeLessThan(2900)
     for (const file of [pids.hook, pids.child]) {
       expect(fs.existsSync(file)).toBe(true)
       const pid = trackPid(Number(fs.readFileSync(file, 'utf8')))

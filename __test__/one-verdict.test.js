@@ -6,7 +6,6 @@
 
 const fs = require('fs')
 const path = require('path')
-const crypto = require('crypto')
 const { spawn } = require('child_process')
 
 const { addon, isWindows, testIf, makeWorkspace, makeTempDir, hooksDirOf, writeProgram, trackPid, isAlive, waitFor, opts } = require('./helpers')
@@ -153,45 +152,78 @@ describe('a stopped hook says how it ended', () => {
 })
 
 describe('a persistent hook never locks its file against its author', () => {
-  testIf(!isWindows, "the test's hooks are .cmd files on Windows, which cmd.exe reads as it runs: an approved batch file stays held for its process's life", 'with trust on, its file is saved in place, through a rename and by delete-and-recreate while it runs; each change restarts it on the approved new bytes', async () => {
+  // Node runs a `.js` hook in the cli profile on every platform, so the saves below meet
+  // Windows' sharing rules too (Wine enforces them as Windows does).
+  const PROFILES = [
+    ['extension', !isWindows, "the extension profile's hooks are .cmd files on Windows (the batch case is the next test)"],
+    ['cli', true, ''],
+  ]
+  for (const [profile, runs, why] of PROFILES) {
+    testIf(runs, why, `${profile} profile: with trust on, its file is saved in place, through a rename and by delete-and-recreate while it runs; each change restarts it on the approved new bytes`, async () => {
+      const root = makeWorkspace()
+      const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+      const options = opts({ workspaceRoots: [root], policyFile, trust: 'workspace', timeoutMs: START_MS, profile, clineDir: path.join(root, 'no-cline-dir') })
+      const program = (version) => `require('readline').createInterface({ input: process.stdin })
+  .on('line', () => require('fs').writeSync(1, JSON.stringify({ contextModification: ${q(version)} + ':' + process.pid }) + '\\n'))
+`
+      let hook
+      if (profile === 'cli') {
+        hook = path.join(hooksDirOf(root), 'PreToolUse.js')
+        fs.mkdirSync(path.dirname(hook), { recursive: true })
+        fs.writeFileSync(hook, `// cline-hook: mode=persistent\n${program('v0')}`)
+      } else {
+        hook = writeProgram(hooksDirOf(root), 'PreToolUse', program('v0'), { header: 'mode=persistent' })
+      }
+      await trustHook(hook, { policyFile })
+      const said = async () => {
+        const result = await runHook('PreToolUse', {}, options)
+        expect({ statuses: result.hooks.map((h) => h.status), warnings: result.warnings }).toEqual({ statuses: ['completed'], warnings: [] })
+        return result.contextModification.split(':')
+      }
+      const [, firstPid] = await said()
+      trackPid(Number(firstPid))
+      // The same bytes for the approval, written three ways while the process runs: in place,
+      // through a temporary file renamed over it, and by delete-and-recreate (as git does).
+      const again = fs.readFileSync(hook).toString().replace('v0', 'v1')
+      const ways = [
+        () => fs.writeFileSync(hook, again),
+        () => {
+          const temp = `${hook}.tmp`
+          fs.writeFileSync(temp, again, { mode: 0o755 })
+          fs.renameSync(temp, hook)
+        },
+        () => {
+          fs.unlinkSync(hook)
+          fs.writeFileSync(hook, again, { mode: 0o755 })
+        },
+      ]
+      let lastPid = firstPid
+      for (const save of ways) {
+        expect(save).not.toThrow()
+        await trustHook(hook, { policyFile })
+        const [version, pid] = await said()
+        expect(version).toBe('v1')
+        expect(pid).not.toBe(lastPid)
+        lastPid = pid
+        trackPid(Number(pid))
+      }
+    })
+  }
+
+  testIf(isWindows, 'batch files are Windows\'', 'an approved batch file asked to be persistent runs per event, says so, and can be saved between events', async () => {
     const root = makeWorkspace()
     const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
     const options = opts({ workspaceRoots: [root], policyFile, trust: 'workspace', timeoutMs: START_MS })
-    const program = (version) => `require('readline').createInterface({ input: process.stdin })
-  .on('line', () => require('fs').writeSync(1, JSON.stringify({ contextModification: ${q(version)} + ':' + process.pid }) + '\\n'))
-`
-    const hook = writeProgram(hooksDirOf(root), 'PreToolUse', program('v0'), { header: 'mode=persistent' })
+    const hook = writeProgram(hooksDirOf(root), 'PreToolUse', `process.stdin.resume(); process.stdin.on('end', () => console.log(JSON.stringify({ cancel: true, errorMessage: 'v0' })))\n`, { header: 'mode=persistent' })
     await trustHook(hook, { policyFile })
-    const said = async () => {
-      const result = await runHook('PreToolUse', {}, options)
-      expect({ statuses: result.hooks.map((h) => h.status), warnings: result.warnings }).toEqual({ statuses: ['completed'], warnings: [] })
-      return result.contextModification.split(':')
-    }
-    const [, firstPid] = await said()
-    // The same bytes for the approval, written three ways while the process runs: in place,
-    // through a temporary file renamed over it, and by delete-and-recreate (as git does).
+    const first = await runHook('PreToolUse', {}, options)
+    expect({ cancel: first.cancel, errorMessage: first.errorMessage, statuses: first.hooks.map((h) => h.status) }).toEqual({ cancel: true, errorMessage: 'v0', statuses: ['completed'] })
+    expect(first.warnings).toEqual([expect.stringMatching(/PreToolUse\.cmd runs per event, not as a persistent process: it is an approved batch file.*make it a \.ps1 or an \.exe/)])
+    // Nothing holds it once the event is answered: git's delete-and-recreate succeeds.
     const bytes = fs.readFileSync(hook)
-    const again = bytes.toString().replace('v0', 'v1')
-    const ways = [
-      () => fs.writeFileSync(hook, again),
-      () => {
-        const temp = `${hook}.tmp`
-        fs.writeFileSync(temp, again, { mode: 0o755 })
-        fs.renameSync(temp, hook)
-      },
-      () => {
-        fs.unlinkSync(hook)
-        fs.writeFileSync(hook, again, { mode: 0o755 })
-      },
-    ]
-    for (const save of ways) {
-      expect(save).not.toThrow()
-      await trustHook(hook, { policyFile })
-      const [version, pid] = await said()
-      expect(version).toBe('v1')
-      expect(pid).not.toBe(firstPid)
-      trackPid(Number(pid))
-    }
-    expect(crypto.createHash('sha256').update(fs.readFileSync(hook)).digest('hex')).toHaveLength(64)
+    expect(() => fs.unlinkSync(hook)).not.toThrow()
+    fs.writeFileSync(hook, bytes)
+    const second = await runHook('PreToolUse', {}, options)
+    expect(second.cancel).toBe(true)
   })
 })

@@ -18,7 +18,6 @@ use super::file_state::FileState;
 use super::framing::Framing;
 use super::job::{Job, StartWith};
 use crate::discovery::{DiscoveredHook, Profile};
-use crate::launch::LaunchKind;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
@@ -26,7 +25,7 @@ use crate::process::execution::{conclude, read_verdict, Execution, FailureKind, 
 use crate::process::pipes::{Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP};
 use crate::process::spawn::{spawn_watched, NotStarted};
 use crate::process::spawn_failure::explain_start_error;
-use crate::process::verified_start::{verify, VerifiedFile};
+use crate::process::verified_start::verify;
 use crate::process::Registration;
 use crate::verdict::Reader;
 
@@ -46,10 +45,6 @@ pub(super) struct Live {
     /// Which of its stdout belongs to which event.
     framing: Framing,
     registration: Registration,
-    /// The checked file of an approved batch file, held while it runs: cmd.exe reads a batch
-    /// file as it runs it (on Windows, holding it is the lock). Other hooks' files are held only
-    /// while they are checked and started, so their author can save them (which restarts it).
-    _verified: Option<VerifiedFile>,
     /// Whose conventions its answers follow (the CLI's `HOOK_CONTROL` lines).
     profile: Profile,
     /// The process slot it holds for its whole life, retirement included, and whose it is.
@@ -294,7 +289,6 @@ impl Live {
             child,
             framing: Framing::default(),
             registration,
-            _verified: verified.filter(|_| read_while_running(hook)),
             profile: job.profile,
             _slot: slot,
             limiter: job.limiter.clone(),
@@ -684,9 +678,3 @@ async fn ready_now<'b, R: tokio::io::AsyncRead + Unpin>(
     }
 }
 
-/// Whether the interpreter of `hook` reads its file while it runs, so an approved one's file
-/// stays held (and on Windows locked) for the process's life: cmd.exe reads a batch file a
-/// line at a time as it runs it, so bytes saved later would run unchecked.
-fn read_while_running(hook: &DiscoveredHook) -> bool {
-    hook.kind == LaunchKind::Cmd
-}

@@ -50,9 +50,10 @@
 //! Each session is a task of the runtime that first ran the hook: nothing here keeps a
 //! runtime (or Node) alive, and a runtime that shuts down drops the task, which kills the
 //! process. An approved hook's file is checked against its approval at each process start, as
-//! a per-event hook's is at each start, and held only while it is checked and started (a batch
-//! file, which cmd.exe reads as it runs, for the process's life); a running process is
-//! replaced once the file changes.
+//! a per-event hook's is at each start, and held only while it is checked and started; a
+//! running process is replaced once the file changes. An approved batch file runs per event
+//! (see [`held_while_running`]): cmd.exe reads it as it runs, so only a run that holds it runs
+//! the approved bytes, and a persistent process would hold it against its author for its life.
 //!
 //! # Detached runs
 //!
@@ -80,7 +81,9 @@ pub use pool::retire_others;
 use super::admission::terminated_before_start;
 use super::execution::{run_hook_watched, Execution, FailureKind, RunContext, Status};
 use crate::discovery::DiscoveredHook;
+use crate::launch::LaunchKind;
 use crate::observe::HookWatch;
+use crate::policy::TrustState;
 use job::{Job, Turn};
 
 /// The variable that tells a hook it runs as a persistent process: `persistent`.
@@ -96,7 +99,7 @@ pub(crate) async fn run_persistent(
     timeout: Duration,
     watch: Option<&Arc<HookWatch>>,
 ) -> Execution {
-    if let Some(why) = crash_disabled(hook) {
+    if let Some(why) = crash_disabled(hook).or_else(|| held_while_running(hook)) {
         let mut exec = per_event(hook, ctx, deadline, watch).await;
         exec.warnings.push(why);
         return exec;
@@ -125,6 +128,20 @@ pub(crate) async fn run_persistent(
     answer.await.unwrap_or_else(|_| lost(hook, since))
 }
 
+/// Why `hook` runs per event although its header asks for a persistent process, when its file
+/// must stay held for as long as its process runs: an approved batch file, which cmd.exe reads
+/// a line at a time as it runs it (bytes saved later would run unchecked). A per-event run
+/// holds it only for that event; a persistent process would lock it against its author (no
+/// saving, renaming or deleting it on Windows) for its whole life. Pure.
+fn held_while_running(hook: &DiscoveredHook) -> Option<String> {
+    (hook.kind == LaunchKind::Cmd && hook.trust == TrustState::Approved).then(|| {
+        format!(
+            "{} runs per event, not as a persistent process: it is an approved batch file, which cmd.exe reads as it runs, so it is held for each run (a persistent process would lock it for its life); make it a .ps1 or an .exe to keep one process",
+            hook.path.display()
+        )
+    })
+}
+
 /// Runs `hook`'s file per event (a process of its own, without `CLINE_HOOK_MODE`): for an
 /// event that comes while its process answers another, or while it crash-loops. The same file
 /// decides, with its full timeout.
@@ -146,4 +163,24 @@ fn lost(hook: &DiscoveredHook, since: Instant) -> Execution {
     exec.failure_kind = Some(FailureKind::Crash);
     exec.duration = since.elapsed();
     exec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_approved_batch_file_runs_per_event_and_the_warning_says_why_and_what_to_do() {
+        let mut hook = DiscoveredHook::sample(r"C:\w\.clinerules\hooks\PreToolUse.cmd");
+        hook.kind = LaunchKind::Cmd;
+        assert_eq!(held_while_running(&hook), None, "not approved: nothing to hold");
+        hook.trust = TrustState::Approved;
+        let why = held_while_running(&hook).expect("an approved batch file runs per event");
+        assert!(why.starts_with(r"C:\w\.clinerules\hooks\PreToolUse.cmd runs per event"), "{why}");
+        assert!(why.contains("make it a .ps1 or an .exe"), "{why}");
+        for kind in [LaunchKind::PowerShell, LaunchKind::Direct] {
+            hook.kind = kind;
+            assert_eq!(held_while_running(&hook), None, "{kind:?} is read once, at its start");
+        }
+    }
 }
