@@ -677,4 +677,3 @@ async fn ready_now<'b, R: tokio::io::AsyncRead + Unpin>(
         }
     }
 }
-

@@ -173,14 +173,25 @@ mod tests {
     fn only_an_approved_batch_file_runs_per_event_and_the_warning_says_why_and_what_to_do() {
         let mut hook = DiscoveredHook::sample(r"C:\w\.clinerules\hooks\PreToolUse.cmd");
         hook.kind = LaunchKind::Cmd;
-        assert_eq!(held_while_running(&hook), None, "not approved: nothing to hold");
+        assert_eq!(
+            held_while_running(&hook),
+            None,
+            "not approved: nothing to hold"
+        );
         hook.trust = TrustState::Approved;
         let why = held_while_running(&hook).expect("an approved batch file runs per event");
-        assert!(why.starts_with(r"C:\w\.clinerules\hooks\PreToolUse.cmd runs per event"), "{why}");
+        assert!(
+            why.starts_with(r"C:\w\.clinerules\hooks\PreToolUse.cmd runs per event"),
+            "{why}"
+        );
         assert!(why.contains("make it a .ps1 or an .exe"), "{why}");
         for kind in [LaunchKind::PowerShell, LaunchKind::Direct] {
             hook.kind = kind;
-            assert_eq!(held_while_running(&hook), None, "{kind:?} is read once, at its start");
+            assert_eq!(
+                held_while_running(&hook),
+                None,
+                "{kind:?} is read once, at its start"
+            );
         }
     }
 }
