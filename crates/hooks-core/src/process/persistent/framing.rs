@@ -15,7 +15,6 @@
 //! Lines are held back until they end (to tell a late answer from this event's), up to
 //! [`LINE_KEEP`] bytes; the rest of a longer line streams through as output unjudged by id.
 
-use crate::discovery::Profile;
 use crate::verdict::Encoding;
 
 /// Longest line held back whole to be judged: longer lines are the event's output, whatever
@@ -121,13 +120,7 @@ const HELD_MAX: usize = 2 * LINE_KEEP;
 impl Framing {
     /// Takes the next bytes read from stdout: the event's output among them is appended to
     /// `out`. `id` is the event in flight, `None` between events.
-    pub(super) fn push(
-        &mut self,
-        mut bytes: &[u8],
-        id: Option<&str>,
-        profile: Profile,
-        out: &mut Vec<u8>,
-    ) -> Pushed {
+    pub(super) fn push(&mut self, mut bytes: &[u8], id: Option<&str>, out: &mut Vec<u8>) -> Pushed {
         let mut pushed = Pushed::default();
         if self.utf16.is_none() && !bytes.is_empty() {
             self.utf16 = Some(match Encoding::sniff(bytes, true) {
@@ -138,10 +131,10 @@ impl Framing {
         while !bytes.is_empty() {
             let end = self.line_end(bytes);
             let (part, rest) = bytes.split_at(end.unwrap_or(bytes.len()));
-            self.take_part(part, profile, out);
+            self.take_part(part, out);
             bytes = rest;
             if end.is_some() {
-                self.end_line(id, profile, out, &mut pushed);
+                self.end_line(id, out, &mut pushed);
             }
         }
         pushed
@@ -149,9 +142,9 @@ impl Framing {
 
     /// The stream ended or the event is over without its answer: the line begun is judged as
     /// if it had ended.
-    pub(super) fn flush(&mut self, id: Option<&str>, profile: Profile, out: &mut Vec<u8>) {
+    pub(super) fn flush(&mut self, id: Option<&str>, out: &mut Vec<u8>) {
         if !self.line.is_empty() || self.long.is_some() {
-            self.end_line(id, profile, out, &mut Pushed::default());
+            self.end_line(id, out, &mut Pushed::default());
         }
     }
 
@@ -217,7 +210,7 @@ impl Framing {
     }
 
     /// Holds back a piece of the current line, or streams it once the line is long.
-    fn take_part(&mut self, part: &[u8], profile: Profile, out: &mut Vec<u8>) {
+    fn take_part(&mut self, part: &[u8], out: &mut Vec<u8>) {
         if self.long.is_some() {
             if let Some(depth) = &mut self.open {
                 depth.feed(part);
@@ -236,7 +229,7 @@ impl Framing {
             &self.line[..]
         };
         let start = self.decode(&first[..first.len().min(64)]);
-        let starts_with_brace = answer_text(&start, profile).is_some();
+        let starts_with_brace = answer_text(&start).is_some();
         self.long = Some(starts_with_brace);
         // A long answer is followed to its closing brace as it streams.
         if starts_with_brace && self.open.is_none() {
@@ -252,19 +245,18 @@ impl Framing {
 
     /// The current line ended: judged, and given to the event's output unless it is another
     /// event's answer.
-    fn end_line(
-        &mut self,
-        id: Option<&str>,
-        profile: Profile,
-        out: &mut Vec<u8>,
-        pushed: &mut Pushed,
-    ) {
+    fn end_line(&mut self, id: Option<&str>, out: &mut Vec<u8>, pushed: &mut Pushed) {
         let long = self.long.take();
         let line = std::mem::take(&mut self.line);
+        // A long line was streamed and judged by its start; a kept one is decoded once here.
+        let text = match long {
+            Some(_) => None,
+            None => Some(self.decode(&line)),
+        };
         // An answer spread over lines goes on to the line its object closes on.
         if let Some(mut depth) = self.open.take() {
-            if long.is_none() {
-                depth.feed(self.decode(&line).as_bytes());
+            if let Some(text) = &text {
+                depth.feed(text.as_bytes());
             }
             if !depth.closed() {
                 self.open = Some(depth);
@@ -274,30 +266,25 @@ impl Framing {
             out.extend_from_slice(&line);
             return;
         }
-        let judged = match long {
-            Some(_) => Judged::Log,
-            None => judge(&self.decode(&line), id, profile),
+        let Some(text) = text else {
+            out.extend_from_slice(&line);
+            return;
         };
+        let judged = judge(&text, id);
         if matches!(judged, Judged::Own | Judged::Other) {
             self.echoes_ids = true;
         }
-        if judged == Judged::Opening {
-            let mut depth = Depth::default();
-            depth.feed(self.decode(&line).as_bytes());
-            self.open = Some(depth);
-            if id.is_none() && !self.echoes_ids {
-                pushed
-                    .unclaimed
-                    .get_or_insert_with(|| quote(&self.decode(&line)));
-            }
-            out.extend_from_slice(&line);
-            return;
-        }
         match (judged, id) {
+            (Judged::Opening, _) => {
+                let mut depth = Depth::default();
+                depth.feed(text.as_bytes());
+                self.open = Some(depth);
+                if id.is_none() && !self.echoes_ids {
+                    pushed.unclaimed.get_or_insert_with(|| quote(&text));
+                }
+            }
             (Judged::Other, Some(_)) => {
-                pushed
-                    .stale
-                    .get_or_insert_with(|| quote(&self.decode(&line)));
+                pushed.stale.get_or_insert_with(|| quote(&text));
                 if self.held.len() + line.len() <= HELD_MAX {
                     self.held.extend_from_slice(&line);
                 }
@@ -306,9 +293,7 @@ impl Framing {
             (Judged::Own, Some(_)) => pushed.answered = true,
             (Judged::Answer, Some(_)) if !self.echoes_ids => pushed.answered = true,
             (Judged::Answer, None) if !self.echoes_ids => {
-                pushed
-                    .unclaimed
-                    .get_or_insert_with(|| quote(&self.decode(&line)));
+                pushed.unclaimed.get_or_insert_with(|| quote(&text));
             }
             _ => {}
         }
@@ -339,7 +324,7 @@ impl Framing {
 /// The text of an answer attempt: the line from its `{` on, when it starts with one after
 /// blanks, a byte-order mark and the CLI's control tag (in either profile: the per-event
 /// reader finds the object behind the tag in both, as a verdict the line ends with).
-fn answer_text(line: &str, _profile: Profile) -> Option<&str> {
+fn answer_text(line: &str) -> Option<&str> {
     let start = line.trim_start_matches([' ', '\t', '\u{feff}']);
     let start = start
         .strip_prefix(crate::verdict::CONTROL_PREFIX)
@@ -348,8 +333,8 @@ fn answer_text(line: &str, _profile: Profile) -> Option<&str> {
 }
 
 /// Judges one ended line for the event `id` in flight. Pure.
-pub(super) fn judge(line: &str, id: Option<&str>, profile: Profile) -> Judged {
-    let Some(text) = answer_text(line, profile) else {
+pub(super) fn judge(line: &str, id: Option<&str>) -> Judged {
+    let Some(text) = answer_text(line) else {
         return Judged::Log;
     };
     let object =
@@ -382,7 +367,7 @@ mod tests {
         let mut out = Vec::new();
         let mut last = Pushed::default();
         for chunk in chunks {
-            let pushed = framing.push(chunk, Some(id), Profile::Extension, &mut out);
+            let pushed = framing.push(chunk, Some(id), &mut out);
             last.answered |= pushed.answered;
             last.stale = last.stale.or(pushed.stale);
         }
@@ -406,7 +391,7 @@ mod tests {
         assert!(out.is_empty());
         assert!(framing.mid_line());
         let mut out = Vec::new();
-        framing.flush(Some("1"), Profile::Extension, &mut out);
+        framing.flush(Some("1"), &mut out);
         assert_eq!(out, b"{\"cancel\":true}");
     }
 
@@ -416,9 +401,9 @@ mod tests {
         let pretty = b"{\n  \"data\": [\"}\", {\"cancel\": false}],\n  \"cancel\": true\n}\n";
         let mut out = Vec::new();
         let last = pretty.len() - 2;
-        let pushed = framing.push(&pretty[..last], Some("1"), Profile::Extension, &mut out);
+        let pushed = framing.push(&pretty[..last], Some("1"), &mut out);
         assert!(!pushed.answered, "answered before its object closed");
-        let pushed = framing.push(&pretty[last..], Some("1"), Profile::Extension, &mut out);
+        let pushed = framing.push(&pretty[last..], Some("1"), &mut out);
         assert!(pushed.answered);
         assert_eq!(out, pretty);
         assert!(framing.open.is_none());
@@ -478,13 +463,13 @@ mod tests {
     fn ids_in_the_content_never_make_the_answer_anothers() {
         // Only the answer's own top-level field counts.
         let line = r#"{"cancel":true,"echo":{"hookEventId":"99"},"note":"hookEventId"}"#;
-        assert_eq!(judge(line, Some("7"), Profile::Extension), Judged::Answer);
+        assert_eq!(judge(line, Some("7")), Judged::Answer);
         let own = r#"{"cancel":true,"hookEventId":"7"}"#;
-        assert_eq!(judge(own, Some("7"), Profile::Extension), Judged::Own);
+        assert_eq!(judge(own, Some("7")), Judged::Own);
         let other = r#"{"cancel":false,"hookEventId":"6"}"#;
-        assert_eq!(judge(other, Some("7"), Profile::Extension), Judged::Other);
+        assert_eq!(judge(other, Some("7")), Judged::Other);
         let number = r#"{"cancel":true,"hookEventId":7}"#;
-        assert_eq!(judge(number, Some("7"), Profile::Extension), Judged::Answer);
+        assert_eq!(judge(number, Some("7")), Judged::Answer);
     }
 
     #[test]
@@ -518,16 +503,10 @@ mod tests {
     #[test]
     fn the_control_tag_starts_an_answer() {
         let line = "HOOK_CONTROL\t{\"cancel\":true}";
-        assert_eq!(judge(line, Some("1"), Profile::Cli), Judged::Answer);
-        assert_eq!(judge(line, Some("1"), Profile::Extension), Judged::Answer);
-        assert_eq!(
-            judge("  \u{feff}{oops", Some("1"), Profile::Extension),
-            Judged::Answer
-        );
-        assert_eq!(
-            judge("value: {x}", Some("1"), Profile::Extension),
-            Judged::Log
-        );
+        assert_eq!(judge(line, Some("1")), Judged::Answer);
+        assert_eq!(judge(line, Some("1")), Judged::Answer);
+        assert_eq!(judge("  \u{feff}{oops", Some("1")), Judged::Answer);
+        assert_eq!(judge("value: {x}", Some("1")), Judged::Log);
     }
 
     #[test]
@@ -560,18 +539,13 @@ mod tests {
     fn between_events_an_object_from_a_process_without_ids_is_unclaimed() {
         let mut framing = Framing::default();
         let mut out = Vec::new();
-        let pushed = framing.push(
-            b"log\n{\"cancel\":true}\n",
-            None,
-            Profile::Extension,
-            &mut out,
-        );
+        let pushed = framing.push(b"log\n{\"cancel\":true}\n", None, &mut out);
         assert!(pushed.unclaimed.is_some());
         let mut framing = Framing {
             echoes_ids: true,
             ..Framing::default()
         };
-        let pushed = framing.push(b"{\"cancel\":true}\n", None, Profile::Extension, &mut out);
+        let pushed = framing.push(b"{\"cancel\":true}\n", None, &mut out);
         assert!(pushed.unclaimed.is_none());
     }
 
@@ -589,7 +563,7 @@ mod tests {
         let bytes = text.as_bytes();
         let mut answered_at = None;
         for (k, chunk) in bytes.chunks(65536).enumerate() {
-            let pushed = framing.push(chunk, Some("1"), Profile::Extension, &mut out);
+            let pushed = framing.push(chunk, Some("1"), &mut out);
             if pushed.answered && answered_at.is_none() {
                 answered_at = Some(k);
             }

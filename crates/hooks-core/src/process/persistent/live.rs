@@ -17,7 +17,7 @@ use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
 use super::file_state::FileState;
 use super::framing::Framing;
 use super::job::{Job, StartWith};
-use crate::discovery::{DiscoveredHook, Profile};
+use crate::discovery::DiscoveredHook;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
@@ -45,8 +45,6 @@ pub(super) struct Live {
     /// Which of its stdout belongs to which event.
     framing: Framing,
     registration: Registration,
-    /// Whose conventions its answers follow (the CLI's `HOOK_CONTROL` lines).
-    profile: Profile,
     /// The process slot it holds for its whole life, retirement included, and whose it is.
     _slot: OwnedSemaphorePermit,
     pub limiter: Arc<Semaphore>,
@@ -76,7 +74,6 @@ pub(super) struct EventLog {
     stderr: Tail,
     watch: Option<(Lines, Lines)>,
     event_id: String,
-    profile: Profile,
     /// Its answer line has ended.
     answered: bool,
     /// Bytes of stdout read during the event.
@@ -93,7 +90,6 @@ impl EventLog {
             stderr: Tail::new(STDERR_KEEP),
             watch: job.watch.as_ref().map(|w| (w.lines(true), w.lines(false))),
             event_id: job.event_id.clone(),
-            profile: job.profile,
             answered: false,
             printed: 0,
             stale: None,
@@ -111,7 +107,7 @@ impl EventLog {
         if let Some((out, _)) = &mut self.watch {
             out.push(bytes);
         }
-        let pushed = framing.push(bytes, Some(&self.event_id), self.profile, &mut self.framed);
+        let pushed = framing.push(bytes, Some(&self.event_id), &mut self.framed);
         self.answered |= pushed.answered;
         if self.stale.is_none() {
             self.stale = pushed.stale;
@@ -144,7 +140,7 @@ impl EventLog {
         hook: &DiscoveredHook,
         cwd: &std::path::Path,
     ) {
-        framing.flush(Some(&self.event_id), self.profile, &mut self.framed);
+        framing.flush(Some(&self.event_id), &mut self.framed);
         // No answer of its own came: what it printed as other events' answers is its output
         // too, as it would be per event.
         let held = framing.take_held();
@@ -289,7 +285,6 @@ impl Live {
             child,
             framing: Framing::default(),
             registration,
-            profile: job.profile,
             _slot: slot,
             limiter: job.limiter.clone(),
             stderr_tail: Tail::new(STDERR_KEEP),
@@ -473,7 +468,6 @@ impl Live {
             stderr_tail,
             out_buf,
             err_buf,
-            profile,
             ..
         } = self;
         let stop = registration.stop.clone();
@@ -488,7 +482,7 @@ impl Live {
                     // A late answer that says which event it answers, or any object from a
                     // hook whose answers say so, is harmless.
                     if let Some(bytes) = read {
-                        let pushed = framing.push(bytes, None, *profile, &mut dropped);
+                        let pushed = framing.push(bytes, None, &mut dropped);
                         dropped.clear();
                         if let Some(line) = pushed.unclaimed {
                             return Idle::OutOfStep(line);

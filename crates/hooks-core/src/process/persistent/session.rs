@@ -164,7 +164,6 @@ impl Session {
         }
         // At most one retry: an event handed to a process that exited before reading it.
         let mut retried = false;
-        #[allow(clippy::never_loop)]
         loop {
             if self.live.is_none() {
                 // A process holds a slot of the run that starts it for its whole life.
