@@ -231,3 +231,48 @@ describe('a persistent hook never locks its file against its author', () => {
     expect(second.cancel).toBe(true)
   })
 })
+
+describe('items 2 and 5 on every platform: a persistent hook decides as the same output per event', () => {
+  // Each program answers every line it reads (per event, the one event line; persistent,
+  // event after event), so one file runs in both modes. Written as .cmd + node.exe on Windows.
+  const write = (text) => `require('fs').writeSync(1, ${q(text)})`
+  const STAY = 'setInterval(() => {}, 1000)'
+  const UNTERMINATED = '{"cancel":true,"errorMessage":"no final newline"}'
+  const CASES = [
+    ['no final newline, then exit 0', `${write(UNTERMINATED)}; process.exit(0)`],
+    ['no final newline, then exit 3', `${write(UNTERMINATED)}; process.exit(3)`],
+    ['no final newline, then hangs to its timeout', `${write(UNTERMINATED)}; ${STAY}`, { timeoutMs: 4000 }],
+    ['no final newline, then stopped by terminateAll()', `${write(UNTERMINATED)}; ${STAY}`, { terminate: true }],
+    ['ended by a bare \\r, then exit 0', `${write('{"cancel":true,"errorMessage":"bare CR"}\r')}; process.exit(0)`],
+    ['two JSON lines in one write', `${write('{"status":"checking"}\n{"cancel":true,"errorMessage":"second line"}\n')}`],
+    ['cli profile: a JSON log line, then HOOK_CONTROL, in one write', `${write('{"log":"checking"}\nHOOK_CONTROL\t{"cancel":true,"errorMessage":"control"}\n')}`, { profile: 'cli' }],
+  ]
+
+  test.each(CASES)('%s', async (_, behaviour, { timeoutMs = START_MS, terminate = false, profile = 'extension' } = {}) => {
+    const decide = async (persistent) => {
+      const root = makeWorkspace()
+      const dir = hooksDirOf(root)
+      const marker = path.join(makeTempDir(), 'wrote')
+      const program = `require('readline').createInterface({ input: process.stdin }).on('line', () => {
+  ${behaviour.replace(/; (process\.exit|setInterval)/, `; require('fs').writeFileSync(${q(marker)}, ''); $1`)}
+})
+`
+      if (profile === 'cli') {
+        fs.mkdirSync(dir, { recursive: true })
+        fs.writeFileSync(path.join(dir, 'PreToolUse.js'), `${persistent ? '// cline-hook: mode=persistent\n' : ''}${program}`)
+      } else {
+        writeProgram(dir, 'PreToolUse', program, persistent ? { header: 'mode=persistent' } : undefined)
+      }
+      const running = runHook('PreToolUse', {}, opts({ workspaceRoots: [root], timeoutMs, profile, clineDir: path.join(root, 'no-cline-dir') }))
+      if (terminate) {
+        await waitFor(() => fs.existsSync(marker), { timeoutMs: START_MS, what: 'the hook to print its answer' })
+        terminateAll()
+      }
+      const result = await running
+      return { cancel: result.cancel, errorMessage: result.errorMessage }
+    }
+    const perEvent = await decide(false)
+    expect(perEvent.cancel).toBe(true)
+    expect(await decide(true)).toEqual(perEvent)
+  })
+})

@@ -248,10 +248,11 @@ impl Framing {
     fn end_line(&mut self, id: Option<&str>, out: &mut Vec<u8>, pushed: &mut Pushed) {
         let long = self.long.take();
         let line = std::mem::take(&mut self.line);
-        // A long line was streamed and judged by its start; a kept one is decoded once here.
+        // A long line was streamed and judged by its start; a kept one is decoded once here,
+        // unless it holds no `{` byte (in UTF-8 or UTF-16) and no answer is open: a log line.
         let text = match long {
-            Some(_) => None,
-            None => Some(self.decode(&line)),
+            None if self.open.is_some() || line.contains(&b'{') => Some(self.decode(&line)),
+            _ => None,
         };
         // An answer spread over lines goes on to the line its object closes on.
         if let Some(mut depth) = self.open.take() {
