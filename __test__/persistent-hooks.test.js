@@ -841,6 +841,11 @@ describe('what an attack broke', () => {
     expect(only(result)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'crash' }))
     expect(only(result).failure).toMatch(/^closed its stdout and lives on, so it can never answer/)
     expect(Date.now() - started).toBeLessThan(60000)
+    // A cancel it printed, without its newline, before closing stdout still counts.
+    const printed = persistentHook(persistentProgram({ onEvent: `fs.writeSync(1, '{"cancel":true,"errorMessage":"then closed"}'); fs.closeSync(1)` }))
+    const kept = await runHook('PreToolUse', { id: 'y' }, printed.options({ timeoutMs: 120000 }))
+    expect(only(kept)).toEqual(expect.objectContaining({ status: 'failed', failureKind: 'crash', cancel: true }))
+    expect({ cancel: kept.cancel, errorMessage: kept.errorMessage }).toEqual({ cancel: true, errorMessage: 'then closed' })
   }, 180000)
 
   test('tools= : an empty tool name names no tool (the hook runs); a quoted tool name warns', async () => {

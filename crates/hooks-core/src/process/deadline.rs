@@ -36,6 +36,9 @@ pub(super) enum End {
     Terminated,
     /// A persistent hook's process answered its event and lives on.
     Answered,
+    /// A persistent hook's process closed this pipe of its own and lived on, so it could never
+    /// answer; it was stopped.
+    Closed(&'static str),
 }
 
 /// How driving a hook's process ended.

@@ -474,6 +474,14 @@ pub(super) fn conclude(
                 exec.status = Status::Failed;
             }
         }
+        End::Closed(pipe) => {
+            exec.status = Status::Failed;
+            exec.failure_kind = Some(FailureKind::Crash);
+            exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one{could_not_stop}"));
+            if let Some(problem) = verdict.problem {
+                exec.warnings.push(format!("it also {problem}"));
+            }
+        }
         End::Exited(Err(wait_err)) => {
             exec.failure = Some(format!("could not be waited for: {wait_err}"));
             exec.failure_kind = Some(FailureKind::Crash);

@@ -210,16 +210,13 @@ impl Session {
                         log.conclude(
                             &mut framing,
                             &mut exec,
-                            End::Answered,
+                            End::Closed(pipe),
                             Some(stopped),
                             &job.hook,
                             &cwd,
                         )
                         .await;
                     }
-                    exec.status = Status::Failed;
-                    exec.failure = Some(format!("closed its {pipe} and lives on, so it can never answer; its process was stopped, and the next event starts a fresh one"));
-                    exec.failure_kind = Some(FailureKind::Crash);
                 }
                 Served::Exited(status) => {
                     let stderr = live.stderr_text();
