@@ -221,8 +221,12 @@ describe('a persistent hook never locks its file against its author', () => {
     await trustHook(hook, { policyFile })
     const first = await runHook('PreToolUse', {}, options)
     expect({ cancel: first.cancel, errorMessage: first.errorMessage, statuses: first.hooks.map((h) => h.status) }).toEqual({ cancel: true, errorMessage: 'v0', statuses: ['completed'] })
+    const batchNote = expect.stringMatching(/PreToolUse\.cmd runs per event, not as a persistent process: it is an approved batch file.*make it a \.ps1 or an \.exe/)
     expect(first.warnings).toEqual([])
-    expect(first.hooks[0].warnings).toEqual([expect.stringMatching(/PreToolUse\.cmd runs per event, not as a persistent process: it is an approved batch file.*make it a \.ps1 or an \.exe/)])
+    expect(first.hooks[0].warnings).toEqual([batchNote])
+    // The listing says so too.
+    const runner = await new HookFactory(options).create('PreToolUse')
+    expect(runner.hooks.map((h) => h.warnings)).toEqual([[batchNote]])
     // Nothing holds it once the event is answered: git's delete-and-recreate succeeds.
     const bytes = fs.readFileSync(hook)
     expect(() => fs.unlinkSync(hook)).not.toThrow()

@@ -319,11 +319,11 @@ impl HookRunner {
     }
 
     /// Every hook found for this name, enabled or not, in run order; a persistent hook that
-    /// crashed in a loop is listed disabled, with the reason, until its file changes.
+    /// runs per event for now (a crash loop, an approved batch file) says why in its warnings.
     #[napi(getter, ts_return_type = "Array<DiscoveredHook>")]
     pub fn hooks(&self) -> HookList {
         let mut hooks = self.runner.hooks.clone();
-        cline_hooks_core::process::note_crash_loops(&mut hooks);
+        cline_hooks_core::process::note_per_event_runs(&mut hooks);
         HookList(hooks.iter().map(DiscoveredHook::from).collect())
     }
 

@@ -140,14 +140,14 @@ impl Snapshot {
     /// (disabled hooks, trust).
     pub fn hooks(&self) -> Vec<DiscoveredHook> {
         let mut hooks = self.hooks_to_run();
-        // A persistent hook that crashed in a loop is listed disabled until its file changes.
-        crate::process::note_crash_loops(&mut hooks);
+        // A persistent hook that runs per event for now (a crash loop, an approved batch file)
+        // is listed with why.
+        crate::process::note_per_event_runs(&mut hooks);
         hooks
     }
 
-    /// The hooks as a run takes them: [`Snapshot::hooks`], but a persistent hook that crashed
-    /// in a loop stays enabled (its runs fail without starting it, so a blocking failure
-    /// policy still blocks).
+    /// The hooks as a run takes them: [`Snapshot::hooks`] without the listing's notes on
+    /// persistent hooks that run per event (a run says so in its own warnings).
     pub fn hooks_to_run(&self) -> Vec<DiscoveredHook> {
         let setup = &self.setup;
         let mut hooks = discovery::discover(

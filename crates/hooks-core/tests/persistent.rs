@@ -14,7 +14,7 @@ use cline_hooks_core::error::HookError;
 use cline_hooks_core::event::{RunReport, RunSettings, Runner};
 use cline_hooks_core::launch::LaunchKind;
 use cline_hooks_core::process::{
-    crash_disabled, note_crash_loops, terminate_all, FailureKind, Status,
+    crash_disabled, note_per_event_runs, terminate_all, FailureKind, Status,
 };
 use serde_json::json;
 use tokio::sync::{Mutex, Semaphore};
@@ -314,7 +314,7 @@ async fn three_crashes_within_a_minute_run_the_hook_per_event_until_its_file_cha
     assert_eq!(exec.failure_kind, Some(FailureKind::Crash));
     assert!(exec.warnings.contains(&why), "{report:#?}");
     let mut listed = vec![hook.clone()];
-    note_crash_loops(&mut listed);
+    note_per_event_runs(&mut listed);
     assert!(listed[0].enabled(), "{listed:#?}");
     assert!(listed[0].warnings.contains(&why), "{listed:#?}");
 

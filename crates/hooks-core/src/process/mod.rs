@@ -31,7 +31,7 @@ pub use identity::*;
 pub(crate) use marker::*;
 pub(crate) use persistent::run_persistent;
 pub use persistent::{
-    crash_disabled, note_crash_loops, retire_others, CRASH_LIMIT, CRASH_WINDOW, EVENT_ID_FIELD,
+    crash_disabled, note_per_event_runs, retire_others, CRASH_LIMIT, CRASH_WINDOW, EVENT_ID_FIELD,
     LINE_KEEP, MODE_VAR, RETIRE_GRACE,
 };
 pub use pipes::*;

@@ -109,17 +109,6 @@ pub fn crash_disabled(hook: &DiscoveredHook) -> Option<String> {
     None
 }
 
-/// Notes on the persistent hooks of `hooks` that crashed in a loop (see [`crash_disabled`])
-/// why they run per event, in their warnings. For listings: they stay enabled, as runs take
-/// them.
-pub fn note_crash_loops(hooks: &mut [DiscoveredHook]) {
-    for hook in hooks {
-        if hook.enabled() && hook.settings.mode == crate::discovery::HookMode::Persistent {
-            hook.warnings.extend(crash_disabled(hook));
-        }
-    }
-}
-
 /// Forgets `path`'s crashes short of a loop: its file changed.
 pub(super) fn forget(path: &Path) {
     let mut table = table();

@@ -73,7 +73,7 @@ use std::time::Duration;
 
 use tokio::time::{sleep_until, Instant};
 
-pub use crash_loop::{crash_disabled, note_crash_loops, CRASH_LIMIT, CRASH_WINDOW};
+pub use crash_loop::{crash_disabled, CRASH_LIMIT, CRASH_WINDOW};
 pub use framing::{EVENT_ID_FIELD, LINE_KEEP};
 pub use live::RETIRE_GRACE;
 pub use pool::retire_others;
@@ -99,7 +99,7 @@ pub(crate) async fn run_persistent(
     timeout: Duration,
     watch: Option<&Arc<HookWatch>>,
 ) -> Execution {
-    if let Some(why) = crash_disabled(hook).or_else(|| held_while_running(hook)) {
+    if let Some(why) = runs_per_event(hook) {
         let mut exec = per_event(hook, ctx, deadline, watch).await;
         exec.warnings.push(why);
         return exec;
@@ -126,6 +126,24 @@ pub(crate) async fn run_persistent(
     }
     // Its turn has come: the session ends it (at its deadline too) and answers.
     answer.await.unwrap_or_else(|_| lost(hook, since))
+}
+
+/// Why `hook`, whose header asks for a persistent process, runs per event for now, if it does:
+/// a crash loop, or a file that must stay held while it runs. The run and the listing ask this
+/// same question.
+fn runs_per_event(hook: &DiscoveredHook) -> Option<String> {
+    crash_disabled(hook).or_else(|| held_while_running(hook))
+}
+
+/// Notes on the persistent hooks of `hooks` that run per event for now (see
+/// [`runs_per_event`]) why, in their warnings. For listings: they stay enabled, as runs take
+/// them.
+pub fn note_per_event_runs(hooks: &mut [DiscoveredHook]) {
+    for hook in hooks {
+        if hook.enabled() && hook.settings.mode == crate::discovery::HookMode::Persistent {
+            hook.warnings.extend(runs_per_event(hook));
+        }
+    }
 }
 
 /// Why `hook` runs per event although its header asks for a persistent process, when its file
