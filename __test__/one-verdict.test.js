@@ -240,6 +240,7 @@ describe('items 2 and 5 on every platform: a persistent hook decides as the same
   // Each program answers every line it reads (per event, the one event line; persistent,
   // event after event), so one file runs in both modes. Written as .cmd + node.exe on Windows.
   const write = (text) => `require('fs').writeSync(1, ${q(text)})`
+  const later = (first, then) => `${write(first)}; setTimeout(() => ${write(then)}, 50)`
   const STAY = 'setInterval(() => {}, 1000)'
   const UNTERMINATED = '{"cancel":true,"errorMessage":"no final newline"}'
   const CASES = [
@@ -250,6 +251,13 @@ describe('items 2 and 5 on every platform: a persistent hook decides as the same
     ['ended by a bare \\r, then exit 0', `${write('{"cancel":true,"errorMessage":"bare CR"}\r')}; process.exit(0)`],
     ['two JSON lines in one write', `${write('{"status":"checking"}\n{"cancel":true,"errorMessage":"second line"}\n')}`],
     ['cli profile: a JSON log line, then HOOK_CONTROL, in one write', `${write('{"log":"checking"}\nHOOK_CONTROL\t{"cancel":true,"errorMessage":"control"}\n')}`, { profile: 'cli' }],
+    // What an attack found: the answer is found as the per-event reader finds it, whatever
+    // came before it and however it was cut into writes.
+    ['a JSON log line, then the answer in a later write', later('{"status":"checking"}\n', '{"cancel":true,"errorMessage":"second write"}\n')],
+    ['cli profile: a JSON log line, then HOOK_CONTROL in a later write', later('{"log":"checking"}\n', 'HOOK_CONTROL\t{"cancel":true,"errorMessage":"control"}\n'), { profile: 'cli' }],
+    ['a line that is only {, then the answer', later('{\n', '{"cancel":true,"errorMessage":"after a brace"}\n')],
+    ['log text without its newline, then the answer', later('working...', '{"cancel":true,"errorMessage":"after log text"}\n')],
+    ['UTF-16: its byte-order mark alone, then the answer', `fs.writeSync(1, Buffer.from([0xff, 0xfe])); setTimeout(() => fs.writeSync(1, Buffer.from('{"cancel":true,"errorMessage":"utf16"}\\n', 'utf16le')), 50)`],
   ]
 
   test.each(CASES)('%s', async (_, behaviour, { timeoutMs = START_MS, terminate = false, profile = 'extension' } = {}) => {
@@ -257,7 +265,8 @@ describe('items 2 and 5 on every platform: a persistent hook decides as the same
       const root = makeWorkspace()
       const dir = hooksDirOf(root)
       const marker = path.join(makeTempDir(), 'wrote')
-      const program = `require('readline').createInterface({ input: process.stdin }).on('line', () => {
+      const program = `const fs = require('fs')
+require('readline').createInterface({ input: process.stdin }).on('line', () => {
   ${behaviour.replace(/; (process\.exit|setInterval)/, `; require('fs').writeFileSync(${q(marker)}, ''); $1`)}
 })
 `

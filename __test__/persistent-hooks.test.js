@@ -33,6 +33,7 @@ const {
   waitDead,
   opts,
   expectCompleted,
+  waitFor,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory, terminateAll } = addon
@@ -770,19 +771,29 @@ describe('serveHook and the examples, end to end', () => {
 // children left running, a gone hook's process kept, printed cancels dropped, a closed stdout
 // waited on for the whole timeout.
 describe('what an attack broke', () => {
-  test('a JSON object line between events (a late log, a second answer) replaces the process: no later event gets another\'s verdict', async () => {
-    // Each event's answer echoes its id; 40 ms later the hook prints a JSON log line too.
-    const program = persistentProgram({ onEvent: "answer(said()); const at = count; setTimeout(() => answer({ status: 'ok', after: at }), 40)" })
-    const { options } = persistentHook(program)
-    const first = said(await runHook('PreToolUse', { id: 'e1' }, options()))
+  test('a JSON answer line between events (a second answer) replaces the process: no later event gets another\'s verdict; a JSON log line there is log', async () => {
+    const marks = makeTempDir()
+    // Each event's answer echoes its id; 40 ms later the hook prints one more JSON line, then
+    // notes that it did.
+    const late = (line) => persistentProgram({
+      onEvent: `answer(said()); const at = count; setTimeout(() => { answer(${line}); fs.writeFileSync(require('path').join(${q(marks)}, String(process.pid) + '-' + at), '') }, 40)`,
+    })
+    // A second answer (it holds a verdict field): the process is out of step and replaced.
+    const second = persistentHook(late('{ cancel: false, after: at }'))
+    const first = said(await runHook('PreToolUse', { id: 'e1' }, second.options()))
     expect(first.id).toBe('e1')
-    // Wait until the stray line has come and gone: the process it came from is replaced.
     expect(await waitDead(first.pid, GONE_MS)).toBe(true)
-    const second = await runHook('PreToolUse', { id: 'e2' }, options())
-    const next = said(second)
-    expect(next.id).toBe('e2')
-    expect(next.pid).not.toBe(first.pid)
-    expect(second.hooks[0].warnings).toEqual([expect.stringMatching(/^its persistent process printed a JSON object line between events \(.*status.*\): an answer to no event/)])
+    const replaced = await runHook('PreToolUse', { id: 'e2' }, second.options())
+    expect(said(replaced).id).toBe('e2')
+    expect(said(replaced).pid).not.toBe(first.pid)
+    expect(replaced.hooks[0].warnings).toEqual([expect.stringMatching(/^its persistent process printed a JSON object line between events \(.*cancel.*\): an answer to no event/)])
+    // A JSON log line (no verdict field) between events is log: the same process answers on.
+    const logging = persistentHook(late("{ status: 'ok', after: at }"))
+    const one = said(await runHook('PreToolUse', { id: 'l1' }, logging.options()))
+    await waitFor(() => fs.existsSync(path.join(marks, `${one.pid}-1`)), { timeoutMs: GONE_MS, what: 'the late log line' })
+    const two = await runHook('PreToolUse', { id: 'l2' }, logging.options())
+    expect(said(two)).toEqual(expect.objectContaining({ id: 'l2', pid: one.pid }))
+    expect(two.hooks[0].warnings).toEqual([])
   }, 120000)
 
   test('a stopped persistent hook leaves nothing running: what it started is stopped with it, even when it exits at EOF', async () => {
@@ -822,7 +833,12 @@ describe('what an attack broke', () => {
 
   test('a cancel printed in a line that is not the answer still counts when no answer comes (timeout), and in an answer line over the 2 MiB cap', async () => {
     const prefixed = persistentHook(persistentProgram({ onEvent: "process.stdout.write('gate: ' + JSON.stringify({ cancel: true, errorMessage: 'no' }) + '\\n')" }))
-    const timedOut = await runHook('PreToolUse', { id: 'p' }, prefixed.options({ timeoutMs: SHORT_MS }))
+    // Found at the end of its line, as the per-event reader finds it: the answer, at once.
+    const answered = await runHook('PreToolUse', { id: 'p' }, prefixed.options({ timeoutMs: START_MS }))
+    expect(only(answered)).toEqual(expect.objectContaining({ status: 'completed', cancel: true, warnings: [] }))
+    // A cancel inside a log line, not at its end, with no answer after it: kept at the timeout.
+    const inside = persistentHook(persistentProgram({ onEvent: "process.stdout.write('gate: ' + JSON.stringify({ cancel: true, errorMessage: 'no' }) + ' (logged)\\n')" }))
+    const timedOut = await runHook('PreToolUse', { id: 'q' }, inside.options({ timeoutMs: SHORT_MS }))
     expect(only(timedOut).status).toBe('timedOut')
     expect(timedOut.cancel).toBe(true)
     expect(only(timedOut).warnings).toEqual(["its persistent process tree was stopped at the event's timeout; the next event starts a fresh process"])

@@ -32,7 +32,12 @@ const QUOTED: usize = 80;
 pub(super) enum Judged {
     /// Not an answer: the hook's log (it is still the event's output).
     Log,
-    /// Starts with `{` and echoes no event id (or is not JSON): an answer to whichever event.
+    /// A complete JSON object ending the line that holds no verdict field and echoes no id
+    /// (`{"status":"checking"}`): a JSON log line, the event's output, not its answer (per
+    /// event, a later object holding a verdict field would be the verdict).
+    ObjectLog,
+    /// Ends with a JSON object holding a verdict field, or `{}`, echoing no event id; or
+    /// starts with `{` and is not JSON: an answer to whichever event.
     Answer,
     /// Starts with `{` and is the start of a JSON object that goes on past the line (printed
     /// pretty): the answer ends at the line its object closes on.
@@ -53,13 +58,19 @@ pub(super) struct Pushed {
     /// Between events: the start of the first line that is an answer to no event (a JSON
     /// object from a process that does not echo ids, or a broken one), quoted.
     pub unclaimed: Option<String>,
+    /// The start of the first JSON object line read as a log line (no verdict field), quoted:
+    /// said if the event then goes unanswered.
+    pub object_log: Option<String>,
 }
 
 /// A persistent process's stdout, cut into lines as it arrives, over its whole life.
 #[derive(Debug, Default)]
 pub(super) struct Framing {
-    /// The stream's encoding, decided from its first bytes.
+    /// The stream's encoding, decided from the event's first bytes: `Some(Some(little
+    /// endian))` for UTF-16, `Some(None)` for UTF-8, `None` while undecided.
     utf16: Option<Option<bool>>,
+    /// The event's first bytes, held while its encoding is undecided.
+    sniffing: Vec<u8>,
     /// Bytes of the stream since it started, for the parity of UTF-16 code units.
     total: u64,
     /// The last byte seen, for a UTF-16 newline cut between two reads.
@@ -120,29 +131,43 @@ const HELD_MAX: usize = 2 * LINE_KEEP;
 impl Framing {
     /// Takes the next bytes read from stdout: the event's output among them is appended to
     /// `out`. `id` is the event in flight, `None` between events.
-    pub(super) fn push(&mut self, mut bytes: &[u8], id: Option<&str>, out: &mut Vec<u8>) -> Pushed {
+    pub(super) fn push(&mut self, bytes: &[u8], id: Option<&str>, out: &mut Vec<u8>) -> Pushed {
         let mut pushed = Pushed::default();
-        if self.utf16.is_none() && !bytes.is_empty() {
-            self.utf16 = Some(match Encoding::sniff(bytes, true) {
-                Some(Encoding::Utf16 { little_endian, .. }) => Some(little_endian),
-                _ => None,
-            });
+        if self.utf16.is_some() {
+            self.cut(bytes, id, out, &mut pushed);
+            return pushed;
         }
+        // Its encoding is not known yet: held until it is (see `sniffed`).
+        self.sniffing.extend_from_slice(bytes);
+        if let Some(utf16) = sniffed(&self.sniffing, false) {
+            self.utf16 = Some(utf16);
+            let held = std::mem::take(&mut self.sniffing);
+            self.cut(&held, id, out, &mut pushed);
+        }
+        pushed
+    }
+
+    /// Cuts bytes of a stream whose encoding is known into lines, judging each.
+    fn cut(&mut self, mut bytes: &[u8], id: Option<&str>, out: &mut Vec<u8>, pushed: &mut Pushed) {
         while !bytes.is_empty() {
             let end = self.line_end(bytes);
             let (part, rest) = bytes.split_at(end.unwrap_or(bytes.len()));
             self.take_part(part, out);
             bytes = rest;
             if end.is_some() {
-                self.end_line(id, out, &mut pushed);
+                self.end_line(id, out, pushed);
             }
         }
-        pushed
     }
 
     /// The stream ended or the event is over without its answer: the line begun is judged as
     /// if it had ended.
     pub(super) fn flush(&mut self, id: Option<&str>, out: &mut Vec<u8>) {
+        if !self.sniffing.is_empty() {
+            self.utf16 = Some(sniffed(&self.sniffing, true).flatten());
+            let held = std::mem::take(&mut self.sniffing);
+            self.cut(&held, id, out, &mut Pushed::default());
+        }
         if !self.line.is_empty() || self.long.is_some() {
             self.end_line(id, out, &mut Pushed::default());
         }
@@ -168,7 +193,7 @@ impl Framing {
 
     /// Whether a line has begun and not ended.
     pub(super) fn mid_line(&self) -> bool {
-        !self.line.is_empty() || self.long.is_some()
+        !self.line.is_empty() || self.long.is_some() || !self.sniffing.is_empty()
     }
 
     /// Where the first line in `bytes` ends (just past its `\n` or `\r`: a bare `\r` ends a
@@ -259,10 +284,14 @@ impl Framing {
             if let Some(text) = &text {
                 depth.feed(text.as_bytes());
             }
-            if !depth.closed() {
+            if depth.closed() {
+                pushed.answered |= id.is_some();
+            } else if text.as_deref().is_some_and(|t| self.answers_alone(t, id)) {
+                // What opened was not an answer (`{` alone, a log line cut short): a line that
+                // answers on its own ends the event, as the per-event reader takes it.
+                pushed.answered |= id.is_some();
+            } else {
                 self.open = Some(depth);
-            } else if id.is_some() {
-                pushed.answered = true;
             }
             out.extend_from_slice(&line);
             return;
@@ -291,6 +320,9 @@ impl Framing {
                 }
                 return;
             }
+            (Judged::ObjectLog, _) => {
+                pushed.object_log.get_or_insert_with(|| quote(&text));
+            }
             (Judged::Own, Some(_)) => pushed.answered = true,
             (Judged::Answer, Some(_)) if !self.echoes_ids => pushed.answered = true,
             (Judged::Answer, None) if !self.echoes_ids => {
@@ -299,6 +331,21 @@ impl Framing {
             _ => {}
         }
         out.extend_from_slice(&line);
+    }
+
+    /// Whether a line inside an answer that has not closed answers the event on its own: it
+    /// echoes the event's id, or (from a process that does not echo ids) ends with an object
+    /// holding a verdict field.
+    fn answers_alone(&self, text: &str, id: Option<&str>) -> bool {
+        let Some(Some(object)) = ending_object(text) else {
+            return false;
+        };
+        match of_object(&object, id) {
+            Judged::Own => true,
+            // `{}` alone is a line of a pretty-printed value as often as an answer.
+            Judged::Answer => !self.echoes_ids && holds_verdict(&object),
+            _ => false,
+        }
     }
 
     /// A line's text, as the stream is encoded (a cut character read as U+FFFD).
@@ -322,6 +369,27 @@ impl Framing {
     }
 }
 
+/// The encoding of an event's output from its first bytes `held` (`Some(little endian)` for
+/// UTF-16, `None` for UTF-8), once they decide it: the per-event reader's sniff, given its
+/// window or the event's end (`complete`), or UTF-16 on the evidence so far; or UTF-8 once a
+/// line has ended without a NUL byte (UTF-16 text of ASCII is full of them). A BOM or a short
+/// line written alone so waits for what follows it, and an answer in UTF-8 does not wait.
+/// Pure.
+fn sniffed(held: &[u8], complete: bool) -> Option<Option<bool>> {
+    let utf16 = |encoding| match encoding {
+        Encoding::Utf16 { little_endian, .. } => Some(little_endian),
+        Encoding::Utf8 => None,
+    };
+    if let Some(encoding) = Encoding::sniff(held, complete) {
+        return Some(utf16(encoding));
+    }
+    if let Some(Encoding::Utf16 { little_endian, .. }) = Encoding::sniff(held, true) {
+        return Some(Some(little_endian));
+    }
+    let line_ended = held.iter().any(|&b| b == b'\n' || b == b'\r');
+    (line_ended && !held.contains(&0)).then_some(None)
+}
+
 /// The text of an answer attempt: the line from its `{` on, when it starts with one after
 /// blanks, a byte-order mark and the CLI's control tag (in either profile: the per-event
 /// reader finds the object behind the tag in both, as a verdict the line ends with).
@@ -333,22 +401,57 @@ fn answer_text(line: &str) -> Option<&str> {
     start.starts_with('{').then_some(start)
 }
 
-/// Judges one ended line for the event `id` in flight. Pure.
+/// Judges one ended line for the event `id` in flight. An answer is found as the per-event
+/// reader finds a verdict: a JSON object the line ends with, wherever it starts (after log
+/// text, a control tag, a stray byte). Pure.
 pub(super) fn judge(line: &str, id: Option<&str>) -> Judged {
-    let Some(text) = answer_text(line) else {
-        return Judged::Log;
-    };
-    let object =
-        match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text.trim_end()) {
-            Ok(object) => object,
+    let opens = answer_text(line);
+    if let Some(text) = opens {
+        match serde_json::from_str::<JsonObject>(text.trim_end()) {
+            Ok(object) => return of_object(&object, id),
             // Cut short at the line's end: a pretty-printed object goes on.
             Err(err) if err.is_eof() => return Judged::Opening,
-            Err(_) => return Judged::Answer,
-        };
+            Err(_) => {}
+        }
+    }
+    match ending_object(line) {
+        Some(Some(object)) => of_object(&object, id),
+        // JSON that only `JSON.parse`'s lenient kin reads (NaN): an answer all the same.
+        Some(None) => Judged::Answer,
+        // A line that starts as an object and is not one is an attempt at an answer, decided
+        // as the same output per event; anything else is log.
+        None if opens.is_some() => Judged::Answer,
+        None => Judged::Log,
+    }
+}
+
+/// The complete JSON object `line` ends with (only blanks after it), if there is one: the
+/// last value the per-event reader's scanner finds in the line; its fields when serde reads
+/// it. Pure.
+fn ending_object(line: &str) -> Option<Option<JsonObject>> {
+    let scan = crate::verdict::scan(line);
+    let span = scan
+        .last_value
+        .filter(|v| v.kind == crate::verdict::Kind::Object && v.end >= scan.last_nonblank_end)?;
+    Some(serde_json::from_str(&line[span.start..span.end]).ok())
+}
+
+type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// Whether `object` holds a verdict field at its top level, as the per-event reader asks.
+fn holds_verdict(object: &JsonObject) -> bool {
+    crate::verdict::Key::ALL
+        .iter()
+        .any(|k| object.contains_key(k.name()))
+}
+
+/// What a complete JSON object ending a line is, by its top-level fields.
+fn of_object(object: &JsonObject, id: Option<&str>) -> Judged {
     match object.get(EVENT_ID_FIELD) {
         Some(serde_json::Value::String(echoed)) if Some(echoed.as_str()) == id => Judged::Own,
         Some(serde_json::Value::String(_)) => Judged::Other,
-        _ => Judged::Answer,
+        _ if holds_verdict(object) || object.keys().all(|k| k == EVENT_ID_FIELD) => Judged::Answer,
+        _ => Judged::ObjectLog,
     }
 }
 
@@ -570,5 +673,80 @@ mod tests {
             }
         }
         assert_eq!(answered_at, Some(bytes.len() / 65536));
+    }
+
+    #[test]
+    fn a_json_log_line_is_output_and_the_answer_is_the_object_holding_a_verdict_field() {
+        let mut framing = Framing::default();
+        let mut out = Vec::new();
+        let log = framing.push(b"{\"status\":\"checking\"}\n", Some("1"), &mut out);
+        assert!(!log.answered, "a JSON log line is not the answer");
+        assert!(log.object_log.unwrap().contains("checking"));
+        let answer = framing.push(b"HOOK_CONTROL\t{\"cancel\":true}\n", Some("1"), &mut out);
+        assert!(answer.answered);
+        assert_eq!(judge("{}", Some("1")), Judged::Answer, "{{}} allows");
+        assert_eq!(judge(r#"{"cancel":false}"#, Some("1")), Judged::Answer);
+        assert_eq!(judge(r#"{"log":"x"}"#, Some("1")), Judged::ObjectLog);
+    }
+
+    #[test]
+    fn an_answer_is_found_where_the_per_event_reader_finds_it_at_the_end_of_its_line() {
+        for line in [
+            "working...{\"cancel\":true}",
+            "log HOOK_CONTROL\t{\"cancel\":true}",
+            "HOOK_CONTROL {\"cancel\":true}",
+            "\u{fffd}{\"cancel\":true}  ",
+            "{\"a\":1} {\"cancel\":true}",
+        ] {
+            assert_eq!(judge(line, Some("1")), Judged::Answer, "{line}");
+        }
+        assert_eq!(judge("see {\"cancel\":true} above", Some("1")), Judged::Log);
+        assert_eq!(
+            judge("x{\"cancel\":true,\"hookEventId\":\"1\"}", Some("1")),
+            Judged::Own
+        );
+    }
+
+    #[test]
+    fn an_opening_that_never_closes_gives_way_to_a_line_that_answers_on_its_own() {
+        for opening in [&b"{\n"[..], b"{\"status\":\"working\"\n"] {
+            let mut framing = Framing::default();
+            let (_, pushed) = push_all(&mut framing, &[opening], "1");
+            assert!(!pushed.answered);
+            let (_, pushed) = push_all(&mut framing, &[b"  \"x\": 1,\n", b"{}\n"], "1");
+            assert!(!pushed.answered, "{{}} alone is a line of a pretty value");
+            let (_, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}\n"], "1");
+            assert!(pushed.answered);
+            assert!(framing.open.is_none());
+        }
+    }
+
+    #[test]
+    fn utf16_is_recognised_when_its_first_write_is_too_short_to_tell() {
+        let utf16 =
+            |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let answer = utf16("{\"cancel\":true}\n");
+        for first in [vec![0xFF, 0xFE], utf16("ok\n"), answer[..2].to_vec()] {
+            let mut framing = Framing::default();
+            let rest = if first == answer[..2] {
+                answer[2..].to_vec()
+            } else {
+                answer.clone()
+            };
+            let (_, pushed) = push_all(&mut framing, &[&first], "1");
+            assert!(!pushed.answered);
+            let (_, pushed) = push_all(&mut framing, &[&rest], "1");
+            assert!(pushed.answered, "first write {first:?}");
+        }
+        // UTF-8 is known at its first line's end: an answer does not wait.
+        let mut framing = Framing::default();
+        let (_, pushed) = push_all(&mut framing, &[b"{\"cancel\":true}\n"], "1");
+        assert!(pushed.answered);
+        // Undecided bytes are read at the event's end.
+        let mut framing = Framing::default();
+        push_all(&mut framing, &[&[0xFF, 0xFE]], "1");
+        let mut out = Vec::new();
+        framing.flush(Some("1"), &mut out);
+        assert_eq!(out, [0xFF, 0xFE]);
     }
 }

@@ -80,6 +80,8 @@ pub(super) struct EventLog {
     printed: u64,
     /// The start of an answer to another event (it echoed another id), skipped.
     stale: Option<String>,
+    /// The first JSON object line read as a log line (it held no verdict field), quoted.
+    object_log: Option<String>,
 }
 
 impl EventLog {
@@ -93,6 +95,7 @@ impl EventLog {
             answered: false,
             printed: 0,
             stale: None,
+            object_log: None,
         }
     }
 
@@ -111,6 +114,9 @@ impl EventLog {
         self.answered |= pushed.answered;
         if self.stale.is_none() {
             self.stale = pushed.stale;
+        }
+        if self.object_log.is_none() {
+            self.object_log = pushed.object_log;
         }
         self.hand_over().await;
     }
@@ -150,6 +156,11 @@ impl EventLog {
             exec.warnings.push("it printed a JSON object line that echoes another event's hookEventId and gave no answer of its own, so that line was read as this event's output".to_owned());
         }
         self.hand_over().await;
+        if let (false, End::TimedOut, Some(line)) = (self.answered, &end, &self.object_log) {
+            exec.warnings.push(format!(
+                "it printed a JSON object line with no verdict field ({line}), which was read as a log line, not its answer: a persistent hook's answer holds cancel, contextModification or errorMessage, or is {{}}, or echoes the event's hookEventId"
+            ));
+        }
         if let Some((out, err)) = &mut self.watch {
             out.finish();
             err.finish();

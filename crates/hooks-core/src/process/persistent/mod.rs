@@ -10,8 +10,9 @@
 //! read by the per-event reader and concluded by the per-event rules, exactly as a per-event
 //! hook's whole stdout and exit are: how a hook is run changes what it costs, never what it
 //! decides. Which bytes belong to which event is [`framing`]'s alone: the answer line is the
-//! one echoing the event's id (from a process that echoes ids), else the first line starting
-//! with `{`; with it goes whatever else it had printed by then; a line echoing another event's
+//! one echoing the event's id (from a process that echoes ids), else the first line ending
+//! with a JSON object that holds a verdict field or is `{}`, found as the per-event reader
+//! finds objects; with it goes whatever else it had printed by then; a line echoing another event's
 //! id is skipped. An event that ends without its answer (exit, timeout, abort,
 //! `terminateAll()`) is read from what it printed, a line without its newline included, as a
 //! per-event hook's output is at the same ending. The hook gets `CLINE_HOOK_MODE=persistent`
