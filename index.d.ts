@@ -43,7 +43,7 @@ export declare class HookRunner {
   get hookName(): string
   /**
    * Every hook found for this name, enabled or not, in run order; a persistent hook that
-   * crashed in a loop is listed disabled, with the reason, until its file changes.
+   * runs per event for now (a crash loop, an approved batch file) says why in its warnings.
    */
   get hooks(): Array<DiscoveredHook>
   /** Runs the hooks with `input` on stdin and combines their verdicts. */

@@ -136,9 +136,9 @@ fn runs_per_event(hook: &DiscoveredHook) -> Option<String> {
     crash_disabled(hook).or_else(|| held_while_running(hook))
 }
 
-/// Notes on the persistent hooks of `hooks` that run per event for now (see
-/// [`runs_per_event`]) why, in their warnings. For listings: they stay enabled, as runs take
-/// them.
+/// Notes on the persistent hooks of `hooks` that run per event for now (after a crash loop,
+/// see [`crash_disabled`]; or an approved batch file, which must stay held while it runs) why,
+/// in their warnings, as their runs say it. For listings: they stay enabled, as runs take them.
 pub fn note_per_event_runs(hooks: &mut [DiscoveredHook]) {
     for hook in hooks {
         if hook.enabled() && hook.settings.mode == crate::discovery::HookMode::Persistent {
