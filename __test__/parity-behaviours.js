@@ -97,18 +97,16 @@ function decode(out, encoding) {
 // A per-event hook's output is read when it ends; a persistent hook's answer is a line. Two
 // facts about a behaviour's text (in its own encoding) decide which decisions must agree:
 //   answersSure   the text ends with a line end and holds a complete line that is a JSON object
-//                 (in the cli profile, a `HOOK_CONTROL\t{...}` line too): a persistent hook that
-//                 prints it has answered its event.
-//   answersMaybe  some line (split at \n, \r\n or \r) starts with `{` (cli: or HOOK_CONTROL):
-//                 a reader might take it, or the object it opens, for an answer.
+//                 holding a verdict field, or `{}` (in the cli profile, behind `HOOK_CONTROL\t`
+//                 too): a persistent hook that prints it has answered its event.
+//   answersMaybe  some line (split at \n, \r\n or \r) holds a `{`: a reader might take an
+//                 object it ends with, or one it opens, for an answer.
+
+const VERDICT_FIELDS = ['cancel', 'shouldContinue', 'review', 'contextModification', 'context', 'errorMessage', 'overrideInput']
 
 function classify(text, profile) {
-  const trim = (s) => s.replace(/^[\s\ufeff\0]+|[\s\ufeff\0]+$/g, '')
   const isControl = (s) => /^HOOK_CONTROL\t/.test(s)
-  const answersMaybe = text.split(/\r\n|\n|\r/).some((line) => {
-    const t = trim(line)
-    return t.startsWith('{') || isControl(t)
-  })
+  const answersMaybe = text.split(/\r\n|\n|\r/).some((line) => line.includes('{'))
   let answersSure = false
   if (text.endsWith('\n')) {
     for (const line of text.split('\n')) {
@@ -118,8 +116,11 @@ function classify(text, profile) {
       try {
         const value = JSON.parse(t)
         if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-          answersSure = true
-          break
+          const keys = Object.keys(value)
+          if (keys.length === 0 || keys.some((key) => VERDICT_FIELDS.includes(key))) {
+            answersSure = true
+            break
+          }
         }
       } catch {
         // not JSON: a log line
