@@ -225,7 +225,7 @@ describe('a persistent hook never locks its file against its author', () => {
     expect(first.warnings).toEqual([])
     expect(first.hooks[0].warnings).toEqual([batchNote])
     // The listing says so too.
-    const runner = await new HookFactory(options).create('PreToolUse')
+    const runner = await new HookFactory(opts({ workspaceRoots: [root], policyFile, trust: 'workspace' })).create('PreToolUse')
     expect(runner.hooks.map((h) => h.warnings)).toEqual([[batchNote]])
     // Nothing holds it once the event is answered: git's delete-and-recreate succeeds.
     const bytes = fs.readFileSync(hook)
