@@ -141,7 +141,8 @@ pub fn stderr_verdict(stdout: &Verdict, stderr: &[u8]) -> Option<String> {
     ))
 }
 
-fn holds_verdict(map: &Map<String, Value>) -> bool {
+/// Whether `map` holds a verdict field at its top level (rule 1).
+pub(crate) fn holds_verdict(map: &Map<String, Value>) -> bool {
     Key::ALL.iter().any(|k| map.contains_key(k.name()))
 }
 

@@ -438,12 +438,7 @@ fn ending_object(line: &str) -> Option<Option<JsonObject>> {
 
 type JsonObject = serde_json::Map<String, serde_json::Value>;
 
-/// Whether `object` holds a verdict field at its top level, as the per-event reader asks.
-fn holds_verdict(object: &JsonObject) -> bool {
-    crate::verdict::Key::ALL
-        .iter()
-        .any(|k| object.contains_key(k.name()))
-}
+use crate::verdict::holds_verdict;
 
 /// What a complete JSON object ending a line is, by its top-level fields.
 fn of_object(object: &JsonObject, id: Option<&str>) -> Judged {
