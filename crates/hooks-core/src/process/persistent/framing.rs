@@ -15,7 +15,7 @@
 //! Lines are held back until they end (to tell a late answer from this event's), up to
 //! [`LINE_KEEP`] bytes; the rest of a longer line streams through as output unjudged by id.
 
-use crate::verdict::Encoding;
+use crate::verdict::{holds_verdict, Encoding};
 
 /// Longest line held back whole to be judged: longer lines are the event's output, whatever
 /// id they carry. It holds the largest answer the per-event reader reads whole with room.
@@ -437,8 +437,6 @@ fn ending_object(line: &str) -> Option<Option<JsonObject>> {
 }
 
 type JsonObject = serde_json::Map<String, serde_json::Value>;
-
-use crate::verdict::holds_verdict;
 
 /// What a complete JSON object ending a line is, by its top-level fields.
 fn of_object(object: &JsonObject, id: Option<&str>) -> Judged {
