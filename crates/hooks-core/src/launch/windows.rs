@@ -42,6 +42,19 @@ pub fn cmd_line_tail(path: &str) -> String {
     format!("\"\"{escaped}\"\"")
 }
 
+/// The path Windows gives for an open file (`GetFinalPathNameByHandle`: `\\?\C:\dir\H.cmd`,
+/// `\\?\UNC\server\share\H.cmd`) as `cmd.exe` runs it (`C:\dir\H.cmd`,
+/// `\\server\share\H.cmd`), the form a batch file's `%~dp0` and cmd.exe's own rules expect. Pure.
+pub fn batch_path_of_final(path: &str) -> String {
+    if let Some(share) = path.strip_prefix(r"\\?\UNC\") {
+        format!(r"\\{share}")
+    } else if let Some(drive) = path.strip_prefix(r"\\?\") {
+        drive.to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
 /// Why a path cannot be handed to `cmd.exe` safely, if it cannot.
 pub fn cmd_unsafe_path(path: &str) -> Option<&'static str> {
     if path.contains('"') {
@@ -92,6 +105,16 @@ mod tests {
             cmd_line_tail(r"C:\100%PATH%\H.cmd"),
             r#"""C:\100%%cd:~,%PATH%%cd:~,%\H.cmd"""#
         );
+    }
+
+    #[test]
+    fn a_final_path_loses_its_long_path_prefix_for_cmd() {
+        assert_eq!(batch_path_of_final(r"\\?\C:\w\H.cmd"), r"C:\w\H.cmd");
+        assert_eq!(
+            batch_path_of_final(r"\\?\UNC\srv\share\H.cmd"),
+            r"\\srv\share\H.cmd"
+        );
+        assert_eq!(batch_path_of_final(r"Z:\w\H.cmd"), r"Z:\w\H.cmd");
     }
 
     #[test]

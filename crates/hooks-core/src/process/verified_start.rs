@@ -8,8 +8,11 @@
 //!   again) starts from the checked file's descriptor: a rename or replacement after the check
 //!   cannot change what runs, a rewrite in place before Node reads it can.
 //! - Windows: the file is held open without write or delete sharing until the hook ends, so
-//!   nobody can change, replace or delete it from the check to the end of the run (when another
-//!   program already has it open for writing, it is checked without that hold).
+//!   nobody can change, replace or delete it from the check to the end of the run. When that
+//!   hold cannot be had (another program has the file open and may write it), the hook is not
+//!   started. A batch file is handed to `cmd.exe`, which rereads it line by line as it runs, by
+//!   the held file's own final path, so a junction, link or `subst` drive on the discovered path
+//!   re-pointed after the check cannot change what cmd.exe reads.
 //! - Elsewhere (macOS; PowerShell, which wants a `.ps1` path): the file is checked and started
 //!   by its path at once; a swap in between can go unnoticed.
 
@@ -39,6 +42,9 @@ pub(crate) struct VerifiedFile {
     /// The descriptor the process starts from (Linux): a sealed copy or `file` itself.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     start_from: Option<File>,
+    /// Windows, a batch file: the held file's final path, which `cmd.exe` is given.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    batch_path: Option<String>,
 }
 
 /// Opens and checks `hook`'s file if it must match an approval; `Ok(None)` when it need not.
@@ -56,7 +62,7 @@ pub(crate) async fn verify(hook: &DiscoveredHook) -> Result<Option<VerifiedFile>
     let program = hook.command.first().cloned().unwrap_or_default();
     crate::blocking::run_or_inline(move || {
         let checked = check(&path, &approved)?;
-        Ok(Some(checked.start_form(kind, &program)))
+        checked.start_form(kind, &program).map(Some)
     })
     .await
     .unwrap_or_else(|why| Err(format!("{NOT_TRUSTED_CHANGED}: {why}")))
@@ -69,22 +75,36 @@ struct Checked {
 }
 
 fn check(path: &Path, approved: &str) -> Result<Checked, String> {
-    let file = open_held(path).map_err(|e| {
-        format!(
-            "{NOT_TRUSTED_CHANGED}: {} could not be read to check it against its approval ({e}), so it was not started",
-            path.display()
-        )
-    })?;
+    let file = open_held(path).map_err(|e| not_held(path, &e))?;
     match read_capped(&file) {
         Ok(Some(bytes)) if sha256_of_bytes(&bytes) == approved => Ok(Checked { file, bytes }),
         _ => Err(changed_at_start(path)),
     }
 }
 
+/// Why `path` could not be opened to be checked and held: `err` from that open.
+fn not_held(path: &Path, err: &io::Error) -> String {
+    // ERROR_SHARING_VIOLATION: another handle may write the file, so no hold is to be had.
+    if cfg!(windows) && err.raw_os_error() == Some(32) {
+        return format!(
+            "{NOT_TRUSTED_CHANGED}: {} is open in another program that may write it, so the approved bytes could not be held unchanged for the run and it was not started; close it there and run again",
+            path.display()
+        );
+    }
+    format!(
+        "{NOT_TRUSTED_CHANGED}: {} could not be read to check it against its approval ({err}), so it was not started",
+        path.display()
+    )
+}
+
 impl Checked {
     /// What the process starts from: a sealed copy, the file's descriptor, or its path.
     #[cfg(target_os = "linux")]
-    fn start_form(self, kind: crate::launch::LaunchKind, program: &OsString) -> VerifiedFile {
+    fn start_form(
+        self,
+        kind: crate::launch::LaunchKind,
+        program: &OsString,
+    ) -> Result<VerifiedFile, String> {
         use crate::launch::{descriptor_start, DescriptorStart};
         let start_from = match descriptor_start(kind, program, &self.bytes) {
             DescriptorStart::Copy => sealed_copy(&self.bytes)
@@ -93,19 +113,76 @@ impl Checked {
             DescriptorStart::Original => self.file.try_clone().ok(),
             DescriptorStart::ByPath => None,
         };
-        VerifiedFile {
+        Ok(VerifiedFile {
             file: self.file,
             start_from,
-        }
+            batch_path: None,
+        })
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn start_form(self, _kind: crate::launch::LaunchKind, _program: &OsString) -> VerifiedFile {
+    fn start_form(
+        self,
+        kind: crate::launch::LaunchKind,
+        _program: &OsString,
+    ) -> Result<VerifiedFile, String> {
         let _ = self.bytes;
-        VerifiedFile {
+        #[cfg(windows)]
+        let batch_path = match kind {
+            crate::launch::LaunchKind::Cmd => Some(batch_path(&self.file)?),
+            _ => None,
+        };
+        #[cfg(not(windows))]
+        let batch_path = {
+            let _ = kind;
+            None
+        };
+        Ok(VerifiedFile {
             file: self.file,
             start_from: None,
+            batch_path,
+        })
+    }
+}
+
+/// The path `cmd.exe` is given for a held batch file: the file's own final path (no junction,
+/// link or `subst` drive left in it), which nobody can re-point while the file is held.
+#[cfg(windows)]
+fn batch_path(file: &File) -> Result<String, String> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Storage::FileSystem::{
+        GetFinalPathNameByHandleW, FILE_NAME_NORMALIZED, VOLUME_NAME_DOS,
+    };
+    let handle = file.as_raw_handle();
+    let mut wide = vec![0u16; 512];
+    loop {
+        // SAFETY: `handle` is the open file's; the buffer is valid for its length.
+        let len = unsafe {
+            GetFinalPathNameByHandleW(
+                handle,
+                wide.as_mut_ptr(),
+                wide.len() as u32,
+                FILE_NAME_NORMALIZED | VOLUME_NAME_DOS,
+            )
+        } as usize;
+        if len == 0 {
+            let err = io::Error::last_os_error();
+            return Err(format!(
+                "{NOT_TRUSTED_CHANGED}: the real path of a batch file could not be read ({err}), so it was not started"
+            ));
         }
+        if len < wide.len() {
+            wide.truncate(len);
+            break;
+        }
+        wide.resize(len + 1, 0);
+    }
+    let path = crate::launch::batch_path_of_final(&String::from_utf16_lossy(&wide));
+    match crate::launch::cmd_unsafe_path(&path) {
+        Some(why) => Err(format!(
+            "{NOT_TRUSTED_CHANGED}: {why} ({path}), so it was not started"
+        )),
+        None => Ok(path),
     }
 }
 
@@ -148,22 +225,31 @@ fn open_held(path: &Path) -> io::Result<File> {
     {
         use std::os::windows::fs::OpenOptionsExt;
         const FILE_SHARE_READ: u32 = 0x1;
-        if let Ok(file) = std::fs::OpenOptions::new()
+        // No fallback to an open without the hold: cmd.exe rereads a batch file as it runs,
+        // and a writer's handle would change what runs after the check (see `not_held`).
+        std::fs::OpenOptions::new()
             .read(true)
             .share_mode(FILE_SHARE_READ)
             .open(path)
-        {
-            return Ok(file);
-        }
     }
+    #[cfg(not(windows))]
     File::open(path)
 }
 
 impl VerifiedFile {
     /// The argv to start `hook` with: on Linux, where it starts from a descriptor, its path
     /// replaced by that descriptor's (`/proc/self/fd/N`, valid in the child, which keeps it
-    /// open: see [`VerifiedFile::keep_in_child`]); otherwise its argv as it is.
+    /// open: see [`VerifiedFile::keep_in_child`]); on Windows, a batch file's path replaced by
+    /// the held file's final path; otherwise its argv as it is.
     pub(crate) fn argv(&self, hook: &DiscoveredHook) -> Vec<OsString> {
+        #[cfg(windows)]
+        if let Some(real) = &self.batch_path {
+            let mut argv = hook.command.clone();
+            if let Some(tail) = argv.last_mut() {
+                *tail = OsString::from(crate::launch::cmd_line_tail(real));
+            }
+            return argv;
+        }
         #[cfg(target_os = "linux")]
         if let Some(from) = &self.start_from {
             use std::os::fd::AsRawFd;
