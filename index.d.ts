@@ -637,7 +637,8 @@ export interface RunOptions {
 /**
  * Records in the store `policyFile` whether the hook file at `path` runs. Discovery lists a
  * disabled hook `enabled: false` with reason `disabled`. Enabling a file without the exec
- * bit (macOS/Linux) sets it.
+ * bit (macOS/Linux) sets it; one that is a link (or in a linked folder) leading out of its
+ * workspace root or hooks folder is refused with `ERR_NOT_A_HOOK` instead.
  */
 export declare function setHookEnabled(path: string, enabled: boolean, options: { policyFile: string }): Promise<void>
 

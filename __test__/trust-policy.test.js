@@ -354,6 +354,158 @@ describe('a policy store that cannot be used', () => {
   })
 })
 
+// Issue 32: a store only the user can change, approvals that stay in the workspace they were
+// given in, and an enable that never changes a file outside the hook's workspace.
+describe('issue 32: who can change a store, where an approval holds, what enabling may chmod', () => {
+  const isRoot = !isWindows && process.getuid() === 0
+  // A change of mode or owner is no write by this process: runs see it at the next
+  // revalidation (250 ms), so wait for a run that shows it.
+  const runUntil = (options, shows, what) => {
+    let last
+    return waitFor(
+      async () => {
+        last = await runHook('PreToolUse', {}, options)
+        return shows(last)
+      },
+      { timeoutMs: 20000, intervalMs: 50, what },
+    ).then(() => last)
+  }
+  const ran = (result) => result.contextModification === 'ran' && result.warnings.length === 0
+
+  testUnix('a store file that is itself a symbolic link into a workspace counts as empty', async () => {
+    const { root, hook } = setup()
+    fs.mkdirSync(path.join(root, '.cline'))
+    const inside = path.join(root, '.cline', 'policy.json')
+    fs.writeFileSync(inside, JSON.stringify({ approved: { [hook]: sha256(hook) } }))
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    fs.symlinkSync(inside, policyFile)
+    const options = opts({ workspaceRoots: [root], policyFile, trust: 'workspace' })
+    const result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain('once symbolic links are followed')
+    expect(result.warnings[0]).toContain(`inside the workspace root ${root}`)
+    expect(result.warnings).toContain(`skipped ${hook}: not trusted: new`)
+  })
+
+  testUnix('a store whose folder others can write counts as empty; a sticky folder such as /tmp does not', async () => {
+    const { hook, policyFile, options } = setup()
+    await trustHook(hook, { policyFile })
+    const folder = path.dirname(policyFile)
+    fs.chmodSync(folder, 0o777)
+    let result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain(`is in the folder ${folder}, where another user could replace it`)
+    expect(result.warnings[0]).toContain('chmod o-w')
+    const err = await trustHook(hook, { policyFile }).catch((e) => e)
+    expect(err.code).toBe('ERR_HOOK_POLICY_FILE')
+    fs.chmodSync(folder, 0o1777)
+    await runUntil(options, ran, 'the sticky folder to be accepted')
+  })
+
+  testIf(isRoot, 'chown and chgrp to other ids need root (CI runs as root)', 'a store another user can write through its group or folder counts as empty; the owner\'s own group may write it', async () => {
+    const { hook, policyFile, options } = setup()
+    await trustHook(hook, { policyFile })
+    fs.chmodSync(policyFile, 0o660)
+    // users (gid 100): a group other accounts share, not root's private group.
+    fs.chownSync(policyFile, 0, 100)
+    let result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain('can be written by the members of its group (gid 100')
+    expect((await trustHook(hook, { policyFile }).catch((e) => e)).code).toBe('ERR_HOOK_POLICY_FILE')
+    // Root's own group (root:x:0: lists nobody): nobody else can write it.
+    fs.chownSync(policyFile, 0, 0)
+    await runUntil(options, ran, "the owner's own group to be accepted")
+    // A folder the group users can write.
+    const folder = path.dirname(policyFile)
+    fs.chownSync(folder, 0, 100)
+    fs.chmodSync(folder, 0o770)
+    result = await runUntil(options, (r) => r.hooks.length === 0, 'the group-writable folder to be refused')
+    expect(result.warnings[0]).toContain(`is in the folder ${folder}, where another user could replace it`)
+    expect(result.warnings[0]).toContain('can be written by the members of its group (gid 100')
+    fs.chmodSync(folder, 0o750)
+    await runUntil(options, ran, 'the folder without group write to be accepted')
+    // A folder another user owns: they could replace the store.
+    fs.chownSync(folder, 65534, 65534)
+    result = await runUntil(options, (r) => r.hooks.length === 0, 'the folder of another user to be refused')
+    expect(result.warnings[0]).toContain('belongs to another user (uid 65534')
+  })
+
+  testUnix("a clone whose hooks folder links to another project's approved hooks does not run them until approved there", async () => {
+    const { root: project, hook, policyFile } = setup()
+    await trustHook(hook, { policyFile })
+    const inProject = opts({ workspaceRoots: [project], policyFile, trust: 'workspace' })
+    const clone = makeWorkspace('clone')
+    fs.mkdirSync(path.join(clone, '.clinerules'))
+    fs.symlinkSync(hooksDirOf(project), hooksDirOf(clone))
+    // `.clinerules` itself a link, relative as a repository carries it.
+    const other = makeWorkspace('clone-rules')
+    fs.symlinkSync(path.relative(other, path.join(project, '.clinerules')), path.join(other, '.clinerules'))
+    for (const workspace of [clone, other]) {
+      const options = opts({ workspaceRoots: [workspace], policyFile, trust: 'workspace' })
+      const [found] = await discoverHooks('PreToolUse', options)
+      expect(found).toMatchObject({ trust: 'new', enabled: false, reason: 'not trusted: new' })
+      const result = await runHook('PreToolUse', {}, options)
+      expect(result.hooks).toEqual([])
+      expect(result.warnings).toEqual([`skipped ${found.path}: not trusted: new`])
+    }
+    // Still approved where it was approved.
+    expect((await runHook('PreToolUse', {}, inProject)).contextModification).toBe('ran')
+    // Approved in the clone: it runs there, through any spelling of the clone's root.
+    const inClone = opts({ workspaceRoots: [clone], policyFile, trust: 'workspace' })
+    const [found] = await discoverHooks('PreToolUse', inClone)
+    await trustHook(found.path, { policyFile, sha256: found.sha256 })
+    expect((await runHook('PreToolUse', {}, inClone)).contextModification).toBe('ran')
+    const alias = path.join(makeTempDir('cline-hooks-alias-'), 'clone')
+    fs.symlinkSync(clone, alias)
+    expect((await discoverHooks('PreToolUse', opts({ workspaceRoots: [alias], policyFile, trust: 'workspace' })))[0].trust).toBe('approved')
+    // The approval in the clone is the clone's: the other clone still needs its own.
+    expect((await discoverHooks('PreToolUse', opts({ workspaceRoots: [other], policyFile, trust: 'workspace' })))[0].trust).toBe('new')
+    // The store keeps the old format: path -> sha256, the clone's under its own root.
+    const store = JSON.parse(fs.readFileSync(policyFile, 'utf8'))
+    expect(store.approved[path.join(clone, '.clinerules', 'hooks', 'PreToolUse')]).toBe(sha256(hook))
+  })
+
+  testUnix('enabling never sets the exec bit through a link leading out of the workspace; inside it, it does', async () => {
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const outside = makeTempDir('cline-hooks-outside-')
+    const target = path.join(outside, 'PreToolUse')
+    fs.writeFileSync(target, '#!/bin/sh\necho {}\n')
+    fs.chmodSync(target, 0o644)
+    // The hook file a link out of the workspace.
+    const root = makeWorkspace('enable-link')
+    fs.mkdirSync(hooksDirOf(root), { recursive: true })
+    const link = path.join(hooksDirOf(root), 'PreToolUse')
+    fs.symlinkSync(target, link)
+    // The hooks folder a link out of the workspace.
+    const linkedDir = makeWorkspace('enable-dir-link')
+    fs.mkdirSync(path.join(linkedDir, '.clinerules'))
+    fs.symlinkSync(outside, hooksDirOf(linkedDir))
+    for (const hook of [link, path.join(hooksDirOf(linkedDir), 'PreToolUse')]) {
+      const err = await setHookEnabled(hook, true, { policyFile }).catch((e) => e)
+      expect(err.code).toBe('ERR_NOT_A_HOOK')
+      expect(err.message).toContain(`${hook} is not a hook: it is a symbolic link`)
+      expect(err.message).toContain(`leading to ${target}, outside`)
+      expect(fs.statSync(target).mode & 0o777).toBe(0o644)
+    }
+    // The CLI says the same and changes nothing.
+    const r = require('child_process').spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'cline-hooks.js'), 'enable', link, '--policy-file', policyFile], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('outside')
+    expect(fs.statSync(target).mode & 0o777).toBe(0o644)
+    // A link to a file inside the same workspace is enabled, and its file made executable.
+    const inner = path.join(root, 'scripts', 'TaskStart')
+    fs.mkdirSync(path.dirname(inner))
+    fs.writeFileSync(inner, '#!/bin/sh\necho {}\n')
+    fs.chmodSync(inner, 0o644)
+    fs.symlinkSync(inner, path.join(hooksDirOf(root), 'TaskStart'))
+    await setHookEnabled(path.join(hooksDirOf(root), 'TaskStart'), true, { policyFile })
+    expect(fs.statSync(inner).mode & 0o777).toBe(0o755)
+  })
+})
+
 describe('bad input', () => {
   test('each mistake is a clear error', async () => {
     const { root, hook, policyFile } = setup()
@@ -418,6 +570,25 @@ describe('cline-hooks trust, enable, disable', () => {
     expect(r.stdout).not.toMatch(/\bnew\b.*workspace/)
     // Nothing left to approve.
     expect(cli('trust', ...scope).stdout).toContain('Every hook in scope is approved')
+  })
+
+  testUnix("trust in a clone linked to another project's hooks asks again there, approves there, and list agrees", () => {
+    const { root: project, hook, policyFile } = setup()
+    const clone = makeWorkspace('cli-clone')
+    fs.mkdirSync(path.join(clone, '.clinerules'))
+    fs.symlinkSync(hooksDirOf(project), hooksDirOf(clone))
+    expect(cli('trust', '--workspace', project, '--no-global', '--policy-file', policyFile, '--yes').status).toBe(0)
+    expect(JSON.parse(fs.readFileSync(policyFile, 'utf8')).approved[hook]).toBe(sha256(hook))
+    const scope = ['--workspace', clone, '--no-global', '--policy-file', policyFile]
+    let r = cli('trust', ...scope)
+    expect(r.status).toBe(2)
+    expect(r.stdout).toContain('(new)')
+    r = cli('trust', ...scope, '--yes')
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain(`approved ${path.join(hooksDirOf(clone), 'PreToolUse')}`)
+    expect(cli('trust', ...scope).stdout).toContain('Every hook in scope is approved')
+    r = cli('list', 'PreToolUse', ...scope, '--trust', 'workspace')
+    expect(r.stdout).toMatch(/^PreToolUse\s+enabled\s+approved\s+workspace/m)
   })
 
   test('disable and enable record the state; list and run follow it', () => {

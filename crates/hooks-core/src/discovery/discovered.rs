@@ -42,7 +42,9 @@ pub struct DiscoveredHook {
     pub trust: TrustState,
     /// Its path with the links on its folder's path resolved, when known: the user's policy
     /// store is keyed by it, so a hook approved or disabled through one spelling of its
-    /// folder is the same hook through another.
+    /// folder is the same hook through another. A workspace hook whose folder leads out of
+    /// its root is keyed in its root (see [`crate::policy::real_path`]): an approval given in
+    /// another root does not carry over.
     pub real_path: Option<PathBuf>,
     /// What its header (`cline-hook:` line) asks for.
     pub settings: HookSettings,

@@ -34,8 +34,9 @@ pub struct Listing {
     pub dir: HookDir,
     /// What it held.
     pub contents: Contents,
-    /// The directory with every symbolic link on its path resolved, when it exists: what the
-    /// user's policy store keys its hooks by (see [`crate::policy::real_path`]).
+    /// The directory as the user's policy store keys its hooks, when it exists: with every
+    /// symbolic link on its path resolved, but a root's hooks folder leading out of its root
+    /// spelled in that root (see [`crate::policy::policy_dir`]).
     pub real_dir: Option<PathBuf>,
 }
 
@@ -144,7 +145,7 @@ impl Scanner {
                 }
                 let real_dir = match contents {
                     Contents::Missing => None,
-                    _ => crate::policy::real_dir(&dir.path),
+                    _ => crate::policy::policy_dir(&dir.path),
                 };
                 Listing {
                     dir,

@@ -6,35 +6,13 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::fingerprint::{sha256_of, FINGERPRINT_LIMIT};
+use super::paths::real_path;
+#[cfg(unix)]
+use super::paths::{hook_area, leads_out};
 use super::policy_file::update;
 use super::store::{is_sha256, key};
 use crate::discovery::{could_be_hook_file, Platform, Profile};
 use crate::error::HookError;
-
-/// `dir` with every symbolic link on its path resolved (Windows: without the `\\?\` prefix
-/// when it is a plain drive path); `None` if it does not exist. I/O.
-pub fn real_dir(dir: &Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(dir).ok()?;
-    #[cfg(windows)]
-    {
-        let text = real.to_string_lossy();
-        if let Some(plain) = text.strip_prefix(r"\\?\") {
-            if plain.as_bytes().get(1) == Some(&b':') {
-                return Some(PathBuf::from(plain));
-            }
-        }
-    }
-    Some(real)
-}
-
-/// `path` (a hook file) with the links on its folder's path resolved, as the store keys it:
-/// the file itself may be a link (its own name is the hook's).
-pub fn real_path(path: &Path) -> PathBuf {
-    match (path.parent().and_then(real_dir), path.file_name()) {
-        (Some(dir), Some(name)) => dir.join(name),
-        _ => path.to_owned(),
-    }
-}
 
 /// An approval as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +80,9 @@ pub fn untrust_hook(path: &Path, policy_file: &Path) -> Result<bool, HookError> 
 }
 
 /// Records whether the hook file at `path` runs. Enabling a file that lacks the exec bit
-/// (macOS/Linux) sets it, since the user asked for it to run; disabling leaves its mode alone.
+/// (macOS/Linux) sets it, since the user asked for it to run, but never on a file a link leads
+/// to outside the hook's workspace root or folder (that is refused); disabling leaves its mode
+/// alone.
 pub fn set_hook_enabled(path: &Path, enabled: bool, policy_file: &Path) -> Result<(), HookError> {
     let file = open_hook(path)?;
     if enabled {
@@ -156,20 +136,57 @@ fn open_hook(path: &Path) -> Result<File, HookError> {
     Ok(file)
 }
 
+/// Sets the exec bit of the hook file at `path` (open as `file`) if it lacks it. Only for a file
+/// that lies, links resolved, in the hook's workspace root or folder ([`leads_out`]): a link a
+/// repository planted must not make us change a file elsewhere. The mode is changed through a
+/// descriptor opened on that real path without following a link at its end, and only when it
+/// is the file opened as the hook.
 #[cfg(unix)]
 fn make_executable(path: &Path, file: &File) -> Result<(), HookError> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = file
-        .metadata()
-        .map_err(|e| not_a_hook(path, format!("it cannot be inspected ({e})")))?
-        .permissions()
-        .mode();
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let inspect = |e: std::io::Error| not_a_hook(path, format!("it cannot be inspected ({e})"));
+    let meta = file.metadata().map_err(inspect)?;
+    let mode = meta.permissions().mode();
     if mode & 0o111 != 0 {
         return Ok(());
     }
+    let real = std::fs::canonicalize(path).map_err(inspect)?;
+    let area = path.parent().and_then(hook_area).ok_or_else(|| {
+        not_a_hook(
+            path,
+            "its folder cannot be resolved, so it was not made executable".to_owned(),
+        )
+    })?;
+    if let Some(why) = leads_out(&real, &area) {
+        return Err(not_a_hook(path, why));
+    }
+    let target = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(&real)
+        .map_err(|e| {
+            not_a_hook(
+                path,
+                format!(
+                    "{} cannot be opened without following links ({e}), so it was not made executable",
+                    real.display()
+                ),
+            )
+        })?;
+    let same = target
+        .metadata()
+        .is_ok_and(|t| t.dev() == meta.dev() && t.ino() == meta.ino());
+    if !same {
+        return Err(not_a_hook(
+            path,
+            "it was replaced while it was being enabled, so it was not made executable; try again"
+                .to_owned(),
+        ));
+    }
     // Executable for whoever may read it, as `chmod +x` under the usual umask does.
     let with_exec = mode | ((mode & 0o444) >> 2);
-    file.set_permissions(std::fs::Permissions::from_mode(with_exec))
+    target
+        .set_permissions(std::fs::Permissions::from_mode(with_exec))
         .map_err(|e| {
             HookError::PolicyFile(format!(
                 "{} cannot be made executable ({e}), so it cannot be enabled; run chmod +x on it",

@@ -3,14 +3,18 @@
 //! and the fingerprints (sha256 of a hook file's bytes) that approvals are checked against,
 //! at discovery and again on the bytes that are started.
 
+mod access;
 mod decisions;
 mod fingerprint;
+mod paths;
 mod policy_file;
 mod store;
 mod trust;
 
+pub use access::*;
 pub use decisions::*;
 pub use fingerprint::*;
+pub use paths::*;
 pub use policy_file::*;
 pub use store::*;
 pub use trust::*;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::access::{file_problem, folder_problem};
 use super::store::{parse, Policy};
 use crate::error::HookError;
 use crate::file_lock::{lock_within, sibling, LockRefused};
@@ -56,9 +57,11 @@ pub struct Loaded {
 }
 
 /// Reads the store at `path` for a layout with `workspace_roots`. A missing file is an empty
-/// store; one that cannot be read, is not a store, (on macOS/Linux) could be written by another
-/// user, or is inside a workspace root once links are followed, is empty with a `problem` that
-/// says so.
+/// store; one that cannot be read, is not a store, (on macOS/Linux) could be written or replaced
+/// by another user (see [`others_can_write`](super::others_can_write)), or is inside a
+/// workspace root once links are followed (its folders' and its own), is empty with a
+/// `problem` that says so. A store with several names (hard links) is read: a name gives no
+/// one a right to write it that its owner and mode do not, and those are checked.
 pub fn load(path: &Path, workspace_roots: &[PathBuf]) -> Loaded {
     let placed = real_placement_problem(path, workspace_roots);
     match placed.map_or_else(|| read(path), Err) {
@@ -78,17 +81,37 @@ pub fn load(path: &Path, workspace_roots: &[PathBuf]) -> Loaded {
     }
 }
 
-/// [`placement_problem`] with links followed (a workspace root, or the store's folder, given
-/// through a symbolic link): I/O, done where the store is read, off any event loop.
+/// [`placement_problem`] with links followed (a workspace root, the store's folder or the store
+/// file itself given through a symbolic link): I/O, done where the store is read, off any
+/// event loop.
 fn real_placement_problem(path: &Path, workspace_roots: &[PathBuf]) -> Option<String> {
-    let real_dir = path.parent().and_then(|d| std::fs::canonicalize(d).ok())?;
-    let real = real_dir.join(path.file_name()?);
+    let real = real_store_path(path)?;
     let roots: Vec<PathBuf> = workspace_roots
         .iter()
         .filter_map(|r| std::fs::canonicalize(r).ok())
         .collect();
     placement_problem(&real, &roots)
         .map(|why| format!("is, once symbolic links are followed, {why}"))
+}
+
+/// `path` with every symbolic link resolved, its own included, even when the file it leads to
+/// does not exist yet (a dangling link counts where it points); `None` when its folder does
+/// not exist or the links loop. I/O.
+fn real_store_path(path: &Path) -> Option<PathBuf> {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return Some(real);
+    }
+    let mut path = path.to_owned();
+    // As many links as the system follows in one path (Linux's MAXSYMLINKS).
+    for _ in 0..40 {
+        let real_dir = std::fs::canonicalize(path.parent()?).ok()?;
+        let real = real_dir.join(path.file_name()?);
+        match std::fs::read_link(&real) {
+            Ok(target) => path = real_dir.join(target),
+            Err(_) => return Some(real),
+        }
+    }
+    None
 }
 
 /// Opens the store for reading without blocking (a FIFO put in its place must not hold the
@@ -106,6 +129,10 @@ fn open_store(path: &Path) -> io::Result<File> {
 
 /// The store's contents, or what is wrong with the file (a fragment after its path).
 fn read(path: &Path) -> Result<Policy, String> {
+    // Before the file: one in a folder another user can write may be theirs by the next read.
+    if let Some(why) = folder_problem(path) {
+        return Err(why);
+    }
     let mut file = match open_store(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Policy::default()),
@@ -124,7 +151,7 @@ fn read(path: &Path) -> Result<Policy, String> {
             "is not a regular file (a FIFO, socket or device?); it must be a JSON file".to_owned(),
         );
     }
-    if let Some(why) = foreign_owner(&meta) {
+    if let Some(why) = file_problem(&meta) {
         return Err(why);
     }
     if meta.len() > POLICY_FILE_LIMIT {
@@ -142,32 +169,6 @@ fn read(path: &Path) -> Result<Policy, String> {
     parse(&bytes)
 }
 
-/// Why a store file must not be believed: someone other than this user could have written it.
-#[cfg(unix)]
-fn foreign_owner(meta: &std::fs::Metadata) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
-    if meta.uid() != me {
-        return Some(format!(
-            "belongs to another user (uid {}, this process runs as uid {me}); a policy store must be the user's own file",
-            meta.uid()
-        ));
-    }
-    if meta.mode() & 0o002 != 0 {
-        return Some(format!(
-            "can be written by every user (mode {:04o}); run chmod o-w on it",
-            meta.mode() & 0o7777
-        ));
-    }
-    None
-}
-
-#[cfg(not(unix))]
-fn foreign_owner(_meta: &std::fs::Metadata) -> Option<String> {
-    None
-}
-
 /// Changes the store at `path` with `change`, atomically and under its lock file
 /// (`<path>.lock`): the store is read after the lock is taken, so a change made meanwhile by
 /// another process is kept. A store that cannot be read or is not one is left untouched and
@@ -183,16 +184,7 @@ pub fn update<R>(
     let resolved = std::fs::symlink_metadata(path)
         .ok()
         .filter(|m| m.file_type().is_symlink())
-        .and_then(|_| {
-            // Where it points, even when that does not exist yet.
-            std::fs::canonicalize(path).ok().or_else(|| {
-                let target = std::fs::read_link(path).ok()?;
-                Some(
-                    path.parent()
-                        .map_or(target.clone(), |dir| dir.join(&target)),
-                )
-            })
-        });
+        .and_then(|_| real_store_path(path));
     let path = resolved.as_deref().unwrap_or(path);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -429,6 +421,51 @@ mod tests {
         assert!(loaded.policy.disabled.is_empty());
         let why = loaded.problem.unwrap();
         assert!(why.contains("once symbolic links are followed"), "{why}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_file_linked_into_a_workspace_counts_as_empty_and_a_hard_link_is_read() {
+        let dir = scratch("file-link");
+        let repo = dir.join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        let inside = repo.join("policy.json");
+        std::fs::write(&inside, "{\"disabled\": [\"/h/x\"]}").unwrap();
+        let store = dir.join("hooks-policy.json");
+        std::os::unix::fs::symlink(&inside, &store).unwrap();
+        let loaded = load(&store, std::slice::from_ref(&repo));
+        assert!(loaded.policy.disabled.is_empty());
+        let why = loaded.problem.unwrap();
+        assert!(why.contains("once symbolic links are followed"), "{why}");
+        // Dangling, it still counts where it points.
+        let dangling = dir.join("dangling.json");
+        std::os::unix::fs::symlink(repo.join("missing.json"), &dangling).unwrap();
+        assert!(load(&dangling, std::slice::from_ref(&repo))
+            .problem
+            .is_some());
+        // A second name outside every root: read (see `load`).
+        let hard = dir.join("hard.json");
+        std::fs::hard_link(&inside, &hard).unwrap();
+        assert!(load(&hard, &[]).policy.is_disabled(Path::new("/h/x")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_in_a_folder_others_can_write_counts_as_empty_and_is_not_written() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("open-folder");
+        let path = dir.join("policy.json");
+        std::fs::write(&path, "{\"disabled\": [\"/h/x\"]}").unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let loaded = load(&path, &[]);
+        assert!(loaded.policy.disabled.is_empty());
+        let why = loaded.problem.unwrap();
+        assert!(why.contains("where another user could replace it"), "{why}");
+        assert!(update(&path, |_| Ok(())).is_err());
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(load(&path, &[]).policy.is_disabled(Path::new("/h/x")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
