@@ -59,15 +59,16 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
  * The lines of outside `text`, escaped (newlines split it, tabs stay), at most `maxLines` of them
- * (the first or the last ones), with a note saying what was left out.
+ * (the first or the last ones), with a note saying what was left out (and, for the first ones,
+ * `more`: where to see the rest).
  */
-function clip(text, { maxLines, fromEnd, what }) {
+function clip(text, { maxLines, fromEnd, what, more = '(see --json)' }) {
   const lines = escapeTerminal(text.replace(/\s+$/, ''), { multiline: true }).split('\n')
   if (lines.length <= maxLines) return { lines, note: null }
   const left = lines.length - maxLines
   return fromEnd
     ? { lines: lines.slice(-maxLines), note: `… ${plural(left, 'earlier line')} of ${what} not shown` }
-    : { lines: lines.slice(0, maxLines), note: `… ${plural(left, 'more line')} of ${what} (see --json)` }
+    : { lines: lines.slice(0, maxLines), note: `… ${plural(left, 'more line')} of ${what} ${more}` }
 }
 
 /** A terminal that can move the cursor and colour: stdout is one, and not `TERM=dumb` (Emacs shell mode). */
