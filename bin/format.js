@@ -43,9 +43,15 @@ function shellQuote(arg) {
 }
 
 /** A path relative to the current directory when it lies below it, else the path; escaped. */
+/** Whether `p` is `dir` or inside it (by the names, as given: resolve links first where they matter). */
+function isInside(dir, p) {
+  const rel = path.relative(dir, p)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
 function displayPath(p) {
   const rel = path.relative(process.cwd(), p)
-  return escapeTerminal(rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p)
+  return escapeTerminal(rel && isInside(process.cwd(), p) ? rel : p)
 }
 
 function formatMs(ms) {
@@ -76,4 +82,4 @@ function smartTerminal() {
   return Boolean(process.stdout.isTTY) && process.env.TERM !== 'dumb'
 }
 
-module.exports = { makeStyle, useColour, smartTerminal, visibleLength, pad, shellQuote, displayPath, formatMs, plural, clip }
+module.exports = { makeStyle, useColour, smartTerminal, visibleLength, pad, shellQuote, isInside, displayPath, formatMs, plural, clip }

@@ -16,7 +16,7 @@ const { EXIT, SIGNAL_EXITS } = require('./exit-codes')
 const { UsageError } = require('./errors')
 const { escapeTerminal } = require('./terminal-text')
 const { say } = require('./stdio')
-const { makeStyle, useColour, displayPath, plural, clip } = require('./format')
+const { makeStyle, useColour, isInside, displayPath, plural, clip } = require('./format')
 const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs } = require('./discovery')
 
 /** How many lines of a hook `trust` shows before asking. */
@@ -37,7 +37,7 @@ function withPolicy(opts, defaultTrust) {
   const options = discoveryOptions(opts)
   const policyFile = policyFileOf(opts)
   const trust = opts.trust || defaultTrust
-  const inside = options.workspaceRoots.find((root) => !path.relative(root, policyFile).startsWith('..') && !path.isAbsolute(path.relative(root, policyFile)))
+  const inside = options.workspaceRoots.find((root) => isInside(root, policyFile))
   if (inside !== undefined && opts['policy-file'] === undefined) {
     if (trust !== 'off') {
       throw new UsageError(`the policy store ${displayPath(policyFile)} is inside the workspace ${displayPath(inside)}; pass --policy-file outside it`)
