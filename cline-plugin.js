@@ -29,22 +29,25 @@ const CLI_CALL_LIMIT_MS = 3000
 
 /**
  * The package's SDK adapter, from a folder the opened repository cannot write. The workspace
- * (the current directory, where the CLI runs the plugin) is a cloned repository: a
- * `node_modules/@cline/hooks` it ships would be a runtime that runs or approves whatever it
- * likes. So no lookup starts from the current directory or a file in it, and Node's search up
- * the folders (and NODE_PATH) is never used: each place is a package folder opened by path, and
- * one inside the workspace is passed over. The places, in order: CLINE_HOOKS_PACKAGE (the
- * user's own choice: used even inside the workspace, with a warning), the package this file
- * belongs to, the node_modules folders holding the program that loads the plugin (the Cline
- * CLI's own install: its plugin sandbox script lives there), the global node_modules of the
- * Node that runs the plugin.
+ * (see workspaceRoots) is a cloned repository: a `node_modules/@cline/hooks` it ships would be
+ * a runtime that runs or approves whatever it likes. So no lookup starts from the current
+ * directory or a file in it, and Node's search up the folders (and NODE_PATH) is never used:
+ * each place is a package folder opened by path. The places, in order: CLINE_HOOKS_PACKAGE
+ * (the user's own choice: used even inside the workspace, with a warning); the package this
+ * file belongs to, when it is loaded from there rather than copied (wherever it is: whoever
+ * loaded this file trusts that folder already); then, passing over any inside the workspace,
+ * the node_modules folders holding the program that loads the plugin (the Cline CLI's own
+ * install: its plugin sandbox script lives there) and the global node_modules of the Node that
+ * runs the plugin.
  */
 function loadAdapter() {
-  const workspace = realOrSelf(process.cwd())
+  const roots = workspaceRoots()
+  const workspaceOf = (dir) => roots.find((root) => isInside(root, realOrSelf(dir)))
   const explicit = process.env.CLINE_HOOKS_PACKAGE
   if (explicit) {
     const dir = path.resolve(explicit)
-    if (isInside(workspace, realOrSelf(dir))) {
+    const workspace = workspaceOf(dir)
+    if (workspace !== undefined) {
       process.stderr.write(
         `${PACKAGE} plugin: warning: CLINE_HOOKS_PACKAGE (${dir}) is inside the workspace ${workspace}, so the repository ` +
           'can replace the runtime that decides which hooks run; point it at a copy outside the workspace\n',
@@ -52,9 +55,9 @@ function loadAdapter() {
     }
     return adapterIn(dir)
   }
-  const candidates = []
   const own = path.dirname(__filename)
-  if (packageNameIn(own) === PACKAGE) candidates.push(own)
+  if (packageNameIn(own) === PACKAGE) return adapterIn(own)
+  const candidates = []
   if (process.argv[1]) {
     for (let dir = path.dirname(realOrSelf(process.argv[1])); dir !== path.dirname(dir); dir = path.dirname(dir)) {
       if (path.basename(dir) === 'node_modules') candidates.push(path.join(dir, PACKAGE))
@@ -65,15 +68,36 @@ function loadAdapter() {
     process.platform === 'win32' ? path.join(path.dirname(process.execPath), 'node_modules') : path.join(prefix, 'lib', 'node_modules')
   candidates.push(path.join(globalModules, PACKAGE))
   for (const dir of candidates) {
-    if (packageNameIn(dir) !== PACKAGE || isInside(workspace, realOrSelf(dir))) continue
+    if (packageNameIn(dir) !== PACKAGE || workspaceOf(dir) !== undefined) continue
     return adapterIn(dir)
   }
-  const ignored = workspaceCopy(workspace)
+  const ignored = workspaceCopy(roots[0])
   throw new Error(
     `The ${PACKAGE} plugin cannot find the ${PACKAGE} package. Install it globally (npm install -g ${PACKAGE}) or next to ` +
       `the Cline CLI, or set CLINE_HOOKS_PACKAGE to its folder.` +
       (ignored ? ` The copy in ${ignored} is not used: the plugin never loads the package from the workspace or a folder above it.` : ''),
   )
+}
+
+/**
+ * The folders the opened repository controls, real paths: the current directory (the CLI runs
+ * the plugin there), the workspace root the CLI gives its plugin sandbox (3.0.65: the git root
+ * when the current directory is below it), and the nearest folder at or above the current
+ * directory holding `.git` (the same, for a CLI that does not say).
+ */
+function workspaceRoots() {
+  const cwd = realOrSelf(process.cwd())
+  const roots = [cwd]
+  const given = globalThis.__clineSessionEnv?.workspaceInfo?.rootPath
+  if (typeof given === 'string' && given !== '') roots.push(realOrSelf(path.resolve(given)))
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, '.git'))) {
+      roots.push(dir)
+      break
+    }
+    if (dir === path.dirname(dir)) break
+  }
+  return roots
 }
 
 /** The SDK adapter of the package in `dir`, loaded by its path. */

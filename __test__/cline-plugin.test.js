@@ -239,12 +239,17 @@ setInterval(() => {}, 1000)
     expect(fs.existsSync(marker)).toBe(false)
   })
 
-  test('a CLI install inside the workspace is passed over too; CLINE_HOOKS_PACKAGE inside it is the user\'s choice: used, with a warning', () => {
+  test('a CLI install inside the workspace, or its repository, is passed over too; CLINE_HOOKS_PACKAGE inside it is the user\'s choice: used, with a warning', () => {
     const { workspace, marker, copy, env } = hostileWorkspace()
     const cli = path.join(workspace, 'tools', 'node_modules')
     realPackage(path.join(cli, '@cline', 'hooks'))
     const sandbox = path.join(cli, '@cline', `cli-${process.platform}-${process.arch}`, 'extensions', 'plugin-sandbox-bootstrap.mjs')
     expect(callPlugin({ plugin: copy, cwd: workspace, env, mainScript: sandbox }).error).toMatch(/cannot find the @cline\/hooks package/)
+    // The CLI run in a folder below the repository's root: the whole repository is the workspace.
+    fs.mkdirSync(path.join(workspace, '.git'))
+    const below = path.join(workspace, 'src')
+    fs.mkdirSync(below)
+    expect(callPlugin({ plugin: copy, cwd: below, env, mainScript: sandbox }).error).toMatch(/cannot find the @cline\/hooks package/)
 
     const mine = path.join(workspace, 'vendor', 'hooks')
     realPackage(mine)
