@@ -1,6 +1,8 @@
 // A plugin for the shipped Cline CLI (`cline`, 3.0.65) that runs file hooks through @cline/hooks.
-// Copy it into `<workspace>/.cline/plugins/` (or `$CLINE_DIR/plugins`, `~/Documents/Cline/Plugins`);
-// the CLI runs it in a separate Node process and merges its verdicts with its own runner's. It is
+// Copy it into `$CLINE_DIR/plugins/` (default `~/.cline/plugins/`), `~/Documents/Cline/Plugins/`
+// or `<workspace>/.cline/plugins/`; the CLI runs it in a separate Node process and merges its
+// verdicts with its own runner's. It loads the package only from places the opened repository
+// cannot write (see loadAdapter), never from the workspace's node_modules. It is
 // CommonJS in a `.js` file because the CLI loads only `.js` and `.ts` plugin files (through jiti),
 // and Node loads it as CommonJS wherever the package is installed.
 //
@@ -16,6 +18,7 @@
 
 'use strict'
 
+const fs = require('node:fs')
 const { createRequire } = require('node:module')
 const path = require('node:path')
 
@@ -25,28 +28,114 @@ const DEFAULT_TIMEOUT_MS = 2500
 const CLI_CALL_LIMIT_MS = 3000
 
 /**
- * The package's SDK adapter, found by name: from this file's folder up (a workspace's
- * node_modules, or the package itself), from the current directory up, then in the global
- * node_modules of the Node that runs the plugin. CLINE_HOOKS_PACKAGE names its folder outright.
+ * The package's SDK adapter, from a folder the opened repository cannot write. The workspace
+ * (see workspaceRoots) is a cloned repository: a `node_modules/@cline/hooks` it ships would be
+ * a runtime that runs or approves whatever it likes. So no lookup starts from the current
+ * directory or a file in it, and Node's search up the folders (and NODE_PATH) is never used:
+ * each place is a package folder opened by path. The places, in order: CLINE_HOOKS_PACKAGE
+ * (the user's own choice: used even inside the workspace, with a warning); the package this
+ * file belongs to, when it is loaded from there rather than copied (wherever it is: whoever
+ * loaded this file trusts that folder already); then, passing over any inside the workspace,
+ * the node_modules folders holding the program that loads the plugin (the Cline CLI's own
+ * install: its plugin sandbox script lives there) and the global node_modules of the Node that
+ * runs the plugin.
  */
 function loadAdapter() {
+  const roots = workspaceRoots()
+  const workspaceOf = (dir) => roots.find((root) => isInside(root, realOrSelf(dir)))
   const explicit = process.env.CLINE_HOOKS_PACKAGE
-  if (explicit) return createRequire(path.join(path.resolve(explicit), 'package.json'))('./sdk/index.js')
+  if (explicit) {
+    const dir = path.resolve(explicit)
+    const workspace = workspaceOf(dir)
+    if (workspace !== undefined) {
+      process.stderr.write(
+        `${PACKAGE} plugin: warning: CLINE_HOOKS_PACKAGE (${dir}) is inside the workspace ${workspace}, so the repository ` +
+          'can replace the runtime that decides which hooks run; point it at a copy outside the workspace\n',
+      )
+    }
+    return adapterIn(dir)
+  }
+  const own = path.dirname(__filename)
+  if (packageNameIn(own) === PACKAGE) return adapterIn(own)
+  const candidates = []
+  if (process.argv[1]) {
+    for (let dir = path.dirname(realOrSelf(process.argv[1])); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      if (path.basename(dir) === 'node_modules') candidates.push(path.join(dir, PACKAGE))
+    }
+  }
   const prefix = path.dirname(path.dirname(process.execPath))
   const globalModules =
     process.platform === 'win32' ? path.join(path.dirname(process.execPath), 'node_modules') : path.join(prefix, 'lib', 'node_modules')
-  const origins = [__filename, path.join(process.cwd(), 'package.json'), path.join(globalModules, 'package.json')]
-  for (const origin of origins) {
-    try {
-      return createRequire(origin)(`${PACKAGE}/sdk`)
-    } catch (error) {
-      if (error.code !== 'MODULE_NOT_FOUND' && error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error
-    }
+  candidates.push(path.join(globalModules, PACKAGE))
+  for (const dir of candidates) {
+    if (packageNameIn(dir) !== PACKAGE || workspaceOf(dir) !== undefined) continue
+    return adapterIn(dir)
   }
+  const ignored = workspaceCopy(roots[0])
   throw new Error(
-    `The ${PACKAGE} plugin cannot find the ${PACKAGE} package. Install it in the workspace ` +
-      `(npm install ${PACKAGE}) or globally (npm install -g ${PACKAGE}), or set CLINE_HOOKS_PACKAGE to its folder.`,
+    `The ${PACKAGE} plugin cannot find the ${PACKAGE} package. Install it globally (npm install -g ${PACKAGE}) or next to ` +
+      `the Cline CLI, or set CLINE_HOOKS_PACKAGE to its folder.` +
+      (ignored ? ` The copy in ${ignored} is not used: the plugin never loads the package from the workspace or a folder above it.` : ''),
   )
+}
+
+/**
+ * The folders the opened repository controls, real paths: the current directory (the CLI runs
+ * the plugin there), the workspace root the CLI gives its plugin sandbox (3.0.65: the git root
+ * when the current directory is below it), and the nearest folder at or above the current
+ * directory holding `.git` (the same, for a CLI that does not say).
+ */
+function workspaceRoots() {
+  const cwd = realOrSelf(process.cwd())
+  const roots = [cwd]
+  const given = globalThis.__clineSessionEnv?.workspaceInfo?.rootPath
+  if (typeof given === 'string' && given !== '') roots.push(realOrSelf(path.resolve(given)))
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, '.git'))) {
+      roots.push(dir)
+      break
+    }
+    if (dir === path.dirname(dir)) break
+  }
+  return roots
+}
+
+/** The SDK adapter of the package in `dir`, loaded by its path. */
+function adapterIn(dir) {
+  return createRequire(path.join(dir, 'package.json'))('./sdk/index.js')
+}
+
+/** The `name` in `dir`/package.json, or null. */
+function packageNameIn(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name ?? null
+  } catch {
+    return null
+  }
+}
+
+/** A `node_modules/@cline/hooks` in the workspace or above it (Node's search would have found it), or null. */
+function workspaceCopy(workspace) {
+  for (let dir = workspace; ; dir = path.dirname(dir)) {
+    const copy = path.join(dir, 'node_modules', PACKAGE)
+    if (fs.existsSync(copy)) return copy
+    if (dir === path.dirname(dir)) return null
+  }
+}
+
+/** Whether `p` is `dir` or inside it (bin/format.js has the same: the plugin is copied on its own). */
+function isInside(dir, p) {
+  const rel = path.relative(dir, p)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
+/** `p` with its links resolved, or `p` itself when it is not there. */
+function realOrSelf(p) {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
 }
 
 /** The per-hook timeout: an integer of milliseconds below the CLI's 3 s. */

@@ -169,6 +169,86 @@ describe('init refuses', () => {
     expect(fs.existsSync(path.join(ws, '.clinerules'))).toBe(false)
   })
 
+  // Issue 32 item 10: a cloned repository's links must not make init write or chmod outside it.
+  const NO_LINKS = 'symbolic links need privileges on Windows, and Wine makes none'
+
+  /** A workspace and, outside it, a folder holding one file of the user's (mode 0644). */
+  function workspaceAndOutside() {
+    const ws = makeTempDir('cline-hooks-init-')
+    const outside = makeTempDir('cline-hooks-outside-')
+    const mine = writeFile(outside, 'PreToolUse', 'the user\'s own file\n', 0o644)
+    return { ws, outside, mine }
+  }
+  const listing = (dir) => fs.readdirSync(dir).sort()
+
+  testIf(!isWindows, NO_LINKS, '.clinerules or .clinerules/hooks linked outside the workspace: exit 2 naming the link, nothing written or chmod-ed there', () => {
+    for (const linked of ['.clinerules', path.join('.clinerules', 'hooks')]) {
+      const { ws, outside, mine } = workspaceAndOutside()
+      fs.mkdirSync(path.dirname(path.join(ws, linked)), { recursive: true })
+      fs.symlinkSync(outside, path.join(ws, linked))
+      // .clinerules -> outside: init would make outside/hooks; .clinerules/hooks -> outside: it would open outside/PreToolUse.
+      if (linked === '.clinerules') fs.mkdirSync(path.join(outside, 'hooks'))
+      const before = listing(outside)
+      const r = cli(['init', 'PreToolUse', '--workspace', ws])
+      expect({ linked, status: r.status }).toEqual({ linked, status: 2 })
+      expect(r.stderr).toBe(
+        `cline-hooks: ${path.join(ws, linked)} is a symbolic link to ${fs.realpathSync(outside)}, outside the workspace ${ws}; ` +
+          'init writes only inside it: remove the link (or point it inside) and run init again\n',
+      )
+      expect(listing(outside)).toEqual(before)
+      if (linked === '.clinerules') expect(listing(path.join(outside, 'hooks'))).toEqual([])
+      expect(fs.readFileSync(mine, 'utf8')).toBe('the user\'s own file\n')
+      expect(fs.statSync(mine).mode & 0o777).toBe(0o644)
+    }
+  })
+
+  testIf(!isWindows, NO_LINKS, 'the hook file itself a link out of the workspace (or the global folder), even to nothing: exit 2 naming it, the target untouched', () => {
+    const { ws, outside, mine } = workspaceAndOutside()
+    const hooks = path.join(ws, '.clinerules', 'hooks')
+    fs.mkdirSync(hooks, { recursive: true })
+    fs.symlinkSync(mine, path.join(hooks, 'PreToolUse'))
+    let r = cli(['init', 'PreToolUse', '--workspace', ws])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(`${path.join(hooks, 'PreToolUse')} is a symbolic link to ${fs.realpathSync(mine)}, outside the workspace ${ws}`)
+    expect(fs.readFileSync(mine, 'utf8')).toBe('the user\'s own file\n')
+    expect(fs.statSync(mine).mode & 0o777).toBe(0o644)
+
+    // A link to a file not there yet: following it would create the file outside.
+    const global = makeTempDir('cline-hooks-global-')
+    const absent = path.join(outside, 'not-yet')
+    fs.symlinkSync(absent, path.join(global, 'PreToolUse'))
+    r = cli(['init', 'PreToolUse', '--global', '--global-dir', global])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(`${path.join(global, 'PreToolUse')} is a symbolic link to ${path.join(fs.realpathSync(outside), 'not-yet')}, outside the global hooks folder ${global}`)
+    expect(fs.existsSync(absent)).toBe(false)
+  })
+
+  testIf(!isWindows, NO_LINKS, 'links that stay inside the workspace, and a global folder that is itself a link (the user named it), are written through', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    fs.mkdirSync(path.join(ws, 'config', 'rules'), { recursive: true })
+    fs.symlinkSync(path.join(ws, 'config', 'rules'), path.join(ws, '.clinerules'))
+    let r = cli(['init', 'PreToolUse', '--workspace', ws])
+    expect(r.status).toBe(0)
+    expect(fs.statSync(path.join(ws, 'config', 'rules', 'hooks', 'PreToolUse')).mode & 0o100).toBe(0o100)
+
+    const real = makeTempDir('cline-hooks-global-')
+    const named = path.join(makeTempDir(), 'Hooks')
+    fs.symlinkSync(real, named)
+    r = cli(['init', 'PreToolUse', '--global', '--global-dir', named])
+    expect(r.status).toBe(0)
+    expect(listing(real)).toEqual(['PreToolUse'])
+  })
+
+  testIf(!isWindows, 'no exec bit on Windows', 'a umask that takes the owner\'s exec bit: the new hook is still executable (set on the file it wrote)', () => {
+    const ws = makeTempDir('cline-hooks-init-')
+    const r = spawnSync('sh', ['-c', 'umask 177 && exec "$0" "$@"', process.execPath, CLI, 'init', 'PreToolUse', '--workspace', ws], {
+      encoding: 'utf8',
+      env: cliEnv({ NO_COLOR: '1' }),
+    })
+    expect(r.status).toBe(0)
+    expect(fs.statSync(path.join(ws, '.clinerules', 'hooks', 'PreToolUse')).mode & 0o777).toBe(0o700)
+  })
+
   test('a language the platform would not run: Windows runs .ps1, not .py, in the extension profile', () => {
     expect(() => fileFor('PreToolUse', 'python', 'extension', true)).toThrow(/so a python hook would never run; use --lang powershell/)
     expect(fileFor('PreToolUse', 'powershell', 'extension', true)).toEqual({ name: 'PreToolUse.ps1', shebang: false })

@@ -13,7 +13,21 @@ const { execFile, execFileSync } = require('child_process')
 
 const execFileSyncQuiet = (program, args) => execFileSync(program, args, { stdio: 'ignore' })
 
-const { addon, isWindows, testUnix, testIf, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, waitFor, opts } = require('./helpers')
+const {
+  addon,
+  isWindows,
+  testUnix,
+  testIf,
+  makeTempDir,
+  makeWorkspace,
+  hooksDirOf,
+  writeFile,
+  writeHook,
+  writeProgram,
+  programHookName,
+  waitFor,
+  opts,
+} = require('./helpers')
 
 const { discoverHooks, runHook, HookFactory, trustHook, untrustHook, setHookEnabled } = addon
 
@@ -589,6 +603,124 @@ describe('cline-hooks trust, enable, disable', () => {
     expect(cli('trust', ...scope).stdout).toContain('Every hook in scope is approved')
     r = cli('list', 'PreToolUse', ...scope, '--trust', 'workspace')
     expect(r.stdout).toMatch(/^PreToolUse\s+enabled\s+approved\s+workspace/m)
+  })
+
+  // Issue 32 item 7: the question on a terminal (a real pty, as a user has it), the one read that
+  // is both shown and approved, and the preview's length.
+  const PTY = path.join(__dirname, 'fixtures', 'cli', 'pty-run.py')
+  const { spawn } = require('child_process')
+
+  /**
+   * `cline-hooks trust ...args` on a pseudo-terminal 200 columns wide; once the question is on
+   * screen, `atPrompt(output)` runs and what it returns is typed. Resolves with `{ status, output }`.
+   */
+  function trustOnTerminal(args, atPrompt) {
+    return new Promise((resolve, reject) => {
+      const child = spawn('python3', [PTY, '200', process.execPath, CLI, 'trust', ...args], {
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      })
+      let output = ''
+      let asked = false
+      // A bound for a hung CLI only: a run takes about a second.
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL')
+        reject(new Error(`trust did not finish in 30 s; it printed:\n${output}`))
+      }, 30000)
+      child.stdout.setEncoding('utf8')
+      child.stdout.on('data', (chunk) => {
+        output += chunk
+        if (!asked && output.includes('[y/N]')) {
+          asked = true
+          child.stdin.end(atPrompt(output))
+        }
+      })
+      child.on('error', reject)
+      child.on('close', (status) => {
+        clearTimeout(timer)
+        resolve({ status, output: output.replace(/\r\n/g, '\n') })
+      })
+    })
+  }
+
+  /** A workspace whose PreToolUse hook is `body` (a shell script), and the scope of a CLI call on it. */
+  function shellHookWorkspace(body) {
+    const root = makeWorkspace('trust-tty')
+    const hook = writeHook(hooksDirOf(root), 'PreToolUse', body)
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    return { root, hook, policyFile, scope: ['--workspace', root, '--no-global', '--policy-file', policyFile] }
+  }
+  const approvals = (policyFile) => (fs.existsSync(policyFile) ? Object.values(JSON.parse(fs.readFileSync(policyFile, 'utf8')).approved) : [])
+
+  testUnix('on a terminal, y or yes approves the bytes shown; another answer approves nothing', async () => {
+    for (const [answer, approved] of [['n\r', false], ['\r', false], ['y\r', true], ['yes\r', true], ['YES\r', true]]) {
+      const { hook, policyFile, scope } = shellHookWorkspace('echo \'{"cancel": false}\' # tty-hook\n')
+      const r = await trustOnTerminal(scope, (shown) => {
+        expect(shown).toContain('# tty-hook')
+        expect(shown).toContain(`sha256 ${sha256(hook)}`)
+        return answer
+      })
+      if (approved) {
+        expect({ answer, status: r.status }).toEqual({ answer, status: 0 })
+        expect(r.output).toContain(`approved ${hook}`)
+        expect(approvals(policyFile)).toEqual([sha256(hook)])
+      } else {
+        expect({ answer, status: r.status }).toEqual({ answer, status: 2 })
+        expect(r.output).toContain('Nothing was approved.')
+        expect(approvals(policyFile)).toEqual([])
+      }
+    }
+  })
+
+  testUnix('a hook swapped while the question is on screen is not approved: it stays changed, the old approval kept', async () => {
+    const { root, hook, policyFile, scope } = shellHookWorkspace('echo \'{"cancel": false}\' # first\n')
+    expect(cli('trust', ...scope, '--yes').status).toBe(0)
+    const first = sha256(hook)
+    writeHook(hooksDirOf(root), 'PreToolUse', 'echo \'{"cancel": false}\' # second, reviewed\n')
+    const reviewed = sha256(hook)
+    const r = await trustOnTerminal(scope, (shown) => {
+      expect(shown).toContain('# second, reviewed')
+      expect(shown).toContain(`sha256 ${reviewed}`)
+      // Replaced (a new file renamed over it) after it was shown, before the answer.
+      const swap = path.join(root, 'swap')
+      writeHook(swap, 'PreToolUse', 'echo \'{"cancel": false}\' # third, never shown\n')
+      fs.renameSync(path.join(swap, 'PreToolUse'), hook)
+      return 'y\r'
+    })
+    expect(r.status).toBe(2)
+    expect(r.output).toMatch(/not approved .*PreToolUse: .*changed since it was reviewed/)
+    expect(approvals(policyFile)).toEqual([first])
+    expect(cli('list', ...scope, '--trust', 'workspace').stdout).toMatch(/^PreToolUse\s+disabled\s+changed\s+workspace/m)
+  })
+
+  testUnix('Ctrl-C at the question exits 130 (SIGINT), approving nothing', async () => {
+    const { policyFile, scope } = shellHookWorkspace('echo \'{"cancel": false}\'\n')
+    const r = await trustOnTerminal(scope, () => '\x03')
+    expect(r.status).toBe(130)
+    expect(approvals(policyFile)).toEqual([])
+  })
+
+  test('the preview shows the first 12 lines and says how many more there are; --full shows every line', () => {
+    // 49 lines, each ended by a newline (CRLF on Windows), in the form this platform runs.
+    const comment = isWindows ? '@REM' : '#'
+    const body = Array.from({ length: 49 }, (_, i) => `${comment} line ${i + 1}${isWindows ? '\r\n' : '\n'}`).join('')
+    const root = makeWorkspace('trust-preview')
+    writeFile(hooksDirOf(root), programHookName('PreToolUse'), body, 0o755)
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const total = 49
+    const scope = ['--workspace', root, '--no-global', '--policy-file', policyFile]
+    let r = cli('trust', ...scope)
+    expect(r.status).toBe(2)
+    const shown = r.stdout.split('\n').filter((l) => l.startsWith('  │ '))
+    expect(shown).toHaveLength(13)
+    expect(shown[12]).toBe(`  │ … ${total - 12} more lines of the file not shown (--full shows them)`)
+    r = cli('trust', ...scope, '--full')
+    expect(r.status).toBe(2)
+    const all = r.stdout.split('\n').filter((l) => l.startsWith('  │ '))
+    expect(all).toHaveLength(total)
+    expect(all[total - 1]).toBe(`  │ ${comment} line 49`)
+    expect(r.stdout).not.toContain('not shown')
+    expect(fs.existsSync(policyFile)).toBe(false)
   })
 
   test('disable and enable record the state; list and run follow it', () => {

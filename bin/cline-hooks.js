@@ -46,7 +46,7 @@ const COMMANDS = {
   trust: {
     summary: 'list the hooks not approved for their current bytes, with their first lines, and approve them',
     positionals: [],
-    options: [...DISCOVERY_OPTIONS, 'yes'],
+    options: [...DISCOVERY_OPTIONS, 'yes', 'full'],
     main: cmdTrust,
   },
   enable: {

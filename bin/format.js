@@ -43,9 +43,15 @@ function shellQuote(arg) {
 }
 
 /** A path relative to the current directory when it lies below it, else the path; escaped. */
+/** Whether `p` is `dir` or inside it (by the names, as given: resolve links first where they matter). */
+function isInside(dir, p) {
+  const rel = path.relative(dir, p)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
 function displayPath(p) {
   const rel = path.relative(process.cwd(), p)
-  return escapeTerminal(rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p)
+  return escapeTerminal(rel && isInside(process.cwd(), p) ? rel : p)
 }
 
 function formatMs(ms) {
@@ -59,15 +65,16 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
  * The lines of outside `text`, escaped (newlines split it, tabs stay), at most `maxLines` of them
- * (the first or the last ones), with a note saying what was left out.
+ * (the first or the last ones), with a note saying what was left out (and, for the first ones,
+ * `more`: where to see the rest).
  */
-function clip(text, { maxLines, fromEnd, what }) {
+function clip(text, { maxLines, fromEnd, what, more = '(see --json)' }) {
   const lines = escapeTerminal(text.replace(/\s+$/, ''), { multiline: true }).split('\n')
   if (lines.length <= maxLines) return { lines, note: null }
   const left = lines.length - maxLines
   return fromEnd
     ? { lines: lines.slice(-maxLines), note: `… ${plural(left, 'earlier line')} of ${what} not shown` }
-    : { lines: lines.slice(0, maxLines), note: `… ${plural(left, 'more line')} of ${what} (see --json)` }
+    : { lines: lines.slice(0, maxLines), note: `… ${plural(left, 'more line')} of ${what} ${more}` }
 }
 
 /** A terminal that can move the cursor and colour: stdout is one, and not `TERM=dumb` (Emacs shell mode). */
@@ -75,4 +82,4 @@ function smartTerminal() {
   return Boolean(process.stdout.isTTY) && process.env.TERM !== 'dumb'
 }
 
-module.exports = { makeStyle, useColour, smartTerminal, visibleLength, pad, shellQuote, displayPath, formatMs, plural, clip }
+module.exports = { makeStyle, useColour, smartTerminal, visibleLength, pad, shellQuote, isInside, displayPath, formatMs, plural, clip }

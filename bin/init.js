@@ -2,8 +2,9 @@
 
 // `cline-hooks init <HookName>`: writes a commented template for the hook where Cline will find
 // and run it (`<DIR>/.clinerules/hooks/`, or the global folder with --global), named as
-// discovery runs it on this platform and profile, executable, never over an existing file;
-// then prints how to run it. A language discovery would not run there is refused, saying why.
+// discovery runs it on this platform and profile, executable, never over an existing file and
+// never through a symbolic link out of the workspace (or the global folder); then prints how to
+// run it. A language discovery would not run there is refused, saying why.
 
 const fs = require('fs')
 const path = require('path')
@@ -11,7 +12,7 @@ const path = require('path')
 const { EXIT } = require('./exit-codes')
 const { UsageError } = require('./errors')
 const { say } = require('./stdio')
-const { displayPath, shellQuote } = require('./format')
+const { isInside, displayPath, shellQuote } = require('./format')
 const { hooksLib, asUsageError } = require('./discovery')
 const { HOOKS, CLI_EVENTS, sampleInput } = require('./hook-fields')
 const { template } = require('./templates')
@@ -48,12 +49,17 @@ function fileFor(hook, lang, profile, windows) {
   )
 }
 
-/** The folder to write into, and the options that make `run` and `doctor` search it. */
+/**
+ * The folder to write into, the options that make `run` and `doctor` search it, and what init
+ * must not leave through a link: `boundary` (the workspace root, or the global folder itself,
+ * which the user named) and the folders between it and `dir` (`links`) that a cloned repository
+ * could make links.
+ */
 async function targetOf(opts, session) {
   if (opts.global) {
     if (opts['global-dir'] !== undefined) {
       const dir = path.resolve(opts['global-dir'])
-      return { dir, flags: ['--global-dir', opts['global-dir']] }
+      return { dir, flags: ['--global-dir', opts['global-dir']], boundary: dir, links: [], where: 'the global hooks folder' }
     }
     let report
     try {
@@ -63,7 +69,7 @@ async function targetOf(opts, session) {
     }
     const dir = report.runtime.globalHooksDir
     if (!dir) throw new UsageError('no Documents folder was found for the global hooks folder; pass --global-dir DIR')
-    return { dir, flags: [] }
+    return { dir, flags: [], boundary: dir, links: [], where: 'the global hooks folder' }
   }
   if (opts['global-dir'] !== undefined) throw new UsageError('--global-dir goes with --global (init writes into one folder)')
   const workspaces = opts.workspace || ['.']
@@ -71,7 +77,41 @@ async function targetOf(opts, session) {
   const root = path.resolve(workspaces[0])
   // A typo must not create a workspace: the root has to be there (its hooks folders are made).
   if (!isDirectory(root)) throw new UsageError(`--workspace ${workspaces[0]}: no such directory; create it first, or name the workspace root`)
-  return { dir: path.join(root, '.clinerules', 'hooks'), flags: ['--workspace', workspaces[0]] }
+  const rules = path.join(root, '.clinerules')
+  const dir = path.join(rules, 'hooks')
+  return { dir, flags: ['--workspace', workspaces[0]], boundary: root, links: [rules, dir], where: 'the workspace' }
+}
+
+/**
+ * Throws a UsageError naming the first of `paths` that is a symbolic link (or lies through one)
+ * to a place outside `boundary`: a cloned repository's `.clinerules -> ~/.ssh` must not make
+ * init create or chmod files there. A path that is not there yet is fine: init makes it a real one.
+ */
+function refuseLinkOut(paths, boundary, where) {
+  const realBoundary = realOrSelf(boundary)
+  for (const p of paths) {
+    let stat
+    try {
+      stat = fs.lstatSync(p)
+    } catch {
+      continue
+    }
+    let target
+    try {
+      target = fs.realpathSync(p)
+    } catch {
+      // A link to nothing: where it points, from its folder's real path.
+      if (!stat.isSymbolicLink()) continue
+      target = path.resolve(realOrSelf(path.dirname(p)), fs.readlinkSync(p))
+    }
+    if (isInside(realBoundary, target)) continue
+    const how = stat.isSymbolicLink() ? 'is a symbolic link to' : 'leads through a symbolic link to'
+    throw new UsageError(
+      `${displayPath(p)} ${how} ${displayPath(target)}, outside ${where} ${displayPath(boundary)}; init writes only inside it: ` +
+        'remove the link (or point it inside) and run init again',
+      { hint: false },
+    )
+  }
 }
 
 /** Another file of `hook` that discovery finds in `dir` (one runs per folder in the extension profile). */
@@ -109,9 +149,10 @@ async function cmdInit({ positionals, opts }, session) {
   const profile = opts.profile || 'extension'
   const lang = opts.lang || (windows ? 'powershell' : 'bash')
   const { name, shebang } = fileFor(hook, lang, profile, windows)
-  const { dir, flags } = await targetOf(opts, session)
+  const { dir, flags, boundary, links, where } = await targetOf(opts, session)
   const file = path.join(dir, name)
   const shown = displayPath(file)
+  refuseLinkOut([...links, file], boundary, where)
 
   const refuse = async (what) => {
     await say(`${what}; init never overwrites a hook: edit it, or move it away first to start again from the template`)
@@ -129,17 +170,19 @@ async function cmdInit({ positionals, opts }, session) {
   }
 
   const text = template(hook, lang, { file: name, shebang })
+  const cannotWrite = (e) => new UsageError(`cannot write ${shown} (${e && e.code ? e.code : e}); check that the folder is writable`, { hint: false })
   try {
     fs.mkdirSync(dir, { recursive: true })
-    // 'wx': O_EXCL, so a file created meanwhile is never overwritten.
-    fs.writeFileSync(file, text, { flag: 'wx', mode: 0o755 })
-    if (!windows) {
-      const mode = fs.statSync(file).mode
-      if ((mode & 0o100) === 0) fs.chmodSync(file, mode | 0o100) // a umask took the owner's exec bit
-    }
   } catch (e) {
-    if (e && e.code === 'EEXIST') return refuse(`${shown} already exists`)
-    throw new UsageError(`cannot write ${shown} (${e && e.code ? e.code : e}); check that the folder is writable`, { hint: false })
+    throw cannotWrite(e)
+  }
+  // Again, now that the folders are there: a link put in place of one since the first check.
+  refuseLinkOut([...links, file], boundary, where)
+  try {
+    writeNewFile(file, text, windows)
+  } catch (e) {
+    if (e && (e.code === 'EEXIST' || e.code === 'ELOOP')) return refuse(`${shown} already exists`)
+    throw cannotWrite(e)
   }
 
   const how = windows ? '' : ', executable'
@@ -148,6 +191,34 @@ async function cmdInit({ positionals, opts }, session) {
   if (lang === 'python' && windows) out.push('It needs Python 3 (py -3 or python on PATH).')
   out.push('', ...nextSteps(hook, { flags, profile, windows, file: shown }))
   return { text: out.join('\n') + '\n', code: EXIT.OK }
+}
+
+/**
+ * Creates `file` holding `text`, executable. O_EXCL: never over a file (or a link) made
+ * meanwhile; O_NOFOLLOW: never through a link in its place. The mode is set on the descriptor,
+ * so no path is looked up again after the open.
+ */
+function writeNewFile(file, text, windows) {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants
+  const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW || 0), 0o755)
+  try {
+    fs.writeFileSync(fd, text)
+    if (!windows) {
+      const mode = fs.fstatSync(fd).mode & 0o7777
+      if ((mode & 0o100) === 0) fs.fchmodSync(fd, mode | 0o100) // a umask took the owner's exec bit
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** `p` with its links resolved, or `p` itself when it is not there. */
+function realOrSelf(p) {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
 }
 
 function isDirectory(dir) {

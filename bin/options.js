@@ -105,6 +105,10 @@ const OPTIONS = {
     flag: '--yes',
     help: 'trust: approve every hook listed without asking',
   },
+  full: {
+    flag: '--full',
+    help: 'trust: show every line of each hook, not only the first ones',
+  },
   json: {
     flag: '--json',
     help: 'print the raw result as JSON (run: the HookRunResult; doctor: the HookDiagnosis)',

@@ -3,18 +3,20 @@
 // `cline-hooks trust`, `enable` and `disable`: the user's decisions about hook files, kept in
 // the policy store (--policy-file, default $CLINE_DIR/hooks-policy.json, else
 // ~/.cline/hooks-policy.json). `trust` lists the hooks not approved for their current bytes,
-// with their first lines, and approves exactly the bytes shown once the user confirms.
+// with their first lines (all of them with --full), and approves exactly the bytes shown once
+// the user confirms.
 
+const crypto = require('crypto')
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
 const readline = require('readline')
 
-const { EXIT } = require('./exit-codes')
+const { EXIT, SIGNAL_EXITS } = require('./exit-codes')
 const { UsageError } = require('./errors')
 const { escapeTerminal } = require('./terminal-text')
 const { say } = require('./stdio')
-const { makeStyle, useColour, displayPath, plural } = require('./format')
+const { makeStyle, useColour, isInside, displayPath, plural, clip } = require('./format')
 const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs } = require('./discovery')
 
 /** How many lines of a hook `trust` shows before asking. */
@@ -35,7 +37,7 @@ function withPolicy(opts, defaultTrust) {
   const options = discoveryOptions(opts)
   const policyFile = policyFileOf(opts)
   const trust = opts.trust || defaultTrust
-  const inside = options.workspaceRoots.find((root) => !path.relative(root, policyFile).startsWith('..') && !path.isAbsolute(path.relative(root, policyFile)))
+  const inside = options.workspaceRoots.find((root) => isInside(root, policyFile))
   if (inside !== undefined && opts['policy-file'] === undefined) {
     if (trust !== 'off') {
       throw new UsageError(`the policy store ${displayPath(policyFile)} is inside the workspace ${displayPath(inside)}; pass --policy-file outside it`)
@@ -46,29 +48,76 @@ function withPolicy(opts, defaultTrust) {
   return { ...options, policyFile, trust }
 }
 
-/** The first lines of `file`, escaped, for review; what is wrong if it cannot be read. */
-function preview(file) {
-  let text
+/** The most a hook file can hold and still be approved: the core's fingerprint limit (64 MiB). */
+const REVIEW_LIMIT = 64 * 1024 * 1024
+
+/**
+ * One read of the hook file at `file`: its bytes and their sha256, so that what is shown and
+ * what is approved are the same bytes (a second read could see another file). `{ problem }`
+ * when it cannot be reviewed. O_NONBLOCK: a file swapped for a FIFO since discovery does not
+ * hang the open.
+ */
+function readForReview(file) {
+  let fd
   try {
-    text = fs.readFileSync(file, 'utf8')
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0))
   } catch (e) {
-    return [`(cannot be read: ${e.code || e.message})`]
+    return { problem: `cannot be read: ${e.code || e.message}` }
   }
-  const lines = text.split(/\r?\n/)
-  const shown = lines.slice(0, PREVIEW_LINES).map((l) => escapeTerminal(l))
-  if (lines.length > PREVIEW_LINES) shown.push(`… ${lines.length - PREVIEW_LINES} more lines`)
-  return shown
+  try {
+    const stat = fs.fstatSync(fd)
+    if (!stat.isFile()) return { problem: 'cannot be read: no longer a regular file' }
+    const chunks = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(65536)
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null)
+      if (n === 0) break
+      total += n
+      if (total > REVIEW_LIMIT) return { problem: `cannot be reviewed: larger than ${REVIEW_LIMIT / 1024 / 1024} MiB` }
+      chunks.push(chunk.subarray(0, n))
+    }
+    const bytes = Buffer.concat(chunks, total)
+    return { bytes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') }
+  } catch (e) {
+    return { problem: `cannot be read: ${e.code || e.message}` }
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
-/** Asks `question` on the terminal; resolves with whether the answer was yes. */
-function confirm(question) {
+/** The lines of `bytes` to show, escaped: the first PREVIEW_LINES (every one when `full`), then how many were left out. */
+function preview(bytes, full) {
+  const { lines, note } = clip(bytes.toString('utf8'), {
+    maxLines: full ? Infinity : PREVIEW_LINES,
+    what: 'the file',
+    more: 'not shown (--full shows them)',
+  })
+  return note ? [...lines, note] : lines
+}
+
+/**
+ * Asks `question` on the terminal; resolves with whether the answer was yes. Ctrl-C there (the
+ * terminal is in raw mode, so it is a key, not a signal) stops the session as SIGINT does anywhere
+ * else in the CLI: exit 130, nothing approved.
+ */
+function confirm(question, session) {
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
+    let interrupted = false
     rl.question(question, (answer) => {
-      rl.close()
+      // Before close(): close() emits 'close' at once, which would settle it as a no.
       resolve(/^y(es)?$/i.test(answer.trim()))
+      rl.close()
     })
-    rl.on('close', () => resolve(false))
+    rl.on('close', () => {
+      if (!interrupted) resolve(false) // Ctrl-D
+    })
+    rl.on('SIGINT', () => {
+      interrupted = true
+      rl.close() // gives the terminal back its cooked mode
+      session.stop(SIGNAL_EXITS.SIGINT, { signal: 'SIGINT' })
+    })
   })
 }
 
@@ -92,10 +141,16 @@ async function cmdTrust({ opts }, session) {
   if (pending.length === 0) {
     return { text: `Every hook in scope is approved (store: ${displayPath(options.policyFile)}).\n`, code: EXIT.OK }
   }
-  for (const h of pending) {
+  // What each hook was shown as: its approval is of these bytes' sha256, not discovery's.
+  const reviewed = pending.map((h) => ({ hook: h, ...readForReview(h.path) }))
+  for (const { hook: h, bytes, sha256, problem } of reviewed) {
     out.push(`${st.bold(escapeTerminal(h.hookName))} ${displayPath(h.path)} ${st.yellow(h.trust === 'new' ? '(new)' : '(changed since approved)')}`)
-    out.push(st.dim(`  sha256 ${h.sha256}`))
-    for (const line of preview(h.path)) out.push(`  ${st.dim('│')} ${line}`)
+    if (problem) {
+      out.push(`  ${problem}; it will not be approved`)
+    } else {
+      out.push(st.dim(`  sha256 ${sha256}`))
+      for (const line of preview(bytes, Boolean(opts.full))) out.push(`  ${st.dim('│')} ${line}`)
+    }
     out.push('')
   }
   const listing = out.join('\n')
@@ -108,14 +163,18 @@ async function cmdTrust({ opts }, session) {
       }
     }
     process.stdout.write(listing + '\n')
-    approve = await confirm(`Approve ${plural(pending.length, 'hook')} as shown? [y/N] `)
+    approve = await confirm(`Approve ${plural(pending.length, 'hook')} as shown? [y/N] `, session)
     if (!approve) return { text: 'Nothing was approved.\n', code: EXIT.USAGE }
   }
   const done = []
-  for (const h of pending) {
+  for (const { hook: h, sha256, problem } of reviewed) {
+    if (problem) {
+      done.push(`not approved ${displayPath(h.path)}: it ${problem}`)
+      continue
+    }
     try {
-      // Exactly the bytes shown: a file changed since it was listed is refused.
-      await trustHook(h.path, { policyFile: options.policyFile, sha256: h.sha256 })
+      // Exactly the bytes shown: a file changed since it was read for the listing is refused.
+      await trustHook(h.path, { policyFile: options.policyFile, sha256 })
       done.push(`approved ${displayPath(h.path)}`)
     } catch (e) {
       done.push(`not approved ${displayPath(h.path)}: ${escapeTerminal(e.message)}`)

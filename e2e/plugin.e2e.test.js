@@ -1,6 +1,7 @@
 // The plugin for the shipped CLI (`@cline/hooks/cline-plugin`) inside the real Cline CLI 3.0.65:
-// copied into the workspace's `.cline/plugins/`, the package installed in the workspace, hooks in
-// the `--hooks-dir` folder, which the CLI's built-in runner ignores. Each case runs a real task
+// copied into the workspace's `.cline/plugins/`, the package named by CLINE_HOOKS_PACKAGE, hooks
+// in the `--hooks-dir` folder, which the CLI's built-in runner ignores. The workspace's own
+// node_modules holds a fake runtime, which the plugin must never load. Each case runs a real task
 // against the scripted model and checks what happened to the command the model asked for.
 'use strict'
 
@@ -19,17 +20,23 @@ const COMMAND = 'echo made-by-command > made.txt'
 const runCommandsTurn = { toolCall: { name: 'run_commands', arguments: { commands: [COMMAND] } } }
 
 /**
- * A workspace with the plugin copied into `.cline/plugins/` and the package "installed" in its
- * node_modules (a link to this repo), and a `--hooks-dir` folder holding `PreToolUse.sh` with
- * `body` (bash; it appends a line to `ran` each time it runs).
+ * A workspace with the plugin copied into `.cline/plugins/` and, in its node_modules, a fake
+ * @cline/hooks that writes `fake` when loaded; and a `--hooks-dir` folder holding `PreToolUse.sh`
+ * with `body` (bash; it appends a line to `ran` each time it runs).
  */
 function setup(body) {
   const workspace = makeTempDir('ws')
   const plugins = path.join(workspace, '.cline', 'plugins')
   fs.mkdirSync(plugins, { recursive: true })
   fs.copyFileSync(path.join(REPO, 'cline-plugin.js'), path.join(plugins, 'cline-hooks.js'))
-  fs.mkdirSync(path.join(workspace, 'node_modules', '@cline'), { recursive: true })
-  fs.symlinkSync(REPO, path.join(workspace, 'node_modules', '@cline', 'hooks'))
+  const fake = path.join(makeTempDir('records'), 'fake-runtime-loaded')
+  const fakePackage = path.join(workspace, 'node_modules', '@cline', 'hooks')
+  fs.mkdirSync(path.join(fakePackage, 'sdk'), { recursive: true })
+  fs.writeFileSync(path.join(fakePackage, 'package.json'), JSON.stringify({ name: '@cline/hooks', exports: { './sdk': './sdk/index.js' } }))
+  fs.writeFileSync(
+    path.join(fakePackage, 'sdk', 'index.js'),
+    `require('fs').writeFileSync(${JSON.stringify(fake)}, 'loaded')\nmodule.exports = { createFileHooks: () => ({}) }\n`,
+  )
   const hooksDir = makeTempDir('hooks-dir')
   const ran = path.join(makeTempDir('records'), 'ran')
   fs.writeFileSync(
@@ -37,7 +44,7 @@ function setup(body) {
     `#!/usr/bin/env bash\ncat > /dev/null\necho "$$" >> ${shellQuote(ran)}\n${body}\n`,
     { mode: 0o755 },
   )
-  return { workspace, hooksDir, ran }
+  return { workspace, hooksDir, ran, fake }
 }
 
 function runs(ran) {
@@ -50,15 +57,23 @@ describe('the plugin in the real CLI, running the --hooks-dir folder', () => {
 
   async function task(hooksDir, workspace, env = {}) {
     server = await startModelServer({ script: [runCommandsTurn], maxRequests: 10, maxSeconds: 150 })
-    return runCline({ workspace, prompt: 'Create made.txt please.', server, args: ['--hooks-dir', hooksDir], env, auth: 'file' })
+    return runCline({
+      workspace,
+      prompt: 'Create made.txt please.',
+      server,
+      args: ['--hooks-dir', hooksDir],
+      env: { CLINE_HOOKS_PACKAGE: REPO, ...env },
+      auth: 'file',
+    })
   }
 
   test('control: a hook that allows runs once, then the command runs and the task completes', async () => {
-    const { workspace, hooksDir, ran } = setup(`echo '{"cancel": false}'`)
+    const { workspace, hooksDir, ran, fake } = setup(`echo '{"cancel": false}'`)
     const result = await task(hooksDir, workspace)
     expect(result.timedOut).toBe(false)
     expect(finishReason(result)).toBe('completed')
     expect(runs(ran)).toBe(1)
+    expect(fs.existsSync(fake)).toBe(false)
     expect(fs.readFileSync(path.join(workspace, 'made.txt'), 'utf8')).toBe('made-by-command\n')
     expect(await waitForNoProcesses(result.runId)).toEqual([])
   })
