@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted, testIf } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted, testIf } = require('./helpers')
 
 const { runHook } = addon
 
@@ -372,6 +372,32 @@ describe('scrubEnv keeps the host environment out of reach (Linux: Landlock)', (
     if (expectOutOfReach(runs[0])) expect(JSON.stringify(runs[0].probed)).not.toContain(secret)
     expectWithinReach(secret, runs[1])
     expect(stdout).not.toContain(secret)
+  }, 60000)
+})
+
+describe('scrubEnv and hooks started from their checked bytes (trust)', () => {
+  /** An approved workspace hook `PreToolUse` of `shebang` printing `body`'s words. */
+  async function approved(shebang, body) {
+    const root = makeWorkspace()
+    const hook = writeHook(hooksDirOf(root), 'PreToolUse', body, { shebang })
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    await addon.trustHook(hook, { policyFile })
+    return (scrubEnv) => runHook('PreToolUse', {}, opts({ workspaceRoots: [root], policyFile, trust: 'workspace', scrubEnv }))
+  }
+
+  testIf(isLinux, reason, 'a shell script (from a sealed memfd) and a Node script (from its descriptor) start inside the domain, which no_new_privs marks; without scrubEnv, outside it', async () => {
+    const runs = [
+      await approved('sh', `printf '{"contextModification":"%s %s"}\\n' "$0" "$(grep NoNewPrivs /proc/self/status | tr -d ' \\t')"\n`),
+      await approved('node', `const nnp = /NoNewPrivs:\\s*(\\d)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]\nconsole.log(JSON.stringify({ contextModification: process.argv[1] + ' NoNewPrivs:' + nnp }))\n`),
+    ]
+    for (const run of runs) {
+      const scrubbed = await run(true)
+      expectCompleted(scrubbed.hooks[0])
+      expect(scrubbed.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:1$/)
+      const plain = await run(false)
+      expectCompleted(plain.hooks[0])
+      expect(plain.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:0$/)
+    }
   }, 60000)
 })
 
