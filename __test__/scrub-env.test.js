@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted, testIf } = require('./helpers')
 
 const { runHook } = addon
 
@@ -157,4 +157,270 @@ describe('scrubEnv', () => {
     }
     expect(fs.existsSync(ran)).toBe(false)
   })
+})
+
+// ---------------------------------------------------------------------------------------
+// Out of reach: a scrubbed hook cannot read the host's environment through /proc either.
+//
+// /proc/<pid>/environ shows the environment a process started with (not what it set since),
+// so the host is again a Node process of its own, started with a random secret. Root reads
+// any process's environ by its capabilities, whatever Landlock says (checked on Linux 6.18:
+// the read is allowed to root, denied to nobody; /proc/<pid>/mem is denied to both), so a
+// root test process starts that host as nobody: the threat is a hook running as the same
+// ordinary user as the host, and that is the case run here.
+
+const isLinux = process.platform === 'linux'
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+const NOBODY = 65534
+
+/**
+ * A hook that tries to read its host (its parent) and reports what it got: the host's
+ * /proc/<pid>/environ, its environment block read from /proc/<pid>/mem (where /proc/<pid>/stat
+ * places it), the same environ read by a child process; and that it still works: a child runs,
+ * files are written, renamed and linked across folders, truncated and removed. `PROBE_DIR` is
+ * a folder the hook may write.
+ */
+const PROBE = `const fs = require('fs')
+const path = require('path')
+const { spawnSync } = require('child_process')
+function tryRead(read) {
+  try {
+    return { ok: true, text: read().toString('latin1') }
+  } catch (e) {
+    return { ok: false, code: e.code }
+  }
+}
+function probe() {
+  const host = process.ppid
+  const report = { host, pid: process.pid }
+  report.environ = tryRead(() => fs.readFileSync('/proc/' + host + '/environ'))
+  report.mem = tryRead(() => {
+    const fd = fs.openSync('/proc/' + host + '/mem', 'r')
+    try {
+      const stat = fs.readFileSync('/proc/' + host + '/stat', 'latin1')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      // env_start and env_end: fields 50 and 51 of stat.
+      const [start, end] = [Number(fields[47]), Number(fields[48])]
+      const buf = Buffer.alloc(Math.max(0, Math.min(end - start, 1 << 20)))
+      fs.readSync(fd, buf, 0, buf.length, start)
+      return buf
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+  const cat = spawnSync('cat', ['/proc/' + host + '/environ'], { encoding: 'latin1' })
+  report.childEnviron = { status: cat.status, text: cat.stdout }
+  report.child = spawnSync('sh', ['-c', 'echo child-ok'], { encoding: 'utf8' }).stdout.trim()
+  try {
+    const dir = fs.mkdtempSync(path.join(process.env.PROBE_DIR, 'files-'))
+    for (const d of ['a', 'b']) fs.mkdirSync(path.join(dir, d))
+    fs.writeFileSync(path.join(dir, 'a', 'f'), 'hello')
+    fs.renameSync(path.join(dir, 'a', 'f'), path.join(dir, 'b', 'f'))
+    fs.linkSync(path.join(dir, 'b', 'f'), path.join(dir, 'a', 'g'))
+    fs.symlinkSync(path.join(dir, 'b', 'f'), path.join(dir, 'a', 's'))
+    fs.truncateSync(path.join(dir, 'a', 'g'), 2)
+    report.files = fs.readFileSync(path.join(dir, 'a', 's'), 'utf8')
+    fs.rmSync(dir, { recursive: true })
+  } catch (e) {
+    report.files = 'failed: ' + e.code + ' ' + e.message
+  }
+  return report
+}
+`
+
+/** The probe as a per-event hook: its report is the contextModification. */
+const PROBE_PER_EVENT = `${PROBE}fs.writeSync(1, JSON.stringify({ contextModification: JSON.stringify(probe()) }) + '\\n')\n`
+
+/** The probe as a persistent hook: each event's answer is a report. */
+const PROBE_PERSISTENT = `${PROBE}require('readline')
+  .createInterface({ input: process.stdin })
+  .on('line', () => fs.writeSync(1, JSON.stringify({ contextModification: JSON.stringify(probe()) }) + '\\n'))
+  .on('close', () => process.exit(0))
+`
+
+/** The probe as a detached hook: its report goes to the file PROBE_REPORT. */
+const PROBE_DETACHED = `${PROBE}fs.writeFileSync(process.env.PROBE_REPORT + '.tmp', JSON.stringify(probe()))
+fs.renameSync(process.env.PROBE_REPORT + '.tmp', process.env.PROBE_REPORT)
+`
+
+/**
+ * Runs a PreToolUse hook of `program` (written with `header`) from one host process holding a
+ * random secret in the environment it started with, as nobody when this test runs as root:
+ * one run per entry of `runs` (its run options), one after another. Returns the secret, the
+ * host's stdout (each run's result as JSON) and, per run, its result and the hook's report.
+ */
+function probeHost(program, runs, { header } = {}) {
+  const secret = `s3cr3t-${require('crypto').randomBytes(12).toString('hex')}`
+  const root = makeWorkspace()
+  writeProgram(hooksDirOf(root), 'PreToolUse', program, { header })
+  const probeDir = makeTempDir()
+  const hostDir = makeTempDir()
+  if (isRoot) {
+    for (const dir of [root, path.join(root, '.clinerules'), hooksDirOf(root), hostDir]) fs.chmodSync(dir, 0o755)
+    fs.chownSync(probeDir, NOBODY, NOBODY)
+  }
+  const host = path.join(hostDir, 'host.js')
+  fs.writeFileSync(
+    host,
+    `const fs = require('fs')
+const path = require('path')
+const { runHook, terminateAll } = require(${JSON.stringify(ADDON)})
+async function main() {
+  const results = []
+  for (const [i, extra] of JSON.parse(process.argv[2]).entries()) {
+    // A detached hook reports to a file of its own (the others keep one env, so a persistent
+    // process is replaced for its scrubEnv only), and reads its parent: this host stays until then.
+    const report = extra.detached ? path.join(${JSON.stringify(probeDir)}, 'report-' + i + '.json') : undefined
+    const env = { PROBE_DIR: ${JSON.stringify(probeDir)}, ...(report ? { PROBE_REPORT: report } : {}) }
+    const result = await runHook('PreToolUse', {}, { globalHooksDir: null, workspaceRoots: [${JSON.stringify(root)}], env, ...extra })
+    for (let n = 0; report && n < 600 && !fs.existsSync(report); n++) await new Promise((ok) => setTimeout(ok, 50))
+    results.push({ result, report })
+  }
+  await terminateAll()
+  return results
+}
+main().then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.message })))
+`,
+  )
+  const run = spawnSync(process.execPath, [host, JSON.stringify(runs)], {
+    env: { ...hostEnv(), CLINE_TEST_SECRET_TOKEN: secret, HOME: hostDir },
+    encoding: 'utf8',
+    timeout: 60000,
+    ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+  })
+  expect(run.stderr).toBe('')
+  const results = JSON.parse(run.stdout)
+  expect(results.error).toBeUndefined()
+  return {
+    secret,
+    stdout: run.stdout,
+    runs: results.map(({ result, report }) => {
+      if (report) {
+        expect(result.hooks[0].status).toBe('started')
+        return { result, probed: JSON.parse(fs.readFileSync(report, 'utf8')) }
+      }
+      expectCompleted(result.hooks[0])
+      return { result, probed: JSON.parse(result.contextModification) }
+    }),
+  }
+}
+
+/** Whether Yama lets a process read the memory of one that is not its descendant. */
+function yamaAllowsMem() {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/yama/ptrace_scope', 'utf8').trim() === '0'
+  } catch {
+    return true // no Yama
+  }
+}
+
+/** The run's warnings that are about scrubEnv. */
+function scrubWarnings(result) {
+  return result.warnings.filter((w) => w.startsWith('scrubEnv:'))
+}
+
+/**
+ * The checks of one scrubbed run: unless the run said in its warnings (once) that its hooks are
+ * not confined here, the hook, its child and its memory read got nothing of the host; the hook
+ * worked as usual either way.
+ */
+function expectOutOfReach({ result, probed }) {
+  expect(probed.child).toBe('child-ok')
+  expect(probed.files).toBe('he')
+  const said = scrubWarnings(result)
+  if (said.length === 1 && /not kept from reading/.test(said[0])) return false // no Landlock here: said so
+  expect(said).toEqual([])
+  expect(probed.environ).toEqual({ ok: false, code: 'EACCES' })
+  expect(probed.mem.ok).toBe(false)
+  expect(['EACCES', 'EPERM']).toContain(probed.mem.code)
+  expect(probed.childEnviron).toEqual({ status: 1, text: '' })
+  return true
+}
+
+/** The same hook without scrubEnv reads the host's secret: the checks above can fail. */
+function expectWithinReach(secret, { probed }) {
+  expect(probed.environ.ok).toBe(true)
+  expect(probed.environ.text).toContain(`CLINE_TEST_SECRET_TOKEN=${secret}`)
+  expect(probed.childEnviron.text).toContain(secret)
+  if (yamaAllowsMem()) expect(probed.mem.text).toContain(secret)
+  expect(probed.child).toBe('child-ok')
+  expect(probed.files).toBe('he')
+}
+
+const reason = 'Landlock and /proc are Linux'
+
+describe('scrubEnv keeps the host environment out of reach (Linux: Landlock)', () => {
+  testIf(isLinux, reason, 'a scrubbed hook, and its child, cannot read the host through /proc/<pid>/environ or mem; it still writes, renames and links across folders, and starts children; without scrubEnv it can', () => {
+    const { secret, stdout, runs } = probeHost(PROBE_PER_EVENT, [{ scrubEnv: true }, { scrubEnv: ['NO_SUCH_VARIABLE'] }])
+    if (runs.map(expectOutOfReach).every(Boolean)) expect(stdout).not.toContain(secret)
+    const plain = probeHost(PROBE_PER_EVENT, [{}])
+    expectWithinReach(plain.secret, plain.runs[0])
+  }, 60000)
+
+  testIf(isLinux, reason, 'a persistent hook is out of reach for a scrubbed run: the process an unscrubbed run started is replaced, whose scrubEnv removes no variable', () => {
+    const { secret, runs } = probeHost(PROBE_PERSISTENT, [{}, { scrubEnv: ['NO_SUCH_VARIABLE'] }, { scrubEnv: ['NO_SUCH_VARIABLE'] }, {}], { header: 'mode=persistent' })
+    const [before, scrubbed, again, after] = runs
+    expectWithinReach(secret, before)
+    expectOutOfReach(scrubbed)
+    expect(scrubbed.probed.pid).not.toBe(before.probed.pid)
+    expect(again.probed.pid).toBe(scrubbed.probed.pid) // the same settings reuse it
+    expectWithinReach(secret, after)
+  }, 60000)
+
+  testIf(isLinux, reason, 'a detached hook of a scrubbed run is out of reach too', () => {
+    const { secret, stdout, runs } = probeHost(PROBE_DETACHED, [{ scrubEnv: true, detached: true }, { detached: true }])
+    if (expectOutOfReach(runs[0])) expect(JSON.stringify(runs[0].probed)).not.toContain(secret)
+    expectWithinReach(secret, runs[1])
+    expect(stdout).not.toContain(secret)
+  }, 60000)
+})
+
+describe('scrubEnv and hooks started from their checked bytes (trust)', () => {
+  /** An approved workspace hook `PreToolUse` of `shebang` printing `body`'s words. */
+  async function approved(shebang, body) {
+    const root = makeWorkspace()
+    const hook = writeHook(hooksDirOf(root), 'PreToolUse', body, { shebang })
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    await addon.trustHook(hook, { policyFile })
+    return (scrubEnv) => runHook('PreToolUse', {}, opts({ workspaceRoots: [root], policyFile, trust: 'workspace', scrubEnv }))
+  }
+
+  testIf(isLinux, reason, 'a shell script (from a sealed memfd) and a Node script (from its descriptor) start inside the domain, which no_new_privs marks; without scrubEnv, outside it', async () => {
+    const runs = [
+      await approved('sh', `printf '{"contextModification":"%s %s"}\\n' "$0" "$(grep NoNewPrivs /proc/self/status | tr -d ' \\t')"\n`),
+      await approved('node', `const nnp = /NoNewPrivs:\\s*(\\d)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]\nconsole.log(JSON.stringify({ contextModification: process.argv[1] + ' NoNewPrivs:' + nnp }))\n`),
+    ]
+    for (const run of runs) {
+      const scrubbed = await run(true)
+      expectCompleted(scrubbed.hooks[0])
+      expect(scrubbed.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:1$/)
+      const plain = await run(false)
+      expectCompleted(plain.hooks[0])
+      expect(plain.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:0$/)
+    }
+  }, 60000)
+})
+
+describe('scrubEnv says once per run how far its hooks are kept from the host', () => {
+  test('three hooks in one scrubbed run: at most one scrubEnv warning, exactly one where hooks cannot be confined or run as root; none without scrubEnv', async () => {
+    const dirs = [makeTempDir(), makeTempDir(), makeTempDir()]
+    for (const dir of dirs) writeProgram(dir, 'PreToolUse', `require('fs').writeSync(1, '{}\\n')\n`)
+    const run = (scrubEnv) => runHook('PreToolUse', {}, opts({ extraHooksDirs: dirs, scrubEnv }))
+    const scrubbed = await run(true)
+    expect(scrubbed.hooks).toHaveLength(3)
+    for (const hook of scrubbed.hooks) expectCompleted(hook)
+    const said = scrubWarnings(scrubbed)
+    if (!isLinux || isRoot) expect(said).toHaveLength(1)
+    else expect(said.length).toBeLessThanOrEqual(1)
+    if (isRoot && isLinux && said.length === 1 && !/not kept from reading/.test(said[0])) expect(said[0]).toMatch(/run as root/)
+    expect(scrubWarnings(await run(false))).toEqual([])
+    if (isLinux && !said.some((w) => /not kept from reading/.test(w))) {
+      // Confined: by one thread of this process, alone in having no_new_privs (its domain).
+      const threads = fs.readdirSync('/proc/self/task').map((tid) => {
+        const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'utf8')
+        return `${/^Name:\s*(.*)$/m.exec(status)[1]}:${/^NoNewPrivs:\s*(\d)/m.exec(status)[1]}`
+      })
+      expect(threads.filter((t) => t.endsWith(':1'))).toEqual(['cline-hooks-con:1'])
+    }
+  }, 60000)
 })

@@ -139,7 +139,9 @@ pub struct RunOptions {
     /// `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `API_KEY`, `APIKEY` or `PRIVATE_KEY`; ending in
     /// `_KEY`, `_PAT` or `_AUTH`; starting with `AWS_` or `AZURE_`). An array: exactly those
     /// names (without case on Windows). `false` (default): all are passed. What `env` sets is
-    /// always passed.
+    /// always passed. On Linux (Landlock) scrubbed hooks also cannot read the host's
+    /// environment or memory through `/proc`, gain privileges (`sudo`) or mount; where they are
+    /// not kept from the host, the run's `warnings` say so once (README, "Environment scrubbing").
     #[napi(ts_type = "boolean | string[]")]
     pub scrub_env: Option<ScrubEnvOption>,
     /// A file to append one JSON line to per hook execution (time, runId, hookName, path,

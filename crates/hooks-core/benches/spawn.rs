@@ -5,7 +5,9 @@
 //! - `tokio_command`: the same job with `tokio::process` on a worker of a multi-thread runtime
 //!   (what the addon builds on), awaited from another thread as the binding does;
 //! - `runner_run`: the addon's `Runner::run` (limiter, process group, stdin/stdout/stderr
-//!   pipes, deadline, output parsing, combination) on the same runtime, no Node involved.
+//!   pipes, deadline, output parsing, combination) on the same runtime, no Node involved;
+//! - `runner_run_scrubbed`: the same with `scrubEnv` on, whose hooks (Linux) are started by the
+//!   confining thread, inside its Landlock domain.
 //!
 //! `cargo bench --bench spawn`. Each case runs the hook 1,000 times (about a second or two).
 
@@ -17,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 use cline_hooks_core::discovery::{GlobalDir, Layout};
 use cline_hooks_core::event::{RunSettings, Runner};
 use cline_hooks_core::factory::Factory;
+use cline_hooks_core::process::ScrubEnv;
 use divan::Bencher;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -127,6 +130,19 @@ fn tokio_command(bencher: Bencher) {
 
 #[divan::bench(sample_count = 1000, max_time = 5)]
 fn runner_run(bencher: Bencher) {
+    run_with(bencher, RunSettings::default);
+}
+
+#[divan::bench(sample_count = 1000, max_time = 5)]
+fn runner_run_scrubbed(bencher: Bencher) {
+    run_with(bencher, || RunSettings {
+        scrub_env: ScrubEnv::Credentials,
+        ..RunSettings::default()
+    });
+}
+
+/// `Runner::run` of the trivial hook with the settings `settings` makes.
+fn run_with(bencher: Bencher, settings: fn() -> RunSettings) {
     let rt = runtime();
     let layout = Layout {
         extra_hooks_dirs: vec![hook_dir().0.clone()],
@@ -145,7 +161,7 @@ fn runner_run(bencher: Bencher) {
         let input = input.clone();
         let report = rt
             .block_on(async {
-                tokio::spawn(async move { runner.run(input, RunSettings::default()).await })
+                tokio::spawn(async move { runner.run(input, settings()).await })
                     .await
                     .expect("join")
             })

@@ -103,6 +103,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         input: Arc::from(&b"{}\n"[..]),
         env: Vec::<(OsString, OsString)>::new(),
         env_remove: Vec::new(),
+        confine: false,
         timeout,
         max_timeout: timeout,
         persistent_idle: Duration::from_secs(300),

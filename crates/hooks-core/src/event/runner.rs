@@ -307,10 +307,15 @@ impl Runner {
         let abort = settings.abort.child_token();
         let stop_on_drop = abort.clone().drop_guard();
 
+        // A run that starts hooks with `scrubEnv` says once how far they are kept from the
+        // host (the first such run starts the thread that confines them).
+        let scrubbed = settings.scrub_env != ScrubEnv::Off;
+        let scrub_warning = scrubbed.then(crate::process::scrub_warning_here).flatten();
         let ctx = Arc::new(RunContext {
             input: input_bytes.into(),
             env: settings.env.clone(),
             env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
+            confine: scrubbed,
             timeout: settings.timeout,
             max_timeout: settings.max_timeout,
             persistent_idle: settings.persistent_idle,
@@ -440,6 +445,7 @@ impl Runner {
         let mut combined = combine(&executions);
         apply_failure_policy(|i| policies[i], &executions, &mut combined);
         combined.warnings.extend(skipped(&hooks, &warnings));
+        combined.warnings.extend(scrub_warning);
         // Hooks refused at their start because their bytes were no longer the approved ones.
         combined.warnings.extend(
             executions

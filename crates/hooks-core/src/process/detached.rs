@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use super::admission::{admit, not_started, wait_to_retry};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
 use super::execution::{Execution, FailureKind, RunContext, Status};
-use super::spawn::{spawn, HookIo, HookStdin, NotStarted};
+use super::spawn::{spawn, HookEnv, HookIo, HookStdin, NotStarted};
 use super::spawn_failure::explain_start_error;
 use super::verified_start::verify;
 use crate::discovery::DiscoveredHook;
@@ -62,7 +62,12 @@ pub async fn start_detached(
         wait_to_retry(ctx, &stop, (deadline, ctx.timeout_of(hook)), pause, refusal)
     };
     let marker = StartMarker::next();
-    let env = (&ctx.env[..], &ctx.env_remove[..], &ctx.run);
+    let env = HookEnv {
+        add: &ctx.env,
+        remove: &ctx.env_remove,
+        confine: ctx.confine,
+        run: &ctx.run,
+    };
     let spawned = spawn(
         hook,
         &cwd,

@@ -16,7 +16,7 @@ use super::admission::{admit, not_started, terminated_before_start, wait_to_retr
 use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
 use super::exit_status::{exit_failure, signal_name};
 use super::pipes::{exchange, StdoutScan, Tail, PIPE_GRACE, STDERR_KEEP};
-use super::spawn::{spawn_watched, NotStarted};
+use super::spawn::{spawn_watched, HookEnv, NotStarted};
 use super::spawn_failure::{explain_start_error, start_obstacle};
 use super::verified_start::verify;
 use crate::discovery::{DiscoveredHook, Profile, Source};
@@ -191,6 +191,9 @@ pub struct RunContext {
     /// Inherited variables left out of each hook's environment (`scrubEnv`), worked out once
     /// per run (see [`host_names_to_remove`](crate::process::host_names_to_remove)).
     pub env_remove: Vec<OsString>,
+    /// Whether hooks start confined, out of reach of the host's environment and memory
+    /// (`scrubEnv` on; see [`confinement`](crate::process::confinement)).
+    pub confine: bool,
     /// Each hook's timeout, as the run was given it (a header's `timeout=` replaces it: see
     /// [`RunContext::timeout_of`]).
     pub timeout: Duration,
@@ -279,7 +282,12 @@ pub(crate) async fn run_hook_watched(
     let spawned = spawn_watched(
         hook,
         &cwd,
-        (&ctx.env, &ctx.env_remove, &ctx.run),
+        HookEnv {
+            add: &ctx.env,
+            remove: &ctx.env_remove,
+            confine: ctx.confine,
+            run: &ctx.run,
+        },
         &mut registration,
         &mut exec.warnings,
         verified.as_ref(),

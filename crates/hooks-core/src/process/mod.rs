@@ -9,6 +9,7 @@ mod exit_status;
 mod spawn;
 mod spawn_failure;
 
+mod confine;
 mod deadline;
 mod detached;
 mod environment;
@@ -23,6 +24,7 @@ mod tree;
 mod verified_start;
 mod watchdog;
 
+pub use confine::{confinement, fs_rights, scrub_warning, scrub_warning_here, Unconfined};
 pub use deadline::*;
 pub use detached::*;
 pub use environment::*;

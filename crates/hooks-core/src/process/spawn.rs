@@ -60,12 +60,15 @@ impl From<io::Error> for NotStarted {
 }
 
 /// A hook's environment: the variables added to the inherited ones, the inherited ones left
-/// out (`scrubEnv`), and the run it belongs to (its `CLINE_HOOK_*` variables).
-pub(super) type HookEnv<'a> = (
-    &'a [(OsString, OsString)],
-    &'a [OsString],
-    &'a crate::process::RunIdentity,
-);
+/// out and whether it starts confined (`scrubEnv`), and the run it belongs to (its
+/// `CLINE_HOOK_*` variables).
+pub(super) struct HookEnv<'a> {
+    pub add: &'a [(OsString, OsString)],
+    pub remove: &'a [OsString],
+    /// Started out of reach of the host's environment and memory (see confine.rs).
+    pub confine: bool,
+    pub run: &'a crate::process::RunIdentity,
+}
 
 /// Where a hook's stdin comes from and what its stdout and stderr go to.
 pub(super) struct HookIo {
@@ -109,8 +112,8 @@ where
 }
 
 /// Starts the hook's process as the head of its own tree, with `io`. Its environment is the
-/// inherited one without `env_remove`, with `env` added, and `marker`'s variable (every start carries one: it is how the processes that leave the
-/// tree's group are found when it is stopped). A start the system refuses for a reason that
+/// inherited one without `env.remove`, with `env.add` added, and `marker`'s variable (every start carries one: it is how the processes that leave the
+/// tree's group are found when it is stopped); `env.confine` starts it confined. A start the system refuses for a reason that
 /// passes is tried again, up to [`START_ATTEMPTS`] times, after `wait(pause, the refusal)`,
 /// which ends early with the hook's status when the run is stopped meanwhile; a later try that
 /// succeeds says so in `warnings`. A `verified` hook starts from its checked file.
@@ -118,7 +121,7 @@ where
 pub(super) async fn spawn<W, F>(
     hook: &DiscoveredHook,
     cwd: &Path,
-    (env, env_remove, run): HookEnv<'_>,
+    env: HookEnv<'_>,
     marker: StartMarker,
     warnings: &mut Vec<String>,
     io: HookIo,
@@ -131,6 +134,12 @@ where
 {
     let cwd = &working_directory(cwd)?;
     let argv = verified.map_or_else(|| hook.command.clone(), |v| v.argv(hook));
+    let HookEnv {
+        add: env,
+        remove: env_remove,
+        confine,
+        run,
+    } = env;
     let identity = run.variables(hook);
     let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
@@ -161,7 +170,11 @@ where
         if let Some(verified) = verified {
             verified.keep_in_child(&mut command);
         }
-        command.spawn()
+        if confine {
+            crate::process::confine::spawn_confined(command)
+        } else {
+            command.spawn()
+        }
     };
     if argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command").into());

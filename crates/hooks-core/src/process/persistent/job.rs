@@ -71,6 +71,8 @@ impl Drop for InFlight {
 pub(super) struct StartWith {
     pub env: Vec<(OsString, OsString)>,
     pub env_remove: Vec<OsString>,
+    /// Started confined (`scrubEnv`): a process started otherwise is not reused for it.
+    pub confine: bool,
 }
 
 /// One event for a persistent hook.
@@ -123,6 +125,7 @@ impl Job {
             start_with: StartWith {
                 env: ctx.env.clone(),
                 env_remove: ctx.env_remove.clone(),
+                confine: ctx.confine,
             },
             run: ctx.run.clone(),
             cwd: ctx.cwd_of(hook),

@@ -23,7 +23,7 @@ use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
 use crate::process::execution::{conclude, read_verdict, Execution, FailureKind, Status};
 use crate::process::pipes::{Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP};
-use crate::process::spawn::{spawn_watched, NotStarted};
+use crate::process::spawn::{spawn_watched, HookEnv, NotStarted};
 use crate::process::spawn_failure::explain_start_error;
 use crate::process::verified_start::verify;
 use crate::process::Registration;
@@ -265,7 +265,12 @@ impl Live {
         let spawned = spawn_watched(
             hook,
             &job.cwd,
-            (&env, &job.start_with.env_remove, &job.run),
+            HookEnv {
+                add: &env,
+                remove: &job.start_with.env_remove,
+                confine: job.start_with.confine,
+                run: &job.run,
+            },
             &mut registration,
             &mut exec.warnings,
             verified.as_ref(),
