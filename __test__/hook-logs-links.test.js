@@ -15,7 +15,7 @@ const { writeQuickHook } = require('./hook-programs')
 
 const { runHook } = addon
 
-const NO_SYMLINKS = 'a repository can plant a symbolic link freely only on macOS/Linux (Windows, and Wine, ask for a privilege)'
+const NO_SYMLINKS = 'Windows makes a symbolic link only with a privilege, and Wine 8 (the Windows lane) makes none: fs.symlinkSync reports success and makes nothing'
 
 /** A workspace whose PreToolUse (a Node program, so it runs on Windows too) prints `{}`. */
 function workspace() {

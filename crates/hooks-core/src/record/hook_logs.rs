@@ -74,6 +74,11 @@ pub fn logs_place(source: Source, hook_path: &Path) -> Option<LogsPlace> {
     }
 }
 
+/// The logs folder of a hook at `hook_path` (see [`logs_place`]). Pure.
+pub fn logs_dir(source: Source, hook_path: &Path) -> Option<PathBuf> {
+    logs_place(source, hook_path).map(|place| place.dir())
+}
+
 /// Whether a log of `current` bytes is renamed away before an entry of `entry` bytes is
 /// appended: when it would pass [`HOOK_LOG_CAP`] and holds anything. Pure.
 pub fn must_rotate(current: u64, entry: usize) -> bool {
@@ -410,6 +415,13 @@ mod tests {
         assert_eq!(at(Source::Extra, "/tmp/hooks/PreToolUse"), None);
         assert_eq!(at(Source::Managed, "/etc/cline/hooks/PreToolUse"), None);
         assert_eq!(at(Source::Workspace, "/PreToolUse"), None);
+        assert_eq!(
+            logs_dir(
+                Source::Workspace,
+                Path::new("/ws/.clinerules/hooks/PreToolUse")
+            ),
+            Some("/ws/.clinerules/logs".into())
+        );
     }
 
     #[test]
@@ -541,6 +553,12 @@ mod tests {
             let why = entry.append().unwrap_err();
             assert!(matches!(why.problem, Problem::Fifo(_)), "{why}");
             std::fs::remove_file(&entry.log).unwrap();
+
+            // A folder is no log.
+            std::fs::create_dir(&entry.log).unwrap();
+            let why = entry.append().unwrap_err();
+            assert!(matches!(why.problem, Problem::NotAFile(_)), "{why}");
+            std::fs::remove_dir(&entry.log).unwrap();
 
             // A hard link to a file of the user's, as the log or its lock: refused, unchanged.
             for linked in [entry.log.clone(), sibling(&entry.log, ".lock")] {

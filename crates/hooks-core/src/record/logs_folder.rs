@@ -250,6 +250,7 @@ mod sys {
                 }
             }
             Some(libc::ENXIO) => Problem::Fifo(path),
+            Some(libc::EISDIR) => Problem::NotAFile(path),
             _ => Problem::Open { path, error: e },
         }
     }
