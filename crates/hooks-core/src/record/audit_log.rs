@@ -51,7 +51,7 @@ pub fn append_lines(path: &Path, lines: &[String]) -> Result<(), String> {
         std::fs::create_dir_all(folder)
             .map_err(|e| fail(format!("its folder could not be created ({e})")))?;
     }
-    let mut file = super::open_for_append(path, true).map_err(fail)?;
+    let mut file = super::open_for_append(path).map_err(fail)?;
     for line in lines {
         // One write per line: a line is never split among other processes' lines.
         match file.write(line.as_bytes()) {

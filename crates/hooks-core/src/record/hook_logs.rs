@@ -2,15 +2,20 @@
 //! folder (`.clinerules/logs/` beside `.clinerules/hooks/`; `Logs/` beside the global
 //! `Hooks/`), one entry per execution (a header line, then its stdout and stderr tails), kept
 //! under [`HOOK_LOG_CAP`] by renaming it once to `.log.1`. Writers in many runs and processes
-//! take an OS lock on `<HookName>.log.lock` while they rotate and append.
+//! take an OS lock on `<HookName>.log.lock` while they rotate and append. Where it goes and
+//! what a handle may be are decided here (pure); logs_folder.rs does the I/O.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use thiserror::Error;
+
+use super::logs_folder::{Access, LogsFolder};
 use crate::discovery::Source;
-use crate::file_lock::{lock_within, sibling, LockRefused};
+use crate::file_lock::{lock_within, LockRefused};
 use crate::process::{Execution, Status};
 
 /// Past this size a hook log is renamed to `.log.1` (replacing the last one) before the next
@@ -20,22 +25,58 @@ pub const HOOK_LOG_CAP: u64 = 1 << 20;
 /// Longest wait for another writer's lock on a hook log.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
 
-/// The folder a hook's log goes to: beside its hooks folder, `Logs` for a folder named `Hooks`
-/// (the global `<Documents>/Cline/Hooks`), else `logs` (`.clinerules/logs`, the CLI's
-/// `.cline/logs` and `$CLINE_DIR/logs`). None for managed hooks (root's folder, shared by
-/// every user) and extra folders (they can be anywhere, such as directly in a shared `/tmp`).
-/// Pure.
-pub fn logs_dir(source: Source, hook_path: &Path) -> Option<PathBuf> {
-    if !matches!(source, Source::Workspace | Source::Global) {
-        return None;
+/// Where a hook's logs folder is, split where the user's own path ends: the `anchor` is
+/// opened as it is (links followed: the user's own), each folder `below` it without following
+/// a link (they may be a cloned repository's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogsPlace {
+    /// A workspace's root (the user chose it; above it is the user's own path), or the folder
+    /// holding the global hooks folder (all the user's own, `~/.cline` may well be a link).
+    pub anchor: PathBuf,
+    /// The folders from the anchor down to the logs folder (the last, created when missing):
+    /// `[".clinerules", "logs"]` in a workspace, as the repository ships them; `["Logs"]`.
+    pub below: Vec<OsString>,
+}
+
+impl LogsPlace {
+    /// The logs folder's path.
+    pub fn dir(&self) -> PathBuf {
+        let mut dir = self.anchor.clone();
+        dir.extend(&self.below);
+        dir
     }
+}
+
+/// Where the log of a hook at `hook_path` goes: a folder beside its hooks folder, `Logs` for a
+/// folder named `Hooks` (the global `<Documents>/Cline/Hooks`), else `logs`
+/// (`.clinerules/logs`, the CLI's `.cline/logs` and `$CLINE_DIR/logs`). None for managed hooks
+/// (root's folder, shared by every user) and extra folders (they can be anywhere, such as
+/// directly in a shared `/tmp`). Pure.
+pub fn logs_place(source: Source, hook_path: &Path) -> Option<LogsPlace> {
     let hooks_dir = hook_path.parent()?;
     let name = if hooks_dir.file_name()? == "Hooks" {
         "Logs"
     } else {
         "logs"
     };
-    Some(hooks_dir.parent()?.join(name))
+    let holder = hooks_dir.parent()?;
+    match source {
+        // Everything below the root is the repository's: `.clinerules` too.
+        Source::Workspace => Some(LogsPlace {
+            anchor: holder.parent()?.to_path_buf(),
+            below: vec![holder.file_name()?.to_owned(), name.into()],
+        }),
+        Source::Global => Some(LogsPlace {
+            anchor: holder.to_path_buf(),
+            below: vec![name.into()],
+        }),
+        Source::Extra | Source::Managed => None,
+    }
+}
+
+/// The logs folder of a hook at `hook_path` (see [`logs_place`]). Pure.
+pub fn logs_dir(source: Source, hook_path: &Path) -> Option<PathBuf> {
+    logs_place(source, hook_path).map(|place| place.dir())
 }
 
 /// Whether a log of `current` bytes is renamed away before an entry of `entry` bytes is
@@ -44,9 +85,146 @@ pub fn must_rotate(current: u64, entry: usize) -> bool {
     current > 0 && current.saturating_add(entry as u64) > HOOK_LOG_CAP
 }
 
+/// What an opened handle was meant to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Meant {
+    /// A folder on the way to the logs folder, or the logs folder.
+    Folder,
+    /// A log or its lock file.
+    File(Access),
+}
+
+/// What the system says an opened handle is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seen {
+    /// Its kind.
+    pub kind: SeenKind,
+    /// How many names (hard links) it has.
+    pub links: u64,
+}
+
+/// The kind of an opened handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SeenKind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Folder,
+    /// A link opened as itself (a Windows symbolic link or junction: a reparse point).
+    Link,
+    /// A FIFO, a device, a socket.
+    Other,
+}
+
+/// Whether a handle opened at `path` as `meant` may be used: a folder must be a folder, a file
+/// a regular file with no other name (another name could be a file of the user's, hard linked
+/// here), and neither a link. Pure.
+pub(crate) fn judge(meant: Meant, seen: Seen, path: &Path) -> Result<(), Problem> {
+    let path = path.to_path_buf();
+    match (meant, seen.kind) {
+        (_, SeenKind::Link) => Err(Problem::Link(path)),
+        (Meant::Folder, SeenKind::Folder) => Ok(()),
+        (Meant::Folder, _) => Err(Problem::NotAFolder(path)),
+        (Meant::File(_), SeenKind::File) if seen.links > 1 => Err(Problem::HardLink {
+            path,
+            links: seen.links,
+        }),
+        (Meant::File(_), SeenKind::File) => Ok(()),
+        (Meant::File(_), _) => Err(Problem::NotAFile(path)),
+    }
+}
+
+/// Why an entry was not written (a warning of the run); each says what to do.
+#[derive(Debug, Error)]
+pub enum Problem {
+    /// A folder on the way, the log or its lock is a link.
+    #[error("{} is a symbolic link (or junction), and hook logs are never written through one (a cloned repository could point it at a file of yours); make it a real folder or file, or turn hookLogs off", .0.display())]
+    Link(PathBuf),
+    /// The log or its lock has other names.
+    #[error("{} has {links} names (hard links), and hook logs never write a file with another name (a cloned repository could link it to a file of yours); delete it, or turn hookLogs off", .path.display())]
+    HardLink {
+        /// The file.
+        path: PathBuf,
+        /// Its number of names.
+        links: u64,
+    },
+    /// A folder on the way is not a folder.
+    #[error("{} is not a folder; remove it, or turn hookLogs off", .0.display())]
+    NotAFolder(PathBuf),
+    /// The log or its lock is a FIFO no process reads.
+    #[error("{} is a FIFO nobody reads, not a file; delete it, or turn hookLogs off", .0.display())]
+    Fifo(PathBuf),
+    /// The log or its lock is not a regular file.
+    #[error("{} is not a regular file (a FIFO, a device or a folder); delete it, or turn hookLogs off", .0.display())]
+    NotAFile(PathBuf),
+    /// The logs folder could not be created.
+    #[error("its folder {} could not be created ({error}); check that its parent is writable, or turn hookLogs off", .path.display())]
+    CreateFolder {
+        /// The folder.
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// A folder or file could not be opened.
+    #[error("{} could not be opened ({error}); check that the folder is writable, or turn hookLogs off", .path.display())]
+    Open {
+        /// The folder or file.
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// Another writer kept the lock.
+    #[error("another process held its lock {} for over {seconds} s; try again, or turn hookLogs off", .path.display())]
+    LockHeld {
+        /// The lock file.
+        path: PathBuf,
+        /// How long the wait was.
+        seconds: u64,
+    },
+    /// The system refused the lock.
+    #[error("its lock {} failed ({error}); check the folder's file system, or turn hookLogs off", .path.display())]
+    LockFailed {
+        /// The lock file.
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// The full log could not be renamed to `.log.1`.
+    #[error("it could not be renamed to {} ({error}); check that the folder is writable, or turn hookLogs off", .to.display())]
+    Rename {
+        /// The new name (`<HookName>.log.1`).
+        to: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// The write was cut short.
+    #[error("only {written} of the entry's {len} bytes were written (is the disk full?)")]
+    ShortWrite {
+        /// Bytes written.
+        written: usize,
+        /// Bytes of the entry.
+        len: usize,
+    },
+    /// The write failed.
+    #[error("{0}; check that the disk has room, or turn hookLogs off")]
+    Write(io::Error),
+}
+
+/// An entry that was not written to its hook's log: a warning of the run.
+#[derive(Debug, Error)]
+#[error("the hook log {} was not written: {problem}", log.display())]
+pub struct HookLogError {
+    /// The log.
+    pub log: PathBuf,
+    /// Why.
+    pub problem: Problem,
+}
+
 /// One entry of a hook log, ready to append.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookLogEntry {
+    /// Where its logs folder is.
+    pub place: LogsPlace,
     /// `<logs folder>/<HookName>.log`.
     pub log: PathBuf,
     /// The entry's text.
@@ -54,75 +232,61 @@ pub struct HookLogEntry {
 }
 
 impl HookLogEntry {
-    /// The entry of `exec`, if its hook has a log folder (see [`logs_dir`]).
+    /// The entry of `exec`, if its hook has a log folder (see [`logs_place`]).
     pub fn of(exec: &Execution, run_id: &str, time: &str) -> Option<HookLogEntry> {
-        let log = logs_dir(exec.source, &exec.path)?.join(format!("{}.log", exec.hook_name));
+        let place = logs_place(exec.source, &exec.path)?;
+        let log = place.dir().join(format!("{}.log", exec.hook_name));
         Some(HookLogEntry {
+            place,
             log,
             text: entry_text(exec, run_id, time),
         })
     }
 
     /// Appends the entry (one write), renaming the log to `.log.1` first when it would pass
-    /// [`HOOK_LOG_CAP`], under the log's lock; creates the logs folder (not its parent). The
-    /// error is a warning for the run, naming the file and the fix.
-    pub fn append(&self) -> Result<(), String> {
-        let fail = |what: String| {
-            format!(
-                "the hook log {} was not written: {what}; check that the folder is writable, or turn hookLogs off",
-                self.log.display()
-            )
-        };
-        let folder = self.log.parent().unwrap_or(Path::new("."));
-        match std::fs::create_dir(folder) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-                return Err(fail(format!("its folder could not be created ({e})")));
-            }
-            _ => {}
-        }
-        // A repository could ship its logs folder, or a log, as a link to a file of the user's:
-        // the log is only ever written where it seems to be.
-        if std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(fail(format!(
-                "{} is a symbolic link, and hook logs are not written through one",
-                folder.display()
-            )));
-        }
-        let _lock = lock(&sibling(&self.log, ".lock")).map_err(fail)?;
-        // Opened (and so checked: a regular file, not a link) before anything is renamed.
-        let mut file = super::open_for_append(&self.log, false).map_err(|why| {
-            fail(format!(
-                "{why}; it must be a regular file, not a symbolic link"
-            ))
-        })?;
+    /// [`HOOK_LOG_CAP`], under the log's lock; creates the logs folder (not its parent). Every
+    /// file is opened and renamed within the logs folder held open (reached through no link
+    /// below the anchor of its [`LogsPlace`]), so nothing outside it is created, written or
+    /// renamed.
+    pub fn append(&self) -> Result<(), HookLogError> {
+        self.append_in_folder().map_err(|problem| HookLogError {
+            log: self.log.clone(),
+            problem,
+        })
+    }
+
+    fn append_in_folder(&self) -> Result<(), Problem> {
+        let folder = LogsFolder::open(&self.place)?;
+        let name = self.log.file_name().unwrap_or(OsStr::new("hook.log"));
+        let _lock = lock(&folder, &with_suffix(name, ".lock"))?;
+        // Opened (and so checked) before anything is renamed.
+        let mut file = folder.open_file(name, Access::Append)?;
         let current = file.metadata().map_or(0, |m| m.len());
         if must_rotate(current, self.text.len()) {
-            let old = sibling(&self.log, ".1");
-            // Windows renames over an existing file only with a flag std may not pass (Wine
-            // refuses); the lock makes removing it first safe.
-            let _ = std::fs::remove_file(&old);
-            std::fs::rename(&self.log, &old).map_err(|e| {
-                fail(format!(
-                    "it could not be renamed to {} ({e})",
-                    old.display()
-                ))
+            let old = with_suffix(name, ".1");
+            folder.rename(name, &old).map_err(|error| Problem::Rename {
+                to: folder.path().join(&old),
+                error,
             })?;
             // The renamed file is open: start the new log.
-            file = super::open_for_append(&self.log, false).map_err(|why| {
-                fail(format!(
-                    "{why}; it must be a regular file, not a symbolic link"
-                ))
-            })?;
+            file = folder.open_file(name, Access::Append)?;
         }
         match file.write(self.text.as_bytes()) {
             Ok(n) if n == self.text.len() => Ok(()),
-            Ok(n) => Err(fail(format!(
-                "only {n} of the entry's {} bytes were written (is the disk full?)",
-                self.text.len()
-            ))),
-            Err(e) => Err(fail(e.to_string())),
+            Ok(written) => Err(Problem::ShortWrite {
+                written,
+                len: self.text.len(),
+            }),
+            Err(e) => Err(Problem::Write(e)),
         }
     }
+}
+
+/// `name` with `suffix` appended (`PreToolUse.log` → `PreToolUse.log.lock`).
+fn with_suffix(name: &OsStr, suffix: &str) -> OsString {
+    let mut name = name.to_owned();
+    name.push(suffix);
+    name
 }
 
 /// The text of one execution's entry: a header line (time, path, status, duration, exit,
@@ -184,38 +348,18 @@ fn one_line(text: &str) -> String {
     out
 }
 
-/// `options` refusing to open a symbolic link (macOS/Linux; making one on Windows takes a
-/// privilege a repository's files do not carry).
-fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Not blocking: a FIFO left as the lock file must not hold the open.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    options
-}
-
-/// Takes the OS lock on `lock_path` (released when the file is closed, even if the process
-/// dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it would let two writers
-/// lock two different files.
-fn lock(lock_path: &Path) -> Result<File, String> {
-    let file = no_follow(
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-    )
-    .open(lock_path)
-    .map_err(|e| format!("its lock {} could not be opened ({e})", lock_path.display()))?;
+/// Takes the OS lock on the lock file `name` of `folder` (released when the file is closed,
+/// even if the process dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it
+/// would let two writers lock two different files.
+fn lock(folder: &LogsFolder, name: &OsStr) -> Result<File, Problem> {
+    let file = folder.open_file(name, Access::Lock)?;
+    let path = folder.path().join(name);
     lock_within(file, LOCK_WAIT, Duration::from_millis(20)).map_err(|refused| match refused {
-        LockRefused::Held => format!(
-            "another process held its lock {} for over {} s",
-            lock_path.display(),
-            LOCK_WAIT.as_secs()
-        ),
-        LockRefused::Failed(e) => format!("its lock {} failed ({e})", lock_path.display()),
+        LockRefused::Held => Problem::LockHeld {
+            path,
+            seconds: LOCK_WAIT.as_secs(),
+        },
+        LockRefused::Failed(error) => Problem::LockFailed { path, error },
     })
 }
 
@@ -223,28 +367,96 @@ fn lock(lock_path: &Path) -> Result<File, String> {
 mod tests {
     use super::*;
     use crate::discovery::DiscoveredHook;
+    use crate::file_lock::sibling;
 
     #[test]
     fn logs_go_beside_the_hooks_folder_of_workspaces_and_the_global_folder_only() {
-        let at = |source, path: &str| logs_dir(source, Path::new(path));
+        let at = |source, path: &str| {
+            logs_place(source, Path::new(path)).map(|p| {
+                let dir = p.dir();
+                let below: Vec<String> = p
+                    .below
+                    .iter()
+                    .map(|b| b.to_string_lossy().into_owned())
+                    .collect();
+                (p.anchor, below.join("|"), dir)
+            })
+        };
+        // In a workspace, the repository's part starts below the root: `.clinerules` is checked.
         assert_eq!(
             at(Source::Workspace, "/ws/.clinerules/hooks/PreToolUse"),
-            Some("/ws/.clinerules/logs".into())
+            Some((
+                "/ws".into(),
+                ".clinerules|logs".into(),
+                "/ws/.clinerules/logs".into()
+            ))
         );
         assert_eq!(
             at(Source::Workspace, "/ws/.cline/hooks/PreToolUse.sh"),
-            Some("/ws/.cline/logs".into())
+            Some(("/ws".into(), ".cline|logs".into(), "/ws/.cline/logs".into()))
         );
+        // The global folder is the user's own: only the logs folder itself is checked.
         assert_eq!(
             at(Source::Global, "/home/u/Documents/Cline/Hooks/PreToolUse"),
-            Some("/home/u/Documents/Cline/Logs".into())
+            Some((
+                "/home/u/Documents/Cline".into(),
+                "Logs".into(),
+                "/home/u/Documents/Cline/Logs".into()
+            ))
         );
         assert_eq!(
             at(Source::Global, "/home/u/.cline/hooks/PreToolUse.py"),
-            Some("/home/u/.cline/logs".into())
+            Some((
+                "/home/u/.cline".into(),
+                "logs".into(),
+                "/home/u/.cline/logs".into()
+            ))
         );
         assert_eq!(at(Source::Extra, "/tmp/hooks/PreToolUse"), None);
         assert_eq!(at(Source::Managed, "/etc/cline/hooks/PreToolUse"), None);
+        assert_eq!(at(Source::Workspace, "/PreToolUse"), None);
+        assert_eq!(
+            logs_dir(
+                Source::Workspace,
+                Path::new("/ws/.clinerules/hooks/PreToolUse")
+            ),
+            Some("/ws/.clinerules/logs".into())
+        );
+    }
+
+    #[test]
+    fn only_a_folder_or_a_regular_file_with_one_name_is_used() {
+        let judged = |meant, kind, links| judge(meant, Seen { kind, links }, Path::new("/l/x"));
+        let log = Meant::File(Access::Append);
+        let lock = Meant::File(Access::Lock);
+        assert!(judged(Meant::Folder, SeenKind::Folder, 2).is_ok());
+        assert!(judged(log, SeenKind::File, 1).is_ok());
+        assert!(judged(lock, SeenKind::File, 1).is_ok());
+        for meant in [Meant::Folder, log, lock] {
+            assert!(matches!(
+                judged(meant, SeenKind::Link, 1),
+                Err(Problem::Link(_))
+            ));
+        }
+        // A hard link to a file of the user's, at the log or its lock.
+        for meant in [log, lock] {
+            assert!(matches!(
+                judged(meant, SeenKind::File, 2),
+                Err(Problem::HardLink { links: 2, .. })
+            ));
+            assert!(matches!(
+                judged(meant, SeenKind::Other, 1),
+                Err(Problem::NotAFile(_))
+            ));
+            assert!(matches!(
+                judged(meant, SeenKind::Folder, 1),
+                Err(Problem::NotAFile(_))
+            ));
+        }
+        assert!(matches!(
+            judged(Meant::Folder, SeenKind::File, 1),
+            Err(Problem::NotAFolder(_))
+        ));
     }
 
     #[test]
@@ -326,7 +538,7 @@ mod tests {
             std::fs::remove_file(&entry.log).unwrap();
             std::os::unix::fs::symlink(&target, &entry.log).unwrap();
             let why = entry.append().unwrap_err();
-            assert!(why.contains("not a symbolic link"), "{why}");
+            assert!(matches!(why.problem, Problem::Link(_)), "{why}");
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
             assert!(
                 !sibling(&entry.log, ".1").is_symlink(),
@@ -339,7 +551,38 @@ mod tests {
             // SAFETY: a valid C string.
             assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
             let why = entry.append().unwrap_err();
-            assert!(why.contains("FIFO"), "{why}");
+            assert!(matches!(why.problem, Problem::Fifo(_)), "{why}");
+            std::fs::remove_file(&entry.log).unwrap();
+
+            // A folder is no log.
+            std::fs::create_dir(&entry.log).unwrap();
+            let why = entry.append().unwrap_err();
+            assert!(matches!(why.problem, Problem::NotAFile(_)), "{why}");
+            std::fs::remove_dir(&entry.log).unwrap();
+
+            // A hard link to a file of the user's, as the log or its lock: refused, unchanged.
+            for linked in [entry.log.clone(), sibling(&entry.log, ".lock")] {
+                let _ = std::fs::remove_file(&linked);
+                std::fs::hard_link(&target, &linked).unwrap();
+                let why = entry.append().unwrap_err();
+                assert!(
+                    matches!(why.problem, Problem::HardLink { links: 2, .. }),
+                    "{why}"
+                );
+                assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+                std::fs::remove_file(&linked).unwrap();
+            }
+
+            // `.clinerules` itself a link to a folder elsewhere: nothing is made there.
+            let elsewhere = dir.join("elsewhere");
+            std::fs::create_dir(&elsewhere).unwrap();
+            std::fs::rename(dir.join(".clinerules"), elsewhere.join(".clinerules")).unwrap();
+            std::os::unix::fs::symlink(elsewhere.join(".clinerules"), dir.join(".clinerules"))
+                .unwrap();
+            std::fs::remove_dir_all(elsewhere.join(".clinerules/logs")).unwrap();
+            let why = entry.append().unwrap_err();
+            assert!(matches!(why.problem, Problem::Link(_)), "{why}");
+            assert!(!elsewhere.join(".clinerules/logs").exists());
         }
         let _ = std::fs::remove_dir_all(dir);
     }

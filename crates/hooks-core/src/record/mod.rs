@@ -4,6 +4,7 @@
 
 mod audit_log;
 mod hook_logs;
+mod logs_folder;
 
 pub use audit_log::*;
 pub use hook_logs::*;
@@ -85,6 +86,7 @@ fn write_now(audit: Option<(PathBuf, Vec<String>)>, entries: Vec<HookLogEntry>) 
     }
     for entry in entries {
         if let Err(why) = entry.append() {
+            let why = why.to_string();
             tracing::warn!(why, "a hook log could not be written");
             warnings.push(why);
         }
@@ -92,22 +94,19 @@ fn write_now(audit: Option<(PathBuf, Vec<String>)>, entries: Vec<HookLogEntry>) 
     warnings
 }
 
-/// Tests: a fresh empty folder under the system temp dir.
-/// Opens `path` to append to, creating it; `follow`: whether a symbolic link is followed.
-/// Only a regular file is written: a FIFO nobody reads would block the open (or the write)
-/// forever and with it the run, and a device is no log. Opened without blocking (a FIFO
-/// with no reader is then an error at once), which changes nothing for a regular file.
-pub(crate) fn open_for_append(path: &Path, follow: bool) -> Result<File, String> {
+/// Opens `path` to append to, creating it (a symbolic link is followed: the audit log is the
+/// caller's path; hook logs open theirs in logs_folder.rs). Only a regular file is written: a
+/// FIFO nobody reads would block the open (or the write) forever and with it the run, and a
+/// device is no log. Opened without blocking (a FIFO with no reader is then an error at once),
+/// which changes nothing for a regular file.
+pub(crate) fn open_for_append(path: &Path) -> Result<File, String> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        let no_follow = if follow { 0 } else { libc::O_NOFOLLOW };
-        options.custom_flags(libc::O_NONBLOCK | no_follow);
+        options.custom_flags(libc::O_NONBLOCK);
     }
-    #[cfg(not(unix))]
-    let _ = follow;
     let file = options.open(path).map_err(|e| {
         #[cfg(unix)]
         if e.raw_os_error() == Some(libc::ENXIO) {
@@ -122,6 +121,7 @@ pub(crate) fn open_for_append(path: &Path, follow: bool) -> Result<File, String>
     }
 }
 
+/// Tests: a fresh empty folder under the system temp dir.
 #[cfg(test)]
 pub(crate) fn scratch(tag: &str) -> PathBuf {
     let nanos = SystemTime::now()
