@@ -139,11 +139,13 @@ fn judge(entry: Entry, meta: &std::fs::Metadata) -> Option<String> {
     others_can_write(entry, access, me, private)
 }
 
+/// Windows: the store's ACL is not judged (see the README's Security section).
 #[cfg(not(unix))]
 pub fn file_problem(_meta: &std::fs::Metadata) -> Option<String> {
     None
 }
 
+/// Windows: the folders' ACLs are not judged (see the README's Security section).
 #[cfg(not(unix))]
 pub fn folder_problem(_path: &Path) -> Option<String> {
     None
