@@ -130,7 +130,7 @@ describe('trust', () => {
     expect(result.warnings.some((w) => w.startsWith('skipped: not trusted: changed since approved'))).toBe(true)
   })
 
-  testIf(process.platform === 'linux', 'Linux starts an approved hook from the descriptor it checked', 'an approved hook runs from the verified file, its own path in CLINE_HOOK_PATH', async () => {
+  testIf(process.platform === 'linux', 'Linux starts an approved hook from a sealed copy of the bytes it checked', 'an approved Node hook runs from the verified bytes under its own path, also in CLINE_HOOK_PATH', async () => {
     const root = makeWorkspace('trust-fd')
     const hook = writeProgram(
       hooksDirOf(root),
@@ -140,8 +140,8 @@ describe('trust', () => {
     const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
     await trustHook(hook, { policyFile })
     const result = await runHook('PreToolUse', {}, opts({ workspaceRoots: [root], policyFile, trust: 'workspace' }))
-    expect(result.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ /)
-    expect(result.contextModification.split(' ')[1]).toBe(hook)
+    // Node runs through the runtime's bootstrap, which keeps the hook's path (approved-bytes.test.js).
+    expect(result.contextModification).toBe(`${hook} ${hook}`)
   })
 
   // Attack on issue 14: hook A rewrote hook B in place after B had passed its check (hooks of

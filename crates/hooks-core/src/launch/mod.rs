@@ -105,8 +105,12 @@ pub fn direct_command(path: &Path, shebang: Option<&str>, tools: &mut Interprete
 /// The CLI profile's argv: the `#!` line wins (`#!/usr/bin/env X` is looked up on PATH),
 /// otherwise the extension picks the interpreter. `Fails` names what to install.
 pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Interpreters) -> Launch {
+    let windows = tools.windows;
     let with = |program: &Path, args: &[&str]| -> Launch {
         let mut argv = vec![program.as_os_str().to_owned()];
+        if !windows && program.file_name().is_some_and(|name| name == "bun") {
+            argv.extend(BUN_GUARD.iter().map(OsString::from));
+        }
         argv.extend(args.iter().map(OsString::from));
         argv.push(path.as_os_str().to_owned());
         Launch::Argv(argv)
@@ -281,7 +285,13 @@ pub mod tests {
         );
         assert_eq!(
             strings(cli(p, Some("/usr/bin/env -S bun run"), m)),
-            ["/usr/bin/bun", "run", "/h/PreToolUse.sh"]
+            [
+                "/usr/bin/bun",
+                "--config=/dev/null",
+                "--no-env-file",
+                "run",
+                "/h/PreToolUse.sh"
+            ]
         );
         assert_eq!(
             strings(cli(p, Some("/bin/sh -e"), m)),
@@ -314,6 +324,16 @@ pub mod tests {
         assert_eq!(
             strings(cli("/h/a.PY", None, m)),
             ["/usr/bin/python3", "/h/a.PY"]
+        );
+        // bun reads no bunfig.toml and no .env from the working directory (the workspace).
+        assert_eq!(
+            strings(cli("/h/a.ts", None, m)),
+            [
+                "/usr/bin/bun",
+                "--config=/dev/null",
+                "--no-env-file",
+                "/h/a.ts"
+            ]
         );
         let err = fails(cli("/h/a.ts", None, &mut FixedMachine::default()));
         assert!(err.contains("install bun"), "{err}");

@@ -1,12 +1,16 @@
 //! Starting an approved hook from the bytes that were approved. Just before the start its
 //! file is opened once, read through that descriptor and hashed; then (see
 //! [`descriptor_start`]):
-//! - Linux: a program the kernel runs, or a script of a shell, Python, Ruby or Perl, starts
-//!   from a sealed in-memory copy of exactly the bytes checked (`/proc/self/fd/N` of a memfd),
-//!   so no change to the file after the check, in place or by replacement, reaches the run. A
-//!   script of Node (or another interpreter that resolves its script's real path and reads it
-//!   again) starts from the checked file's descriptor: a rename or replacement after the check
-//!   cannot change what runs, a rewrite in place before Node reads it can.
+//! - Linux: the hook starts from a sealed in-memory copy of exactly the bytes checked (a memfd),
+//!   never from its file, so no change to the file or its folder after the check (a rewrite in
+//!   place, a replacement, an unlink, a sibling named `<hook> (deleted)`) reaches the run. A
+//!   program the kernel runs, or a script of an interpreter that reads any path (a shell,
+//!   Python, Ruby, Perl), is given the copy's `/proc/self/fd/N`. Node and bun, which look their
+//!   script up again by its real path, are started with the runtime's bootstrap (`-e`), which
+//!   reads the copy and runs it under the hook's own path (relative imports work). Any other
+//!   interpreter is given the copy's path too; one that looks its script up again (tsx) fails
+//!   on the copy's name (`/memfd:cline-hook (deleted)`), never reading other bytes. No copy,
+//!   no start.
 //! - Windows: the file is held open without write or delete sharing until the hook ends, so
 //!   nobody can change, replace or delete it from the check to the end of the run. When that
 //!   hold cannot be had (another program has the file open and may write it), the hook is not
@@ -39,12 +43,21 @@ pub(crate) struct VerifiedFile {
     /// Held open until the hook ends (on Windows, that is the lock).
     #[allow(dead_code)]
     file: File,
-    /// The descriptor the process starts from (Linux): a sealed copy or `file` itself.
+    /// The sealed copy the process starts from (Linux), and how.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    start_from: Option<File>,
+    start_from: Option<(File, Start)>,
     /// Windows, a batch file: the held file's final path, which `cmd.exe` is given.
     #[cfg_attr(not(windows), allow(dead_code))]
     batch_path: Option<String>,
+}
+
+/// How the process starts from its sealed copy: the copy's `/proc/self/fd/N` in place of the
+/// hook's path, or an interpreter's bootstrap (which needs the file's `#!` line).
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Start {
+    InPlace,
+    Bootstrap(crate::launch::Bootstrap, Vec<u8>),
 }
 
 /// Opens and checks `hook`'s file if it must match an approval; `Ok(None)` when it need not.
@@ -62,7 +75,7 @@ pub(crate) async fn verify(hook: &DiscoveredHook) -> Result<Option<VerifiedFile>
     let program = hook.command.first().cloned().unwrap_or_default();
     crate::blocking::run_or_inline(move || {
         let checked = check(&path, &approved)?;
-        checked.start_form(kind, &program).map(Some)
+        checked.start_form(kind, &program, &path).map(Some)
     })
     .await
     .unwrap_or_else(|why| Err(format!("{NOT_TRUSTED_CHANGED}: {why}")))
@@ -98,20 +111,37 @@ fn not_held(path: &Path, err: &io::Error) -> String {
 }
 
 impl Checked {
-    /// What the process starts from: a sealed copy, the file's descriptor, or its path.
+    /// What the process starts from: a sealed copy (in place of the path, or through a
+    /// bootstrap), or its path. `Err`: the sentence of why it does not start.
     #[cfg(target_os = "linux")]
     fn start_form(
         self,
         kind: crate::launch::LaunchKind,
         program: &OsString,
+        path: &Path,
     ) -> Result<VerifiedFile, String> {
         use crate::launch::{descriptor_start, DescriptorStart};
-        let start_from = match descriptor_start(kind, program, &self.bytes) {
-            DescriptorStart::Copy => sealed_copy(&self.bytes)
-                .ok()
-                .or_else(|| self.file.try_clone().ok()),
-            DescriptorStart::Original => self.file.try_clone().ok(),
+        let start = match descriptor_start(kind, program, &self.bytes) {
             DescriptorStart::ByPath => None,
+            DescriptorStart::Refused(why) => return Err(format!("{NOT_TRUSTED_CHANGED}: {why}")),
+            DescriptorStart::Copy => Some(Start::InPlace),
+            DescriptorStart::Bootstrap(bootstrap) => {
+                let line = self.bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+                Some(Start::Bootstrap(bootstrap, line.to_vec()))
+            }
+        };
+        let start_from = match start {
+            None => None,
+            // Fail closed: the file itself could be read again by another name.
+            Some(start) => Some((
+                sealed_copy(&self.bytes).map_err(|e| {
+                    format!(
+                        "{NOT_TRUSTED_CHANGED}: {} could not be started from a sealed copy of its approved bytes ({e}), so it was not started",
+                        path.display()
+                    )
+                })?,
+                start,
+            )),
         };
         Ok(VerifiedFile {
             file: self.file,
@@ -125,6 +155,7 @@ impl Checked {
         self,
         kind: crate::launch::LaunchKind,
         _program: &OsString,
+        _path: &Path,
     ) -> Result<VerifiedFile, String> {
         let _ = self.bytes;
         #[cfg(windows)]
@@ -218,8 +249,8 @@ fn sealed_copy(bytes: &[u8]) -> io::Result<File> {
 }
 
 /// Opens the file for reading; on Windows with read sharing only, so that it cannot be
-/// written, replaced or deleted while the handle is held, unless that is refused because
-/// someone already has it open for writing.
+/// written, replaced or deleted while the handle is held (refused when someone already has
+/// it open for writing: the hook is then not started).
 fn open_held(path: &Path) -> io::Result<File> {
     #[cfg(windows)]
     {
@@ -237,10 +268,11 @@ fn open_held(path: &Path) -> io::Result<File> {
 }
 
 impl VerifiedFile {
-    /// The argv to start `hook` with: on Linux, where it starts from a descriptor, its path
-    /// replaced by that descriptor's (`/proc/self/fd/N`, valid in the child, which keeps it
-    /// open: see [`VerifiedFile::keep_in_child`]); on Windows, a batch file's path replaced by
-    /// the held file's final path; otherwise its argv as it is.
+    /// The argv to start `hook` with: on Linux, where it starts from its sealed copy, its path
+    /// replaced by the copy's (`/proc/self/fd/N`, valid in the child, which keeps it open: see
+    /// [`VerifiedFile::keep_in_child`]), or its interpreter's bootstrap argv (see
+    /// [`bootstrap_argv`](crate::launch::bootstrap_argv)); on Windows, a batch file's path
+    /// replaced by the held file's final path; otherwise its argv as it is.
     pub(crate) fn argv(&self, hook: &DiscoveredHook) -> Vec<OsString> {
         #[cfg(windows)]
         if let Some(real) = &self.batch_path {
@@ -251,8 +283,18 @@ impl VerifiedFile {
             return argv;
         }
         #[cfg(target_os = "linux")]
-        if let Some(from) = &self.start_from {
+        if let Some((from, start)) = &self.start_from {
             use std::os::fd::AsRawFd;
+            if let Start::Bootstrap(bootstrap, head) = start {
+                return crate::launch::bootstrap_argv(
+                    *bootstrap,
+                    hook.kind,
+                    &hook.command,
+                    head,
+                    &hook.path,
+                    from.as_raw_fd(),
+                );
+            }
             let own = OsString::from(format!("/proc/self/fd/{}", from.as_raw_fd()));
             return hook
                 .command
@@ -273,7 +315,7 @@ impl VerifiedFile {
     /// so the kernel or the interpreter can read it.
     pub(crate) fn keep_in_child(&self, command: &mut tokio::process::Command) {
         #[cfg(target_os = "linux")]
-        if let Some(from) = &self.start_from {
+        if let Some((from, _)) = &self.start_from {
             use std::os::fd::AsRawFd;
             let fd = from.as_raw_fd();
             // SAFETY: the closure runs in the child between fork and exec and calls only
