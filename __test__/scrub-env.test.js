@@ -385,18 +385,18 @@ describe('scrubEnv and hooks started from their checked bytes (trust)', () => {
     return (scrubEnv) => runHook('PreToolUse', {}, opts({ workspaceRoots: [root], policyFile, trust: 'workspace', scrubEnv }))
   }
 
-  testIf(isLinux, reason, 'a shell script (from a sealed memfd) and a Node script (from its descriptor) start inside the domain, which no_new_privs marks; without scrubEnv, outside it', async () => {
+  testIf(isLinux, reason, 'a shell script (from a sealed memfd) and a Node script (through the bootstrap, under its own path) start inside the domain, which no_new_privs marks; without scrubEnv, outside it', async () => {
     const runs = [
-      await approved('sh', `printf '{"contextModification":"%s %s"}\\n' "$0" "$(grep NoNewPrivs /proc/self/status | tr -d ' \\t')"\n`),
-      await approved('node', `const nnp = /NoNewPrivs:\\s*(\\d)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]\nconsole.log(JSON.stringify({ contextModification: process.argv[1] + ' NoNewPrivs:' + nnp }))\n`),
+      [await approved('sh', `printf '{"contextModification":"%s %s"}\\n' "$0" "$(grep NoNewPrivs /proc/self/status | tr -d ' \\t')"\n`), /^\/proc\/self\/fd\/\d+/],
+      [await approved('node', `const nnp = /NoNewPrivs:\\s*(\\d)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]\nconsole.log(JSON.stringify({ contextModification: process.argv[1] + ' NoNewPrivs:' + nnp }))\n`), /^\/.*\/\.clinerules\/hooks\/PreToolUse/],
     ]
-    for (const run of runs) {
+    for (const [run, started] of runs) {
       const scrubbed = await run(true)
       expectCompleted(scrubbed.hooks[0])
-      expect(scrubbed.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:1$/)
+      expect(scrubbed.contextModification).toMatch(new RegExp(started.source + ' NoNewPrivs:1$'))
       const plain = await run(false)
       expectCompleted(plain.hooks[0])
-      expect(plain.contextModification).toMatch(/^\/proc\/self\/fd\/\d+ NoNewPrivs:0$/)
+      expect(plain.contextModification).toMatch(new RegExp(started.source + ' NoNewPrivs:0$'))
     }
   }, 60000)
 })
