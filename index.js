@@ -1,9 +1,13 @@
 'use strict'
-// The package's entry point. It checks that the platform package npm installed for this machine
-// is there, of this release, and holds an intact binary built for this machine, so a missing,
+// The package's entry point. It finds the binary to load (NAPI_RS_NATIVE_LIBRARY_PATH, a build
+// beside this file, or the platform package npm installed next to this package), checks that it
+// is there, of this release, and an intact binary built for this machine, so a missing,
 // mismatched or damaged binary fails with an error that says what to do (and is never handed to
-// the system's loader, which a cut-off file can crash), then loads the addon through napi-rs's
-// generated loader (binding.js).
+// the system's loader, which a cut-off file can crash), then loads that exact file by its path.
+// Not through napi-rs's generated loader (binding.js): it finds the platform package with Node's
+// module search, which also looks in NODE_PATH (a relative entry is relative to the current
+// directory, often a cloned repository), ~/.node_modules and every folder above, so a binary
+// from any of those would run in this process.
 
 const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } = require('fs')
 const { dirname, isAbsolute, join, sep } = require('path')
@@ -27,27 +31,29 @@ function isMusl() {
   return false
 }
 
-// The platform package Node resolves from here: null, { version, dir, manifest }, or { dir,
+// Where the platform package may be: this package's own node_modules, and the node_modules
+// folder that holds this package (npm and pnpm put an optional dependency there, beside it).
+function platformPackageDirs(name) {
+  const dirs = [join(__dirname, 'node_modules', name)]
+  const self = join('node_modules', ...manifest.name.split('/'))
+  if (__dirname.endsWith(sep + self)) dirs.push(join(__dirname.slice(0, -self.length), 'node_modules', name))
+  return dirs
+}
+
+// The platform package next to this package: null, { version, dir, manifest }, or { dir,
 // unreadable } when its package.json is there but cannot be read.
 function installedPackage(name) {
-  let file
-  try {
-    file = require.resolve(`${name}/package.json`)
-  } catch (error) {
-    if (error.code === 'MODULE_NOT_FOUND') return null
-    // Found, but its package.json is not JSON (resolution reads it): the first folder Node tried
-    // that has it.
-    const dir = (require.resolve.paths(name) || []).map((p) => join(p, name)).find((d) => existsSync(d)) || name
-    return { dir, unreadable: `is not valid JSON (${error.message.split('\n')[0]})` }
-  }
+  const dir = platformPackageDirs(name).find((d) => existsSync(join(d, 'package.json')))
+  if (dir === undefined) return null
   // require(), not JSON.parse: Node's own parser, which a host that replaced the global one (the
   // hostile-host tests do) cannot change.
   try {
-    const read = require(file)
-    if (typeof read.version !== 'string') return { dir: dirname(file), unreadable: 'has no version' }
-    return { version: read.version, dir: dirname(file), manifest: read }
+    const read = require(join(dir, 'package.json'))
+    if (typeof read.version !== 'string') return { dir, unreadable: 'has no version' }
+    return { version: read.version, dir, manifest: read }
   } catch (error) {
-    return { dir: dirname(file), unreadable: `cannot be read (${error.message.split('\n')[0]})` }
+    const first = error.message.split('\n')[0]
+    return { dir, unreadable: error instanceof SyntaxError ? `is not valid JSON (${first})` : `cannot be read (${first})` }
   }
 }
 
@@ -84,23 +90,24 @@ function checkBinary(file, machine, release) {
   if (problem) fail(problem)
 }
 
-// The platform package to load from, after its checks; null when something else is loaded (an
-// explicit NAPI_RS_NATIVE_LIBRARY_PATH, or a build beside this file in a source checkout).
-function checkNativeBinary() {
+// The file to load, after its checks: `{ file, from }`, where `from` names it in a load error.
+// NAPI_RS_NATIVE_LIBRARY_PATH first (the user's explicit choice), then a build beside this file
+// (a source checkout), then the platform package.
+function nativeBinary() {
   const machine = { platform: process.platform, arch: process.arch }
   const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
   if (override) {
-    // Only a .node file given as a path (binding.js requires it, so a relative one is relative to
-    // binding.js): the variable may name a generated WASI loader, which is JavaScript.
-    const path = isAbsolute(override) ? override : /^\.\.?[\\/]/.test(override) ? join(__dirname, override) : null
-    if (path && path.endsWith('.node')) checkBinary(path, machine, { source: 'NAPI_RS_NATIVE_LIBRARY_PATH' })
-    return null
+    // A relative path is relative to this package, as for napi-rs's loader. Only a .node file is
+    // checked: the variable may name a generated WASI loader, which is JavaScript.
+    const file = isAbsolute(override) ? override : /^\.\.?[\\/]/.test(override) ? join(__dirname, override) : override
+    if (file.endsWith('.node')) checkBinary(file, machine, { source: 'NAPI_RS_NATIVE_LIBRARY_PATH' })
+    return { file, from: `NAPI_RS_NATIVE_LIBRARY_PATH (${override})` }
   }
   const platform = platformName({ ...machine, musl: isMusl() })
   const beside = join(__dirname, `${manifest.napi.binaryName}.${platform}.node`)
   if (existsSync(beside)) {
     checkBinary(beside, machine, { source: `the build beside ${manifest.name}'s loader (\`npm run build\`)` })
-    return null
+    return { file: beside, from: beside }
   }
   const prefix = `${manifest.name}-`
   const installed = installedPackage(prefix + platform)
@@ -115,28 +122,21 @@ function checkNativeBinary() {
     linkedFrom: __dirname.split(sep).includes('node_modules') ? null : __dirname,
   })
   if (problem) fail(problem)
-  checkBinary(join(installed.dir, installed.manifest.main || `${manifest.napi.binaryName}.${platform}.node`), machine, {
+  const file = join(installed.dir, installed.manifest.main || `${manifest.napi.binaryName}.${platform}.node`)
+  checkBinary(file, machine, {
     dir: installed.dir,
     wanted: `${prefix}${platform}@${manifest.version}`,
     recordedSize: (installed.manifest.clineHooksBinary || {}).size,
   })
-  return platform
+  return { file, from: `${prefix}${platform}@${manifest.version}` }
 }
 
-const checked = checkNativeBinary()
+const { file, from } = nativeBinary()
 let binding
 try {
-  binding = require('./binding.js')
+  binding = require(file)
 } catch (error) {
-  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
-  if (!checked && !override) throw error
-  // The loader's own message blames npm; the cause that is not a module it could not find (its
-  // fallbacks) is the system's reason.
-  const causes = []
-  for (let e = error.cause; e && causes.length < 32; e = e.cause) causes.push(String(e.message))
-  const cause = causes.find((message) => !message.startsWith('Cannot find module')) || causes[0] || error.message
-  const from = checked ? `${manifest.name}-${checked}@${manifest.version}` : `NAPI_RS_NATIVE_LIBRARY_PATH (${override})`
-  fail({ code: 'ERR_CLINE_HOOKS_BINARY_LOAD', message: `${manifest.name} ${manifest.version} could not load its binary from ${from}: ${cause}` }, error)
+  fail({ code: 'ERR_CLINE_HOOKS_BINARY_LOAD', message: `${manifest.name} ${manifest.version} could not load its binary from ${from}: ${error.message.split('\n')[0]}` }, error)
 }
 // NAPI_RS_NATIVE_LIBRARY_PATH is read by every napi-rs package in the process: it may name
 // another package's addon.
@@ -149,6 +149,19 @@ if (typeof binding.runHook !== 'function' || typeof binding.HookFactory !== 'fun
       'and every napi-rs package in the process reads it. Unset it, or point it at a cline-hooks .node file.',
   })
 }
-// The same module again (cached, not loaded twice), written as a re-export so that Node's ES
-// module import sees every named export.
-module.exports = require('./binding.js')
+// Each export by name, so that Node's ES module import sees it (`import { runHook } from
+// '@cline/hooks'`); __test__/platform-package.test.js checks this list against binding.js's.
+module.exports = binding
+// Which artifact this is, as binding.js reports it: a generated WASI loader says so itself.
+module.exports.__napiBindingTarget = typeof binding.__napiBindingTarget === 'string' ? binding.__napiBindingTarget : 'native'
+module.exports.HookFactory = binding.HookFactory
+module.exports.HookRunner = binding.HookRunner
+module.exports.diagnoseHooks = binding.diagnoseHooks
+module.exports.discoverHooks = binding.discoverHooks
+module.exports.KNOWN_HOOKS = binding.KNOWN_HOOKS
+module.exports.runHook = binding.runHook
+module.exports.setHookEnabled = binding.setHookEnabled
+module.exports.setLogger = binding.setLogger
+module.exports.terminateAll = binding.terminateAll
+module.exports.trustHook = binding.trustHook
+module.exports.untrustHook = binding.untrustHook

@@ -121,12 +121,12 @@ const formatName = (format) => (format ? `${format.platform === 'linux' ? 'ELF' 
  * What keeps `packageName@version` from loading its binary from the platform package, or null.
  *
  * - `platform`: this machine's `platformName()`;
- * - `installed`: what Node resolves for the platform package: null, `{ version, dir }`, or
- *   `{ dir, unreadable }` when its package.json cannot be read;
+ * - `installed`: the platform package beside the root package (index.js looks nowhere else):
+ *   null, `{ version, dir }`, or `{ dir, unreadable }` when its package.json cannot be read;
  * - `published`: the platform names the root package lists in `optionalDependencies` (empty in a
  *   source checkout, where nothing was published);
  * - `linkedFrom`: the root package's folder when it is not inside a node_modules folder (npm link,
- *   a `file:` dependency, a source folder), where Node looks for the platform package from.
+ *   a `file:` dependency, a source folder), where the loader looks for the platform package.
  */
 function nativeProblem({ packageName, version, platform, installed, published, linkedFrom = null }) {
   const wanted = `${packageName}-${platform}`
@@ -136,7 +136,7 @@ function nativeProblem({ packageName, version, platform, installed, published, l
     ' To keep it across installs, let npm install optional dependencies: delete node_modules and ' +
     'package-lock.json and run `npm install` without --omit=optional.'
   const where = linkedFrom
-    ? ` This ${packageName} is at ${linkedFrom}, outside node_modules (npm link or a file: dependency), and Node looks for ${wanted} from there, not from your project: ` +
+    ? ` This ${packageName} is at ${linkedFrom}, outside node_modules (npm link or a file: dependency), and looks for ${wanted} only in its own node_modules there, not in your project: ` +
       `in a source checkout, run \`npm run build\` there; otherwise install ${wanted} in your project and run Node with --preserve-symlinks.`
     : ''
   if (installed && installed.unreadable === undefined && installed.version === version) return null

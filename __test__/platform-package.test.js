@@ -332,6 +332,91 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     }
   })
 
+  // Issue 32: a package installed outside the workspace (globally, or next to the Cline CLI) with
+  // the workspace as the current directory. Node's module search, which napi-rs's generated
+  // loader used, also looks in NODE_PATH (a relative entry is relative to the current directory)
+  // and ~/.node_modules, so a repository could ship the "platform package" whose binary then ran
+  // in the process. Here the workspace's one is a real addon of this release, so every check
+  // passes: only where the loader looks keeps it out.
+  describe('the platform package comes only from beside the package, never from NODE_PATH or ~/.node_modules', () => {
+    /** A global install at dir/global/lib/node_modules (with its own platform package when `platform`). */
+    function globalInstall(dir, { platform }) {
+      const modules = path.join(dir, 'global', 'lib', 'node_modules')
+      const root = path.join(modules, manifest.name)
+      fs.mkdirSync(root, { recursive: true })
+      for (const entry of manifest.files) fs.cpSync(path.join(PKG_DIR, entry), path.join(root, entry), { recursive: true })
+      fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify(manifest))
+      if (platform) platformPackage(path.join(modules, PLATFORM_PKG))
+      return root
+    }
+
+    function platformPackage(native) {
+      const file = `${manifest.napi.binaryName}.${PLATFORM}.node`
+      fs.mkdirSync(native, { recursive: true })
+      fs.writeFileSync(path.join(native, 'package.json'), JSON.stringify({ name: PLATFORM_PKG, version: manifest.version, main: file }))
+      fs.copyFileSync(BINARY, path.join(native, file))
+    }
+
+    /** A workspace shipping the platform package in node_modules and ~/.node_modules (HOME is the workspace). */
+    function hostileWorkspace(dir) {
+      const ws = path.join(dir, 'ws')
+      platformPackage(path.join(ws, 'node_modules', PLATFORM_PKG))
+      platformPackage(path.join(ws, '.node_modules', PLATFORM_PKG))
+      return ws
+    }
+
+    /** Requires `file` in a child Node run in `ws` with NODE_PATH=node_modules and HOME=ws. */
+    function loadFrom(ws, file) {
+      const script = `
+        let outcome
+        try { require(${JSON.stringify(file)}); outcome = { ok: true } } catch (e) { outcome = { code: e.code, message: e.message } }
+        outcome.loaded = Object.keys(require.cache).filter((f) => f.endsWith('.node'))
+        console.log(JSON.stringify(outcome))`
+      const env = { ...process.env, NODE_PATH: 'node_modules', HOME: ws, CLINE_HOOKS_PLUGIN_FOLDERS: '' }
+      delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+      delete env.CLINE_HOOKS_PACKAGE
+      const child = spawnSync(process.execPath, ['-e', script], { cwd: ws, env, encoding: 'utf8', timeout: 30000 })
+      expect(child.stderr).not.toMatch(/^\s*at /m)
+      expect(child.status).toBe(0)
+      return JSON.parse(child.stdout)
+    }
+
+    test.each([['the package (index.js)', 'index.js'], ['the Cline CLI plugin', 'cline-plugin.js']])(
+      '%s without a platform package beside it: MISSING, and the workspace\'s binary is never loaded',
+      (_, entry) => {
+        const dir = makeTempDir('cline-loader-')
+        const root = globalInstall(dir, { platform: false })
+        const result = loadFrom(hostileWorkspace(dir), path.join(root, entry))
+        expect(result.loaded).toEqual([])
+        expect(result.code).toBe('ERR_CLINE_HOOKS_BINARY_MISSING')
+        expect(result.message).toContain(`npm install --no-save ${PLATFORM_PKG}@${manifest.version}`)
+      },
+    )
+
+    test('with its platform package beside it: that one is loaded, not the workspace\'s', () => {
+      const dir = makeTempDir('cline-loader-')
+      const root = globalInstall(dir, { platform: true })
+      const result = loadFrom(hostileWorkspace(dir), path.join(root, 'cline-plugin.js'))
+      expect(result.loaded).toEqual([fs.realpathSync(path.join(dir, 'global', 'lib', 'node_modules', PLATFORM_PKG, `${manifest.napi.binaryName}.${PLATFORM}.node`))])
+    })
+
+    test('one in the package\'s own node_modules is found too (npm nests it there on a version conflict)', () => {
+      const dir = project({ platformVersion: null })
+      platformPackage(path.join(dir, 'node_modules', manifest.name, 'node_modules', PLATFORM_PKG))
+      const result = load(dir)
+      expect(result.ok).toBe(true)
+      expect(result.loaded).toEqual([fs.realpathSync(path.join(dir, 'node_modules', manifest.name, 'node_modules', PLATFORM_PKG, `${manifest.napi.binaryName}.${PLATFORM}.node`))])
+    })
+  })
+
+  test('every export index.d.ts declares is a named export for ES module import', () => {
+    const declared = [...fs.readFileSync(path.join(PKG_DIR, 'index.d.ts'), 'utf8').matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((m) => m[1])
+    const script = `import(${JSON.stringify(path.join(PKG_DIR, 'index.js'))}).then((m) => console.log(JSON.stringify(Object.keys(m))))`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    expect(child.status).toBe(0)
+    expect(JSON.parse(child.stdout).sort()).toEqual([...declared, 'default'].sort())
+  })
+
   // A real shared library that is not a Node addon passes every check before loading and fails
   // in the system's loader: Linux, where one is found in /proc/self/maps.
   ;(process.platform === 'linux' ? test : test.skip)('a shared library that is not a Node addon: LOAD, with the system\'s reason (Linux: a library from /proc/self/maps)', () => {

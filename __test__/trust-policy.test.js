@@ -723,6 +723,69 @@ describe('cline-hooks trust, enable, disable', () => {
     expect(fs.existsSync(policyFile)).toBe(false)
   })
 
+  // Issue 32: the preview must show every character that changes what runs. A CR before a
+  // newline was shown as a plain line break, so a heredoc terminator `A\r` (which `sh` does not
+  // read as `A`) looked like the end of the heredoc, and the code after it looked inert.
+  /** The preview lines `cline-hooks trust --full` shows for a PreToolUse hook holding exactly `bytes`. */
+  function previewOf(bytes) {
+    const root = makeWorkspace('trust-preview-bytes')
+    const hook = writeFile(hooksDirOf(root), 'PreToolUse', bytes, 0o755)
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    const r = cli('trust', '--workspace', root, '--no-global', '--policy-file', policyFile, '--full')
+    expect(r.status).toBe(2)
+    return { hook, stdout: r.stdout, shown: r.stdout.split('\n').filter((l) => l.startsWith('  │ ')).map((l) => l.slice(4)) }
+  }
+
+  testUnix('a CR at a line end is shown as \\r: a heredoc terminator `A\\r` does not pass for `A`', () => {
+    const marker = path.join(makeTempDir('cline-hooks-crlf-'), 'ran')
+    const body =
+      "#!/bin/sh\n: <<'A'\nThis hook only logs.\nA\r\n: <<'B'\nA\n" + `echo ran > '${marker}'\n` + "B\necho '{\"cancel\":false}'\n"
+    const { hook, shown } = previewOf(body)
+    // What sh makes of it: the line after the second `A` runs.
+    execFileSync('sh', [hook], { stdio: 'ignore' })
+    expect(fs.existsSync(marker)).toBe(true)
+    expect(shown).toEqual(["#!/bin/sh", ": <<'A'", 'This hook only logs.', 'A\\r', ": <<'B'", 'A', `echo ran > '${marker}'`, 'B', `echo '{"cancel":false}'`])
+  })
+
+  test('the preview shows a lone CR, controls, invisible and non-ASCII spaces and trailing blanks, each where it is', () => {
+    const { shown } = previewOf(
+      [
+        '#!/bin/sh',
+        'echo safe\r rm -rf ~', // a lone CR: the terminal would print the rest over `echo safe`
+        'echo a\bb \0 \f \v', // backspace, NUL, form feed, vertical tab
+        'r\u200bm x; l\u200ds', // a zero-width space and joiner inside command names
+        'echo\u00a0one\u2003word', // a no-break and an em space: no word splitting in sh
+        '\ufeffecho bom', // a byte order mark
+        'echo \u202eabc\u200f \u{E0041}', // bidi override, RTL mark, a tag character
+        'const \u3164 = 1', // a Hangul filler: a blank JavaScript name
+        'A ', // a trailing space: not the heredoc terminator A
+        'B\t',
+        '',
+      ].join('\n'),
+    )
+    expect(shown).toEqual([
+      '#!/bin/sh',
+      'echo safe\\r rm -rf ~',
+      'echo a\\x08b \\x00 \\x0C \\x0B',
+      'r\\u200Bm x; l\\u200Ds',
+      'echo\\u00A0one\\u2003word',
+      '\\uFEFFecho bom',
+      'echo \\u202Eabc\\u200F \\U000E0041',
+      'const \\u3164 = 1',
+      'A\\x20',
+      'B\\t',
+    ])
+  })
+
+  test('Windows line endings on every line are said once; in a mixed file each CR is shown', () => {
+    const uniform = previewOf('@echo off\r\necho {"cancel":false}\r\n')
+    expect(uniform.shown).toEqual(['@echo off', 'echo {"cancel":false}'])
+    expect(uniform.stdout).toContain('every line ends with CR LF (Windows line endings), not marked below')
+    const mixed = previewOf('@echo off\r\necho one\necho {"cancel":false}\r\n')
+    expect(mixed.shown).toEqual(['@echo off\\r', 'echo one', 'echo {"cancel":false}\\r'])
+    expect(mixed.stdout).not.toContain('CR LF')
+  })
+
   test('disable and enable record the state; list and run follow it', () => {
     const { root, hook, policyFile } = setup()
     const scope = ['--workspace', root, '--no-global', '--policy-file', policyFile]

@@ -66,10 +66,9 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 /**
  * The lines of outside `text`, escaped (newlines split it, tabs stay), at most `maxLines` of them
  * (the first or the last ones), with a note saying what was left out (and, for the first ones,
- * `more`: where to see the rest).
+ * `more`: where to see the rest). `lines` instead of `text`: lines already escaped.
  */
-function clip(text, { maxLines, fromEnd, what, more = '(see --json)' }) {
-  const lines = escapeTerminal(text.replace(/\s+$/, ''), { multiline: true }).split('\n')
+function clip(text, { lines = escapeTerminal(text.replace(/\s+$/, ''), { multiline: true }).split('\n'), maxLines, fromEnd, what, more = '(see --json)' }) {
   if (lines.length <= maxLines) return { lines, note: null }
   const left = lines.length - maxLines
   return fromEnd

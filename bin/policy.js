@@ -14,7 +14,7 @@ const readline = require('readline')
 
 const { EXIT, SIGNAL_EXITS } = require('./exit-codes')
 const { UsageError } = require('./errors')
-const { escapeTerminal } = require('./terminal-text')
+const { escapeTerminal, reviewLines } = require('./terminal-text')
 const { say } = require('./stdio')
 const { makeStyle, useColour, isInside, displayPath, plural, clip } = require('./format')
 const { hooksLib, asUsageError, discoveryOptions, warnMissingDirs } = require('./discovery')
@@ -86,14 +86,20 @@ function readForReview(file) {
   }
 }
 
-/** The lines of `bytes` to show, escaped: the first PREVIEW_LINES (every one when `full`), then how many were left out. */
+/**
+ * The lines of `bytes` to show, escaped for review (reviewLines: every CR, invisible character and
+ * trailing space shown): the first PREVIEW_LINES (every one when `full`), then how many were left
+ * out; `crlf`: every line ends with CR LF, which the lines leave out.
+ */
 function preview(bytes, full) {
-  const { lines, note } = clip(bytes.toString('utf8'), {
+  const { lines: all, crlf } = reviewLines(bytes.toString('utf8'))
+  const { lines, note } = clip(null, {
+    lines: all,
     maxLines: full ? Infinity : PREVIEW_LINES,
     what: 'the file',
     more: 'not shown (--full shows them)',
   })
-  return note ? [...lines, note] : lines
+  return { lines: note ? [...lines, note] : lines, crlf }
 }
 
 /**
@@ -149,7 +155,9 @@ async function cmdTrust({ opts }, session) {
       out.push(`  ${problem}; it will not be approved`)
     } else {
       out.push(st.dim(`  sha256 ${sha256}`))
-      for (const line of preview(bytes, Boolean(opts.full))) out.push(`  ${st.dim('│')} ${line}`)
+      const { lines, crlf } = preview(bytes, Boolean(opts.full))
+      if (crlf) out.push(st.dim('  every line ends with CR LF (Windows line endings), not marked below; any other CR is shown as \\r'))
+      for (const line of lines) out.push(`  ${st.dim('│')} ${line}`)
     }
     out.push('')
   }

@@ -34,6 +34,38 @@ function escapeTerminal(text, { multiline = false } = {}) {
 }
 
 /**
+ * A file's text as escaped lines for review before it is approved (the trust preview): what
+ * escapeTerminal escapes, and also what a shell or interpreter reads but a terminal does not
+ * show, each written as an escape where it is:
+ * - a carriage return anywhere (`sh` reads a heredoc terminator `A\r` as another word than `A`);
+ * - Unicode format characters (zero-width spaces and joiners, bidi marks, a byte order mark, tag
+ *   characters), spaces other than U+0020 (a shell splits no words at a no-break space) and the
+ *   Hangul fillers (blank letters in JavaScript names);
+ * - spaces and tabs at the end of a line (`A ` does not end a heredoc either).
+ * The one exception: when every line ends with CR LF and there is no other CR (Windows line
+ * endings), those CRs are left out and `crlf` is true, for the caller to say once.
+ */
+function reviewLines(text) {
+  let s = String(text)
+  const count = (re) => (s.match(re) || []).length
+  const crlf = count(/\r\n/g) > 0 && count(/\r\n/g) === count(/\n/g) && count(/\r\n/g) === count(/\r/g)
+  if (crlf) s = s.replace(/\r\n/g, '\n')
+  const lines = s.split('\n')
+  if (s.endsWith('\n')) lines.pop() // the last line's newline starts no line
+  return {
+    crlf,
+    lines: lines.map((line) =>
+      escapeTerminal(line, { multiline: true })
+        .replace(/(?! )[\p{Cf}\p{Zs}\u115f\u1160\u3164\uffa0]/gu, (c) => {
+          const hex = c.codePointAt(0).toString(16).toUpperCase()
+          return hex.length <= 4 ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`
+        })
+        .replace(/[ \t]+$/, (tail) => tail.replace(/ /g, '\\x20').replace(/\t/g, '\\t')),
+    ),
+  }
+}
+
+/**
  * `value` as JSON text (two-space indent) that is the same JSON value as JSON.stringify's (JSON.parse
  * gives back exactly the same), with every character a terminal may act on written as a `\uXXXX`
  * escape. JSON.stringify escapes C0 controls but writes DEL, C1 controls (U+009B is a CSI), the
@@ -117,4 +149,4 @@ function fitToWidth(text, columns, indent) {
     .join('\n')
 }
 
-module.exports = { escapeTerminal, needsEscape, terminalSafeJson, wrapLine, fitToWidth, maxColumns }
+module.exports = { escapeTerminal, reviewLines, needsEscape, terminalSafeJson, wrapLine, fitToWidth, maxColumns }

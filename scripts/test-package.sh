@@ -69,10 +69,12 @@ root_files=$(tar -tzf "$ROOT_TGZ" | sed 's|^package/||' | sort)
 platform_files=$(tar -tzf "$PLATFORM_TGZ" | sed 's|^package/||' | sort)
 echo "  $(basename "$ROOT_TGZ"): $(echo "$root_files" | tr '\n' ' ')"
 echo "  $(basename "$PLATFORM_TGZ"): $(echo "$platform_files" | tr '\n' ' ')"
-for f in index.js binding.js platform-package.js index.d.ts bin/cline-hooks.js package.json; do
+for f in index.js platform-package.js index.d.ts bin/cline-hooks.js package.json; do
   grep -qx "$f" <<<"$root_files" || die "the root tarball lacks $f"
 done
 if grep -q '\.node$' <<<"$root_files"; then die "the root tarball ships a binary; it must ship the loader and types only"; fi
+# napi-rs's generated loader finds the platform package through NODE_PATH too; index.js loads by path.
+if grep -qx binding.js <<<"$root_files"; then die "the root tarball ships binding.js, which index.js does not use"; fi
 grep -qx "$BINARY" <<<"$platform_files" || die "the platform tarball lacks $BINARY"
 [[ $(wc -l <<<"$platform_files") -le 3 ]] || die "the platform tarball holds more than package.json, README.md and the binary"
 
