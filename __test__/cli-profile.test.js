@@ -370,8 +370,8 @@ describe('CLI profile: the SDK README Python and TypeScript examples', () => {
     })
     expect(child.stderr).toBe('')
     const out = JSON.parse(child.stdout)
-    // No bunfig.toml and no .env of the workspace (approved-bytes.test.js); Windows: not yet.
-    const guard = isWindows ? [] : ['--config=/dev/null', '--no-env-file']
+    // No bunfig.toml, .env or tsconfig.json of the workspace (approved-bytes.test.js); Windows: not yet.
+    const guard = isWindows ? [] : ['--config=/dev/null', '--no-env-file', '--tsconfig-override=/dev/null']
     expect(out.argv).toEqual([isWindows ? bun : fs.realpathSync(bun), ...guard, path.join(root, '.cline', 'hooks', 'PostToolUse.ts')])
     expect(out.pre).toEqual(['completed', 'Branch: main', null])
     expect(out.post).toEqual(['completed', 'took 45 ms'])

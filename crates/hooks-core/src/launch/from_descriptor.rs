@@ -41,11 +41,17 @@ pub enum Bootstrap {
 pub const BUN_RUN_REFUSED: &str = "its interpreter is started as `bun run`, which reads the hook's file again by its path, so the approved bytes could not be guaranteed and it was not started; start it with plain bun (#!/usr/bin/env bun)";
 
 /// Arguments bun is always given by the runtime, right after its program: no `bunfig.toml`
-/// (whose `preload` would run a repository's code in every run) and no `.env` files from the
-/// working directory, which is the workspace. The CLI profile puts them right after the program
+/// (whose `preload` would run a repository's code in every run), no `.env` files from the
+/// working directory, which is the workspace, and no `tsconfig.json`/`jsconfig.json` from
+/// anywhere (their `paths` could map the bootstrap's import of the hook's own path, and so the
+/// hook itself, to a repository's file before the bootstrap's plugin sees it). The CLI profile puts them right after the program
 /// (a `#!` line's own `--config` follows, and wins); a `#!` line started as the kernel would
 /// (the `cline` profile) gets them after its argument. Not on Windows, which has no `/dev/null`.
-pub const BUN_GUARD: [&str; 2] = ["--config=/dev/null", "--no-env-file"];
+pub const BUN_GUARD: [&str; 3] = [
+    "--config=/dev/null",
+    "--no-env-file",
+    "--tsconfig-override=/dev/null",
+];
 
 /// The bootstrap for an interpreter named `name`, if the runtime has one.
 fn bootstrap_for(name: &str) -> Option<Bootstrap> {
@@ -284,7 +290,8 @@ mod tests {
                     "/usr/bin/env".into(),
                     "bun".into(),
                     "--config=/dev/null".into(),
-                    "--no-env-file".into()
+                    "--no-env-file".into(),
+                    "--tsconfig-override=/dev/null".into()
                 ],
                 tail
             )

@@ -289,6 +289,7 @@ pub mod tests {
                 "/usr/bin/bun",
                 "--config=/dev/null",
                 "--no-env-file",
+                "--tsconfig-override=/dev/null",
                 "run",
                 "/h/PreToolUse.sh"
             ]
@@ -325,13 +326,14 @@ pub mod tests {
             strings(cli("/h/a.PY", None, m)),
             ["/usr/bin/python3", "/h/a.PY"]
         );
-        // bun reads no bunfig.toml and no .env from the working directory (the workspace).
+        // bun reads no bunfig.toml, .env or tsconfig.json from the workspace.
         assert_eq!(
             strings(cli("/h/a.ts", None, m)),
             [
                 "/usr/bin/bun",
                 "--config=/dev/null",
                 "--no-env-file",
+                "--tsconfig-override=/dev/null",
                 "/h/a.ts"
             ]
         );

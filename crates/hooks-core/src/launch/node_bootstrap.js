@@ -88,40 +88,57 @@ export async function load(at, context, next) {
   )
 
   // 'module' or 'commonjs', as Node decides for a main module: by extension, else by the
-  // nearest package.json's "type", else by the syntax (an import or export statement, or
-  // import.meta, makes it a module).
+  // nearest package.json's "type" (one that does not parse stops the start, as with node),
+  // else by the syntax: CommonJS if it compiles as CommonJS, else an ES module if it compiles
+  // as one (top-level await, a `const require`, ...); invalid both ways, CommonJS, whose
+  // compile error is the one reported (as node reports it).
   function format(file, source) {
     const ext = path.extname(file)
     if (ext === '.mjs') return 'module'
     if (ext !== '.js' && ext !== '') return 'commonjs'
     for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
       if (path.basename(dir) !== 'node_modules') {
+        const at = path.join(dir, 'package.json')
         let text
         try {
-          text = fs.readFileSync(path.join(dir, 'package.json'), 'utf8')
+          text = fs.readFileSync(at, 'utf8')
         } catch {}
         if (text !== undefined) {
-          let type
+          let json
           try {
-            type = JSON.parse(text).type
-          } catch {}
+            json = JSON.parse(text)
+          } catch (error) {
+            throw Object.assign(new SyntaxError(`Error parsing ${at}: ${error.message}`), { path: at })
+          }
+          const type = json !== null && typeof json === 'object' ? json.type : undefined
           if (type === 'module' || type === 'commonjs') return type
           break
         }
       }
       if (path.dirname(dir) === dir) break
     }
+    // Messages that only an ES module's syntax (import, export, import.meta) gives.
+    const esm = [
+      'Cannot use import statement outside a module',
+      "Unexpected token 'export'",
+      "Cannot use 'import.meta' outside a module",
+    ]
+    const onlyModule = (error) => error instanceof SyntaxError && esm.some((m) => String(error.message).includes(m))
     try {
       vm.compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file })
       return 'commonjs'
     } catch (error) {
-      const esm = [
-        'Cannot use import statement outside a module',
-        "Unexpected token 'export'",
-        "Cannot use 'import.meta' outside a module",
-        'await is only valid in async functions and the top level bodies of modules',
-      ]
-      return error instanceof SyntaxError && esm.some((m) => String(error.message).includes(m)) ? 'module' : 'commonjs'
+      if (!(error instanceof SyntaxError)) return 'commonjs'
+      if (onlyModule(error)) return 'module'
+    }
+    // Without a flag vm cannot compile a module: a strict async function body without
+    // parameters accepts what a module body does, but for import/export/import.meta.
+    const body = source.startsWith('#!') ? `//${source.slice(2)}` : source
+    try {
+      vm.compileFunction(`'use strict'; return async function () {\n${body}\n}`, [], { filename: file })
+      return 'module'
+    } catch (error) {
+      return onlyModule(error) ? 'module' : 'commonjs'
     }
   }
 })
