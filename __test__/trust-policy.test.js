@@ -520,6 +520,159 @@ describe('issue 32: who can change a store, where an approval holds, what enabli
   })
 })
 
+// Attack 32a: ways another user or the repository kept a store believed. As root (CI): real
+// accounts, ACLs, owners. Accounts have fixed names and are made once (other runs may use them
+// at the same time), never removed.
+describe('issue 32: a store written through an ACL, a primary group, a shared folder or a flipped link', () => {
+  const isRootLinux = process.platform === 'linux' && process.getuid() === 0
+  const reason = 'real accounts, ACLs and owners need root on Linux (CI runs as root)'
+  const haveUser = (name) => spawnSyncQuiet('id', ['-u', name]).status === 0
+  /** The account `name` (made with `args` if missing; another run may be making it too). */
+  const user = (name, args) => {
+    if (!haveUser(name)) spawnSyncQuiet('useradd', ['-M', '-s', '/usr/sbin/nologin', ...args, name])
+    const id = spawnSyncQuiet('id', ['-u', name])
+    if (id.status !== 0) throw new Error(`the test account ${name} could not be made`)
+    return Number(String(id.stdout).trim())
+  }
+  const { spawnSync } = require('child_process')
+  const spawnSyncQuiet = (program, args, options = {}) => spawnSync(program, args, { encoding: 'utf8', ...options })
+  /** Gives user `uid` rw (rwx on a folder) on `file` through its POSIX ACL, as setfacl -m u:uid:rw would. */
+  const grantByAcl = (file, uid) => {
+    const script = `import os, struct, stat, sys
+f, uid = sys.argv[1], int(sys.argv[2]); m = os.stat(f).st_mode
+extra = 7 if stat.S_ISDIR(m) else 6
+u, g, o = (m >> 6) & 7, (m >> 3) & 7, m & 7
+ents = [(1, u, 0xffffffff), (2, extra, uid), (4, g, 0xffffffff), (0x10, g | extra, 0xffffffff), (0x20, o, 0xffffffff)]
+os.setxattr(f, 'system.posix_acl_access', struct.pack('<I', 2) + b''.join(struct.pack('<HHI', *e) for e in ents))`
+    const r = spawnSyncQuiet('python3', ['-c', script, file, String(uid)])
+    if (r.status !== 0) throw new Error(`setting the ACL failed: ${r.stderr}`)
+  }
+  const approvedStore = (hook) => JSON.stringify({ approved: { [fs.realpathSync(hook)]: sha256(hook) } })
+
+  testIf(isRootLinux, reason, "a POSIX ACL letting another user write the store, or its folder, makes it count as empty", async () => {
+    const other = user('clh32acl', [])
+    const { hook, policyFile, options } = setup()
+    fs.writeFileSync(policyFile, approvedStore(hook))
+    fs.chmodSync(policyFile, 0o640)
+    expect((await runHook('PreToolUse', {}, options)).contextModification).toBe('ran')
+    grantByAcl(policyFile, other)
+    let result = await runHook('PreToolUse', {}, options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain(`can be written by the user uid ${other} through its POSIX ACL`)
+    expect(result.warnings[0]).toContain(`setfacl -x u:${other}`)
+    expect((await trustHook(hook, { policyFile }).catch((e) => e)).code).toBe('ERR_HOOK_POLICY_FILE')
+    // The folder's ACL: they could replace the store.
+    const second = setup()
+    fs.writeFileSync(second.policyFile, approvedStore(second.hook))
+    const folder = path.dirname(second.policyFile)
+    fs.chmodSync(folder, 0o755)
+    grantByAcl(folder, other)
+    result = await runHook('PreToolUse', {}, second.options)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain(`is in the folder ${folder}, where another user could replace it`)
+    expect(result.warnings[0]).toContain(`uid ${other} through its POSIX ACL`)
+  })
+
+  testIf(isRootLinux, reason, "the owner's group is no private group when another account has it as its primary group", () => {
+    // solo: a private group of its own; owner: a group that `sneaky` has as its primary group
+    // (useradd -g owner sneaky), which /etc/group does not list as a member.
+    user('clh32solo', ['-U'])
+    user('clh32owner', ['-U'])
+    user('clh32sneaky', ['-g', 'clh32owner'])
+    const check = (account) => {
+      const { root, hook, policyFile } = setup()
+      fs.writeFileSync(policyFile, approvedStore(hook))
+      fs.chmodSync(policyFile, 0o660)
+      for (const dir of [path.dirname(root), path.dirname(policyFile)]) spawnSyncQuiet('chown', ['-R', `${account}:${account}`, dir])
+      const script = `const { discoverHooks, runHook } = require(${JSON.stringify(path.join(__dirname, '..'))})
+        const options = { workspaceRoots: [process.argv[1]], policyFile: process.argv[2], trust: 'workspace', globalHooksDir: null }
+        ;(async () => {
+          const [found] = await discoverHooks('PreToolUse', options)
+          const { warnings } = await runHook('UserPromptSubmit', {}, options)
+          console.log(JSON.stringify({ trust: found.trust, warnings }))
+        })()`
+      const r = spawnSyncQuiet('runuser', ['-u', account, '--', process.execPath, '-e', script, root, policyFile])
+      if (r.status !== 0) throw new Error(r.stderr)
+      return JSON.parse(r.stdout)
+    }
+    expect(check('clh32solo')).toEqual({ trust: 'approved', warnings: [] })
+    const sneaky = check('clh32owner')
+    expect(sneaky.trust).toBe('new')
+    expect(sneaky.warnings[0]).toContain('can be written by the members of its group')
+    expect(sneaky.warnings[0]).toContain('chmod g-w')
+  })
+
+  testUnix('a store that is a link into a folder others can write counts as empty', async () => {
+    const { hook, options } = setup()
+    const shared = makeTempDir('cline-hooks-shared-')
+    fs.writeFileSync(path.join(shared, 'p.json'), approvedStore(hook))
+    fs.chmodSync(path.join(shared, 'p.json'), 0o600)
+    fs.chmodSync(shared, 0o777)
+    const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
+    fs.symlinkSync(path.join(shared, 'p.json'), policyFile)
+    const linked = { ...options, policyFile }
+    const result = await runHook('PreToolUse', {}, linked)
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain(`is in the folder ${shared}, where another user could replace it`)
+    fs.chmodSync(shared, 0o700)
+    // A change of mode is seen at the next revalidation (250 ms).
+    await waitFor(async () => (await runHook('PreToolUse', {}, linked)).contextModification === 'ran', {
+      timeoutMs: 20000,
+      intervalMs: 50,
+      what: 'the store in a folder of the user\'s own to be read',
+    })
+  })
+
+  testUnix('a store reached through a link inside the workspace counts as empty, even when it ends outside', async () => {
+    const { root, hook, options } = setup()
+    const outside = makeTempDir('cline-hooks-outside-')
+    fs.writeFileSync(path.join(outside, 'hooks-policy.json'), approvedStore(hook))
+    // ~/.cline -> <repo>/.cline-config -> a folder outside: the repository owns the middle link.
+    fs.symlinkSync(outside, path.join(root, '.cline-config'))
+    const home = makeTempDir('cline-hooks-home-')
+    fs.symlinkSync(path.join(root, '.cline-config'), path.join(home, '.cline'))
+    const policyFile = path.join(home, '.cline', 'hooks-policy.json')
+    const result = await runHook('PreToolUse', {}, { ...options, policyFile })
+    expect(result.hooks).toEqual([])
+    expect(result.warnings[0]).toContain(`is reached through the symbolic link ${path.join(root, '.cline-config')}, inside the workspace root ${root}`)
+    // The same store, given by its real path: read.
+    expect((await runHook('PreToolUse', {}, { ...options, policyFile: path.join(outside, 'hooks-policy.json') })).contextModification).toBe('ran')
+  })
+
+  testIf(process.platform === 'linux', 'renameat2 RENAME_EXCHANGE is Linux', 'a folder flipped to a link into the workspace while stores are read never approves a hook', async () => {
+    const { root, hook, options } = setup()
+    fs.mkdirSync(path.join(root, 'cfg-real'))
+    fs.writeFileSync(path.join(root, 'cfg-real', 'hooks-policy.json'), approvedStore(hook))
+    const home = makeTempDir('cline-hooks-home-')
+    fs.mkdirSync(path.join(home, 'cfg'))
+    fs.writeFileSync(path.join(home, 'cfg', 'hooks-policy.json'), '{}')
+    fs.symlinkSync(path.join(root, 'cfg-real'), path.join(home, 'swap'))
+    const policyFile = path.join(home, 'cfg', 'hooks-policy.json')
+    // The racer swaps <home>/cfg (a folder of the user's) and a link into the workspace, atomically.
+    const racer = require('child_process').spawn('python3', ['-c', `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+end = time.time() + float(sys.argv[3])
+while time.time() < end:
+    libc.renameat2(-100, a, -100, b, 2)
+`, path.join(home, 'cfg'), path.join(home, 'swap'), '4'], { stdio: 'ignore' })
+    const exited = new Promise((resolve) => racer.on('exit', resolve))
+    const seen = { approved: 0, new: 0 }
+    const started = Date.now()
+    try {
+      while (Date.now() - started < 3000) {
+        const [found] = await discoverHooks('PreToolUse', { ...options, policyFile })
+        seen[found.trust === 'approved' ? 'approved' : 'new']++
+      }
+    } finally {
+      racer.kill('SIGKILL')
+      await exited
+    }
+    expect(seen.new).toBeGreaterThan(10)
+    expect(seen.approved).toBe(0)
+  })
+})
+
 describe('bad input', () => {
   test('each mistake is a clear error', async () => {
     const { root, hook, policyFile } = setup()

@@ -56,17 +56,22 @@ pub fn leads_out(real_file: &Path, area: &Path) -> Option<String> {
 /// `dir` with every symbolic link on its path resolved (Windows: without the `\\?\` prefix
 /// when it is a plain drive path); `None` if it does not exist. I/O.
 pub fn real_dir(dir: &Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(dir).ok()?;
+    std::fs::canonicalize(dir).ok().map(plain_spelling)
+}
+
+/// A real path as Windows reports it (`\\?\C:\...`) without the `\\?\` prefix when it is a
+/// plain drive path, so it compares with paths as users write them; elsewhere unchanged.
+pub(crate) fn plain_spelling(real: PathBuf) -> PathBuf {
     #[cfg(windows)]
     {
         let text = real.to_string_lossy();
         if let Some(plain) = text.strip_prefix(r"\\?\") {
             if plain.as_bytes().get(1) == Some(&b':') {
-                return Some(PathBuf::from(plain));
+                return PathBuf::from(plain);
             }
         }
     }
-    Some(real)
+    real
 }
 
 /// The folder the store keys the hooks in `dir` by ([`keyed_dir`] of its links resolved);
