@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, opts, expectCompleted, testIf } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, isAlive, opts, expectCompleted, testIf } = require('./helpers')
 
 const { runHook } = addon
 
@@ -246,13 +246,15 @@ fs.renameSync(process.env.PROBE_REPORT + '.tmp', process.env.PROBE_REPORT)
 /**
  * Runs a PreToolUse hook of `program` (written with `header`) from one host process holding a
  * random secret in the environment it started with, as nobody when this test runs as root:
- * one run per entry of `runs` (its run options), one after another. Returns the secret, the
+ * one run per entry of `runs` (its run options), one after another; `python`: `program` is a
+ * Python script. Returns the secret, the
  * host's stdout (each run's result as JSON) and, per run, its result and the hook's report.
  */
-function probeHost(program, runs, { header } = {}) {
+function probeHost(program, runs, { header, python } = {}) {
   const secret = `s3cr3t-${require('crypto').randomBytes(12).toString('hex')}`
   const root = makeWorkspace()
-  writeProgram(hooksDirOf(root), 'PreToolUse', program, { header })
+  if (python) writeHook(hooksDirOf(root), 'PreToolUse', program, { shebang: 'python3' })
+  else writeProgram(hooksDirOf(root), 'PreToolUse', program, { header })
   const probeDir = makeTempDir()
   const hostDir = makeTempDir()
   if (isRoot) {
@@ -375,6 +377,135 @@ describe('scrubEnv keeps the host environment out of reach (Linux: Landlock)', (
   }, 60000)
 })
 
+// ---------------------------------------------------------------------------------------
+// Every thread of the host: the kernel shows each thread of a process under
+// /proc/<pid>/task/<tid>/, with the whole process's environment and memory behind it, and
+// Landlock lets a process reach one in its own domain. So no host thread may be in the hooks'
+// domain (an earlier design confined the thread that started them: a hook read the host
+// through it), and a hook must not reach any of them by /proc, ptrace or a signal.
+
+/** The kernel's Landlock ABI version here (0: none). */
+function landlockAbi() {
+  const run = spawnSync('python3', ['-c', 'import ctypes; print(max(0, ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1)))'], { encoding: 'utf8' })
+  return Number(run.stdout.trim()) || 0
+}
+
+/**
+ * A Python hook that tries every thread of its host (its parent): the thread's environ, the
+ * environment block in its mem (where its stat places it, or else its maps' [stack]),
+ * PTRACE_SEIZE and, if refused, PTRACE_ATTACH (each let go at once when it works), then
+ * kill(host, SIGSTOP) (followed by SIGCONT when it works, so a failing test does not freeze
+ * its host), and a signal to a child of its own. Its report (the secret variable's value
+ * where one was read) is the contextModification.
+ */
+const PROBE_THREADS = `import ctypes, errno, json, os, re, signal, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+PTRACE_ATTACH, PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT, WALL = 16, 17, 0x4206, 0x4207, 0x40000000
+def err(e):
+    return errno.errorcode.get(e.errno, str(e.errno)) if isinstance(e, OSError) else repr(e)
+def found(data):
+    # What was read, as the host's secret variable (its value), or that it holds none.
+    m = re.search(rb'CLINE_TEST_SECRET_TOKEN=([^\\0]*)', data)
+    return m.group(1).decode('latin1') if m else 'read %d bytes, no secret' % len(data)
+def env_block(t):
+    try:
+        fields = open(t + '/stat').read().rsplit(')', 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])
+        if start and end > start:
+            return start, end
+    except Exception:
+        pass
+    for line in open(t + '/maps').read().splitlines():
+        if line.endswith('[stack]'):
+            a, b = (int(x, 16) for x in line.split()[0].split('-'))
+            return max(a, b - (1 << 20)), b
+    raise OSError(errno.ENOENT, 'no environment block found')
+def trace(tid):
+    for request in (PTRACE_SEIZE, PTRACE_ATTACH):
+        if libc.ptrace(request, tid, None, None) == 0:
+            if request == PTRACE_SEIZE:
+                libc.ptrace(PTRACE_INTERRUPT, tid, None, None)
+            os.waitpid(tid, WALL)
+            libc.ptrace(PTRACE_DETACH, tid, None, None)
+            return 'traced'
+    return errno.errorcode.get(ctypes.get_errno(), '?')
+host = os.getppid()
+report = {'host': host, 'threads': {}}
+for tid in sorted(os.listdir('/proc/%d/task' % host)):
+    t = '/proc/%d/task/%s' % (host, tid)
+    got = {'name': open(t + '/comm').read().strip()}
+    try:
+        got['environ'] = found(open(t + '/environ', 'rb').read())
+    except OSError as e:
+        got['environ'] = {'error': err(e)}
+    try:
+        fd = os.open(t + '/mem', os.O_RDONLY)
+        try:
+            start, end = env_block(t)
+            got['mem'] = found(os.pread(fd, end - start, start))
+        finally:
+            os.close(fd)
+    except OSError as e:
+        got['mem'] = {'error': err(e)}
+    got['ptrace'] = trace(int(tid))
+    report['threads'][tid] = got
+try:
+    os.kill(host, signal.SIGSTOP)
+    os.kill(host, signal.SIGCONT)
+    report['sigstop'] = 'sent'
+except OSError as e:
+    report['sigstop'] = err(e)
+child = subprocess.Popen(['sleep', '30'])
+os.kill(child.pid, signal.SIGTERM)
+report['ownChild'] = child.wait()
+print(json.dumps({'contextModification': json.dumps(report)}))
+`
+
+describe('scrubEnv keeps every thread of the host out of reach (Linux: Landlock)', () => {
+  testIf(isLinux, reason, 'a scrubbed hook reads no thread of the host (task/*/environ, task/*/mem), traces none, cannot SIGSTOP the host (ABI 6), and still signals its own child; without scrubEnv every probe succeeds', () => {
+    const abi = landlockAbi()
+    const { secret, runs } = probeHost(PROBE_THREADS, [{ scrubEnv: true }, {}], { python: true })
+    const [scrubbed, plain] = runs
+    const said = scrubWarnings(scrubbed.result)
+    const threads = Object.values(scrubbed.probed.threads)
+    // Node has several threads: every one is tried.
+    expect(threads.length).toBeGreaterThan(1)
+    if (said.length === 1 && /not kept from reading/.test(said[0])) {
+      console.log(`not checked here, no Landlock: ${said[0]}`)
+    } else {
+      expect(said).toEqual([])
+      for (const { name, environ, mem, ptrace } of threads) {
+        expect({ name, environ, mem, ptrace }).toEqual({ name, environ: { error: 'EACCES' }, mem: { error: expect.stringMatching(/^(EACCES|EPERM)$/) }, ptrace: 'EPERM' })
+      }
+      expect(JSON.stringify(scrubbed.probed)).not.toContain(secret)
+      if (abi >= 6) expect(scrubbed.probed.sigstop).toBe('EPERM')
+      else console.log(`kill(host, SIGSTOP) not checked: Landlock ABI ${abi} has no signal scope (ABI 6, Linux 6.12)`)
+    }
+    expect(scrubbed.probed.ownChild).toBe(-15)
+    // Without scrubEnv the same probes reach every thread: the checks above can fail.
+    const reached = Object.values(plain.probed.threads)
+    expect(reached.length).toBeGreaterThan(1)
+    for (const { name, environ, mem, ptrace } of reached) {
+      expect([name, environ, ptrace]).toEqual([name, secret, 'traced'])
+      if (yamaAllowsMem()) expect([name, mem]).toEqual([name, secret])
+    }
+    expect(plain.probed.sigstop).toBe('sent')
+    expect(plain.probed.ownChild).toBe(-15)
+  }, 60000)
+
+  testIf(isLinux, reason, 'the runtime still stops a scrubbed hook and the child it started (the host signals into the domain)', async () => {
+    const dir = makeTempDir()
+    const pidFile = path.join(dir, 'child.pid')
+    writeHook(dir, 'PreToolUse', `sleep 300 &\necho $! > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}\nwait\n`)
+    const running = runHook('PreToolUse', {}, opts({ extraHooksDirs: [dir], scrubEnv: true, timeoutMs: 1500 }))
+    const child = Number(await waitForFile(pidFile, 30000))
+    const result = await running
+    expect(result.hooks[0].status).toBe('timedOut')
+    await waitFor(() => !isAlive(child), { timeoutMs: 10000, what: "the scrubbed hook's child to be stopped" })
+  }, 60000)
+})
+
 describe('scrubEnv and hooks started from their checked bytes (trust)', () => {
   /** An approved workspace hook `PreToolUse` of `shebang` printing `body`'s words. */
   async function approved(shebang, body) {
@@ -414,13 +545,14 @@ describe('scrubEnv says once per run how far its hooks are kept from the host', 
     else expect(said.length).toBeLessThanOrEqual(1)
     if (isRoot && isLinux && said.length === 1 && !/not kept from reading/.test(said[0])) expect(said[0]).toMatch(/run as root/)
     expect(scrubWarnings(await run(false))).toEqual([])
-    if (isLinux && !said.some((w) => /not kept from reading/.test(w))) {
-      // Confined: by one thread of this process, alone in having no_new_privs (its domain).
+    if (isLinux) {
+      // Confined or not, no thread of this process entered a domain (no_new_privs marks one):
+      // its hooks could reach it there. Each hook enters its own, between fork and exec.
       const threads = fs.readdirSync('/proc/self/task').map((tid) => {
         const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'utf8')
         return `${/^Name:\s*(.*)$/m.exec(status)[1]}:${/^NoNewPrivs:\s*(\d)/m.exec(status)[1]}`
       })
-      expect(threads.filter((t) => t.endsWith(':1'))).toEqual(['cline-hooks-con:1'])
+      expect(threads.filter((t) => t.endsWith(':1'))).toEqual([])
     }
   }, 60000)
 })

@@ -6,8 +6,9 @@
 //!   (what the addon builds on), awaited from another thread as the binding does;
 //! - `runner_run`: the addon's `Runner::run` (limiter, process group, stdin/stdout/stderr
 //!   pipes, deadline, output parsing, combination) on the same runtime, no Node involved;
-//! - `runner_run_scrubbed`: the same with `scrubEnv` on, whose hooks (Linux) are started by the
-//!   confining thread, inside its Landlock domain.
+//! - `runner_run_scrubbed`: the same with `scrubEnv` on, whose hooks (Linux) enter their
+//!   Landlock domain between fork and exec: std then forks instead of using posix_spawn, which
+//!   costs more the more memory the host maps.
 //!
 //! `cargo bench --bench spawn`. Each case runs the hook 1,000 times (about a second or two).
 

@@ -308,7 +308,7 @@ impl Runner {
         let stop_on_drop = abort.clone().drop_guard();
 
         // A run that starts hooks with `scrubEnv` says once how far they are kept from the
-        // host (the first such run starts the thread that confines them).
+        // host (the first such run makes the ruleset that confines them).
         let scrubbed = settings.scrub_env != ScrubEnv::Off;
         let scrub_warning = scrubbed.then(crate::process::scrub_warning_here).flatten();
         let ctx = Arc::new(RunContext {

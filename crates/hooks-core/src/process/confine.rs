@@ -1,13 +1,16 @@
-//! Keeping scrubbed hooks (`scrubEnv`) out of the host's environment and memory: on Linux they
-//! start from one long-lived thread inside a Landlock domain, which denies every process inside
-//! it ptrace-class access (`/proc/<pid>/environ`, `mem`, `ptrace(2)`) to processes outside it;
-//! the rule that picks the domain's ruleset for a kernel, and the warning a run gives where
-//! hooks cannot be confined.
+//! Keeping scrubbed hooks (`scrubEnv`) out of the host's environment and memory: on Linux each
+//! one enters a Landlock domain in its own process, between fork and exec, and the host never
+//! does. A domain denies every process inside it ptrace-class access (`/proc/<pid>/environ`,
+//! `mem`, `ptrace(2)`) to processes outside it, and (Landlock ABI 6) signals to them; it allows
+//! both into the same domain, so no thread of the host may be inside one: a hook would reach
+//! the host's whole environment and memory through `/proc/<host>/task/<that thread>/`. The
+//! ruleset is made once, in the host; the rule that picks it for a kernel, and the warning a
+//! run gives where hooks cannot be confined, are here too.
 
 use std::fmt;
 use std::io;
 
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 /// Why hooks started with `scrubEnv` are not kept from the host's environment here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +51,9 @@ const FS_IOCTL_DEV: u64 = 1 << 15;
 /// on a kernel whose Landlock ABI query gave `abi` (its version, or the error number).
 ///
 /// A domain must handle some access to exist; file-system rights are the ones every Landlock
-/// kernel knows (network rights need ABI 4, scopes ABI 6 and deny signals or sockets). They
-/// must include REFER: a domain that does not handle it forbids every rename or link across
-/// folders, and ABI 1 cannot grant it, so ABI 1 is not used. Rights the kernel does not know
-/// are left out (it refuses them).
+/// kernel knows. They must include REFER: a domain that does not handle it forbids every
+/// rename or link across folders, and ABI 1 cannot grant it, so ABI 1 is not used. Rights the
+/// kernel does not know are left out (it refuses them).
 pub fn fs_rights(abi: Result<i64, i32>) -> Result<u64, Unconfined> {
     const ENOSYS: i32 = 38;
     const EOPNOTSUPP: i32 = 95;
@@ -75,6 +77,46 @@ pub fn fs_rights(abi: Result<i64, i32>) -> Result<u64, Unconfined> {
     }
 }
 
+/// `LANDLOCK_SCOPE_SIGNAL` (ABI 6): no signal from inside the domain to a process outside it.
+pub const SCOPE_SIGNAL: u64 = 1 << 1;
+
+/// `struct landlock_ruleset_attr` as of ABI 6. A kernel reads the first `size` bytes it is
+/// given (see [`ruleset_attr`]) and refuses a size it does not know unless the rest is zero.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RulesetAttr {
+    /// Rights handled (and granted on `/`): [`fs_rights`].
+    pub handled_access_fs: u64,
+    /// ABI 4: network rights handled; none (a hook's network is not this domain's business).
+    pub handled_access_net: u64,
+    /// ABI 6: what the domain's processes cannot reach outside it.
+    pub scoped: u64,
+}
+
+/// The ruleset for a kernel whose Landlock ABI query gave `abi`, and the size of the attribute
+/// to pass: the file-system rights of [`fs_rights`], and from ABI 6 [`SCOPE_SIGNAL`] (a
+/// scrubbed hook could otherwise `SIGSTOP` the host and freeze the editor); abstract Unix
+/// sockets are left open, as hooks talk to agents and daemons through them. Before ABI 6
+/// only `handled_access_fs` is passed (8 bytes), which every kernel takes.
+pub fn ruleset_attr(abi: Result<i64, i32>) -> Result<(RulesetAttr, usize), Unconfined> {
+    let handled_access_fs = fs_rights(abi)?;
+    let scoped_from_abi_6 = matches!(abi, Ok(abi) if abi >= 6);
+    Ok(if scoped_from_abi_6 {
+        let attr = RulesetAttr {
+            handled_access_fs,
+            handled_access_net: 0,
+            scoped: SCOPE_SIGNAL,
+        };
+        (attr, std::mem::size_of::<RulesetAttr>())
+    } else {
+        let attr = RulesetAttr {
+            handled_access_fs,
+            ..RulesetAttr::default()
+        };
+        (attr, std::mem::size_of::<u64>())
+    })
+}
+
 /// What a run with `scrubEnv` says in its warnings, once, about how far its hooks are kept from
 /// the host: `confined` is whether they start in the Landlock domain, `as_root` whether the host
 /// (and so its hooks) runs as root. `None`: nothing to say.
@@ -88,8 +130,8 @@ pub fn scrub_warning(confined: Result<(), &Unconfined>, as_root: bool) -> Option
     }
 }
 
-/// Whether hooks started with `scrubEnv` are confined on this system. The first call starts
-/// the thread that starts them (Linux), so its answer holds for the life of the process.
+/// Whether hooks started with `scrubEnv` are confined on this system. The first call makes
+/// the ruleset (Linux), so its answer holds for the life of the process.
 pub fn confinement() -> Result<(), Unconfined> {
     imp::confinement()
 }
@@ -104,38 +146,23 @@ pub fn scrub_warning_here() -> Option<String> {
     scrub_warning(confinement().as_ref().map(|_| ()), as_root)
 }
 
-/// Starts `command` confined (see the module's comment): handed to the confining thread, which
-/// starts it as a child of this process in the runtime this is called from; where hooks cannot
-/// be confined, here, as any hook (the run said so in its warnings).
-pub(super) fn spawn_confined(command: Command) -> io::Result<Child> {
-    imp::spawn_confined(command)
+/// Makes `command` start confined (see the module's comment): its process enters the domain
+/// just before its exec. Where hooks cannot be confined, nothing changes (the run said so in
+/// its warnings). The child fails to start, rather than run unconfined, if the kernel refuses
+/// it the domain then.
+pub(super) fn confine_in_child(command: &mut Command) {
+    imp::confine_in_child(command)
 }
 
 #[cfg(target_os = "linux")]
 mod imp {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    use std::sync::mpsc;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
     use std::sync::OnceLock;
 
-    use tokio::process::{Child, Command};
-    use tokio::runtime::Handle;
+    use tokio::process::Command;
 
-    use super::{fs_rights, Unconfined};
-
-    /// One start handed to the confining thread, and where its outcome goes.
-    struct Request {
-        command: Command,
-        runtime: Handle,
-        reply: mpsc::SyncSender<io::Result<Child>>,
-    }
-
-    /// `struct landlock_ruleset_attr` up to its first field, the only one used: every kernel
-    /// takes this size.
-    #[repr(C)]
-    struct RulesetAttr {
-        handled_access_fs: u64,
-    }
+    use super::{ruleset_attr, RulesetAttr, Unconfined};
 
     /// `struct landlock_path_beneath_attr`, which the kernel declares packed.
     #[repr(C, packed)]
@@ -147,81 +174,69 @@ mod imp {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     const LANDLOCK_RULE_PATH_BENEATH: u32 = 1;
 
-    /// The confining thread's queue, or why there is none; set once, by the first caller.
-    fn spawner() -> &'static Result<mpsc::Sender<Request>, Unconfined> {
-        static SPAWNER: OnceLock<Result<mpsc::Sender<Request>, Unconfined>> = OnceLock::new();
-        SPAWNER.get_or_init(start_thread)
+    /// The ruleset every scrubbed hook enters, or why there is none; made once, by the first
+    /// caller, and open (close-on-exec, as the kernel makes it) for the life of the process.
+    fn ruleset() -> &'static Result<OwnedFd, Unconfined> {
+        static RULESET: OnceLock<Result<OwnedFd, Unconfined>> = OnceLock::new();
+        RULESET.get_or_init(make_ruleset)
     }
 
     pub(super) fn confinement() -> Result<(), Unconfined> {
-        spawner().as_ref().map(|_| ()).map_err(Clone::clone)
+        ruleset().as_ref().map(|_| ()).map_err(Clone::clone)
     }
 
-    pub(super) fn spawn_confined(mut command: Command) -> io::Result<Child> {
-        let Ok(queue) = spawner() else {
-            return command.spawn();
+    pub(super) fn confine_in_child(command: &mut Command) {
+        let Ok(ruleset) = ruleset() else {
+            return;
         };
-        let runtime = Handle::try_current().map_err(|_| {
-            io::Error::other("a scrubbed hook can only be started from inside a tokio runtime")
-        })?;
-        let stopped = || io::Error::other("the thread that starts scrubbed hooks has stopped");
-        // A rendezvous: this thread waits for the start, as it would for its own posix_spawn.
-        let (reply, outcome) = mpsc::sync_channel(1);
-        queue
-            .send(Request {
-                command,
-                runtime,
-                reply,
-            })
-            .map_err(|_| stopped())?;
-        outcome.recv().map_err(|_| stopped())?
-    }
-
-    /// Starts the confining thread and waits for it to enter its domain; the thread lives as
-    /// long as the process, starting hooks one after another.
-    fn start_thread() -> Result<mpsc::Sender<Request>, Unconfined> {
-        let (queue, requests) = mpsc::channel::<Request>();
-        let (ready, entered) = mpsc::sync_channel(1);
-        std::thread::Builder::new()
-            .name("cline-hooks-confined".to_owned())
-            .spawn(move || {
-                let domain = enter_domain();
-                let ok = domain.is_ok();
-                let _ = ready.send(domain);
-                if ok {
-                    serve(requests);
-                }
-            })
-            .map_err(|err| Unconfined::Refused(format!("no thread to start hooks from: {err}")))?;
-        entered.recv().map_err(|_| {
-            Unconfined::Refused("the confining thread ended at its start".to_owned())
-        })??;
-        Ok(queue)
-    }
-
-    /// Starts each command handed over, in its caller's runtime (tokio registers the child with
-    /// that runtime's driver, so it is awaited, reaped and stopped as any hook is). This thread
-    /// does nothing else: in particular it starts no thread, which would inherit its domain.
-    fn serve(requests: mpsc::Receiver<Request>) {
-        for Request {
-            mut command,
-            runtime,
-            reply,
-        } in requests
-        {
-            let _entered = runtime.enter();
-            let started =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| command.spawn()))
-                    .unwrap_or_else(|_| Err(io::Error::other("starting the hook panicked")));
-            let _ = reply.send(started);
+        let fd = ruleset.as_raw_fd();
+        // SAFETY: the closure runs in the child between fork and exec and makes two raw
+        // system calls, no allocation or lock; `fd` is held open by a static for the life of
+        // the process, so the child's copy is the ruleset.
+        unsafe {
+            command.pre_exec(move || enter_domain(fd));
         }
     }
 
-    /// Puts the calling thread (and every process it starts from now on) into a Landlock domain
-    /// that handles the file-system rights and grants them all beneath `/`: it denies no file
-    /// access, and its processes lose ptrace-class access to the processes outside it. Sets
-    /// no_new_privs on the thread first, as Landlock requires of an unprivileged caller.
-    fn enter_domain() -> Result<(), Unconfined> {
+    /// Puts the calling thread into the domain of `ruleset`, no_new_privs first (Landlock
+    /// requires it of an unprivileged caller). Async-signal-safe: raw system calls only.
+    fn enter_domain(ruleset: RawFd) -> io::Result<()> {
+        let (yes, zero) = (1 as libc::c_ulong, 0 as libc::c_ulong);
+        // SAFETY: integer arguments only (the kernel wants unsigned longs, zero beyond the
+        // second); it applies to the calling thread.
+        let nnp = unsafe {
+            libc::syscall(
+                libc::SYS_prctl,
+                libc::PR_SET_NO_NEW_PRIVS as libc::c_long,
+                yes,
+                zero,
+                zero,
+                zero,
+            )
+        };
+        if nnp != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a ruleset descriptor and no flags; it applies to the calling thread.
+        let entered = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_restrict_self,
+                ruleset as libc::c_long,
+                0 as libc::c_long,
+            )
+        };
+        if entered != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Makes the ruleset: it handles the file-system rights and grants them all beneath `/`,
+    /// so it denies no file access, and its processes lose ptrace-class access (and, from ABI
+    /// 6, signals) to the processes outside it. Then checks, in a throwaway child, that this
+    /// process's children can enter it (a process 16 domains deep, or a seccomp filter, is
+    /// refused): that refusal is a warning of the run, not a hook that cannot start.
+    fn make_ruleset() -> Result<OwnedFd, Unconfined> {
         let refused =
             |what: &str| Unconfined::Refused(format!("{what}: {}", io::Error::last_os_error()));
         // SAFETY: the version query takes a null attribute of size 0 and touches no memory.
@@ -238,16 +253,13 @@ mod imp {
         } else {
             Ok(abi)
         };
-        let rights = fs_rights(abi)?;
-        let attr = RulesetAttr {
-            handled_access_fs: rights,
-        };
-        // SAFETY: `attr` is valid for its size for the duration of the call.
+        let (attr, size) = ruleset_attr(abi)?;
+        // SAFETY: `attr` is valid for `size` bytes (at most its own size) during the call.
         let ruleset = unsafe {
             libc::syscall(
                 libc::SYS_landlock_create_ruleset,
                 &attr as *const RulesetAttr,
-                std::mem::size_of::<RulesetAttr>(),
+                size,
                 0u32,
             )
         };
@@ -269,7 +281,7 @@ mod imp {
         // SAFETY: as above, a fresh descriptor owned here only.
         let root = unsafe { OwnedFd::from_raw_fd(root) };
         let beneath = PathBeneathAttr {
-            allowed_access: rights,
+            allowed_access: attr.handled_access_fs,
             parent_fd: root.as_raw_fd(),
         };
         // SAFETY: `beneath` is valid for the call; both descriptors are open.
@@ -285,24 +297,52 @@ mod imp {
         if added < 0 {
             return Err(refused("granting / its rights"));
         }
-        // SAFETY: prctl with integer arguments only; it applies to this thread.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-            return Err(refused("setting no_new_privs"));
+        try_entering(ruleset.as_raw_fd())
+            .map_err(|err| Unconfined::Refused(format!("entering the domain: {err}")))?;
+        Ok(ruleset)
+    }
+
+    /// Enters the domain of `ruleset` in a child that then exits at once; its exit code is
+    /// the error number (0: entered).
+    fn try_entering(ruleset: RawFd) -> io::Result<()> {
+        // SAFETY: the child makes raw system calls only (enter_domain, _exit), as a
+        // multithreaded process's child must; the parent waits for that child by its pid.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
         }
-        // SAFETY: an open ruleset descriptor and no flags; it applies to this thread only.
-        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) } < 0
-        {
-            return Err(refused("entering the domain"));
+        if pid == 0 {
+            let code = match enter_domain(ruleset) {
+                Ok(()) => 0,
+                Err(err) => err.raw_os_error().unwrap_or(libc::EPERM).clamp(1, 255),
+            };
+            // SAFETY: ends the child without running anything of the parent's (no atexit).
+            unsafe { libc::_exit(code) };
         }
-        Ok(())
+        let mut status = 0;
+        loop {
+            // SAFETY: waits for the child just started, into a local.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+                break;
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+        match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+            (true, 0) => Ok(()),
+            (true, code) => Err(io::Error::from_raw_os_error(code)),
+            _ => Err(io::Error::other(format!(
+                "the child that tried it ended with wait status {status}"
+            ))),
+        }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use std::io;
-
-    use tokio::process::{Child, Command};
+    use tokio::process::Command;
 
     use super::Unconfined;
 
@@ -310,9 +350,7 @@ mod imp {
         Err(Unconfined::NotLinux)
     }
 
-    pub(super) fn spawn_confined(mut command: Command) -> io::Result<Child> {
-        command.spawn()
-    }
+    pub(super) fn confine_in_child(_command: &mut Command) {}
 }
 
 #[cfg(test)]
@@ -330,6 +368,32 @@ mod tests {
         // Later ABIs: no right this code does not know is asked for.
         assert_eq!(fs_rights(Ok(7)), Ok(0xffff));
         assert_eq!(fs_rights(Ok(99)), Ok(0xffff));
+    }
+
+    #[test]
+    fn from_abi_6_the_ruleset_scopes_signals_and_is_passed_whole() {
+        for abi in [6, 7, 99] {
+            let (attr, size) = ruleset_attr(Ok(abi)).unwrap_or_default();
+            assert_eq!(attr.scoped, SCOPE_SIGNAL, "ABI {abi}");
+            assert_eq!(SCOPE_SIGNAL, 2); // LANDLOCK_SCOPE_SIGNAL in the kernel's uapi
+            assert_eq!(attr.handled_access_fs, 0xffff);
+            assert_eq!(attr.handled_access_net, 0);
+            // Three u64 fields, as the kernel declares them.
+            assert_eq!(size, 24);
+            assert_eq!(std::mem::size_of::<RulesetAttr>(), 24);
+        }
+    }
+
+    #[test]
+    fn before_abi_6_only_the_file_system_rights_are_passed() {
+        for (abi, fs) in [(2, 0x3fff), (3, 0x7fff), (4, 0x7fff), (5, 0xffff)] {
+            let (attr, size) = ruleset_attr(Ok(abi)).unwrap_or_default();
+            assert_eq!(attr.handled_access_fs, fs, "ABI {abi}");
+            assert_eq!(attr.scoped, 0);
+            assert_eq!(size, 8);
+        }
+        assert_eq!(ruleset_attr(Ok(1)), Err(Unconfined::TooOld));
+        assert_eq!(ruleset_attr(Err(38)), Err(Unconfined::NoLandlock));
     }
 
     #[test]

@@ -24,7 +24,10 @@ mod tree;
 mod verified_start;
 mod watchdog;
 
-pub use confine::{confinement, fs_rights, scrub_warning, scrub_warning_here, Unconfined};
+pub use confine::{
+    confinement, fs_rights, ruleset_attr, scrub_warning, scrub_warning_here, RulesetAttr,
+    Unconfined, SCOPE_SIGNAL,
+};
 pub use deadline::*;
 pub use detached::*;
 pub use environment::*;

@@ -171,10 +171,9 @@ where
             verified.keep_in_child(&mut command);
         }
         if confine {
-            crate::process::confine::spawn_confined(command)
-        } else {
-            command.spawn()
+            crate::process::confine::confine_in_child(&mut command);
         }
+        command.spawn()
     };
     if argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command").into());
