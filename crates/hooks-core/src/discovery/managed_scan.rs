@@ -124,8 +124,8 @@ fn problem_at(path: &Path, role: Role) -> Option<String> {
     };
     let problem = unix_problem(role, facts)?;
     let (owner, group) = match problem {
-        UnixProblem::Owner { uid } => (user_name(uid), None),
-        UnixProblem::GroupWritable { gid } => (None, group_name(gid)),
+        UnixProblem::Owner { uid } => (crate::policy::account(uid).map(|a| a.name), None),
+        UnixProblem::GroupWritable { gid } => (None, crate::policy::group(gid).map(|g| g.name)),
         UnixProblem::OtherWritable => (None, None),
     };
     Some(unix_refusal(
@@ -136,38 +136,6 @@ fn problem_at(path: &Path, role: Role) -> Option<String> {
         owner.as_deref(),
         group.as_deref(),
     ))
-}
-
-/// The account name of `uid`, for messages.
-#[cfg(unix)]
-fn user_name(uid: u32) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; 4096];
-    // Safety: zeroed C structs; `getpwuid_r` writes into `pwd` and `buf`, whose size it is given.
-    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut found: *mut libc::passwd = std::ptr::null_mut();
-    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut found) };
-    if rc != 0 || found.is_null() || pwd.pw_name.is_null() {
-        return None;
-    }
-    // Safety: a NUL-terminated string inside `buf`, which is alive.
-    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
-    Some(name.to_string_lossy().into_owned())
-}
-
-/// The name of group `gid`, for messages.
-#[cfg(unix)]
-fn group_name(gid: u32) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; 4096];
-    // Safety: as in `user_name`.
-    let mut grp: libc::group = unsafe { std::mem::zeroed() };
-    let mut found: *mut libc::group = std::ptr::null_mut();
-    let rc = unsafe { libc::getgrgid_r(gid, &mut grp, buf.as_mut_ptr(), buf.len(), &mut found) };
-    if rc != 0 || found.is_null() || grp.gr_name.is_null() {
-        return None;
-    }
-    // Safety: a NUL-terminated string inside `buf`, which is alive.
-    let name = unsafe { std::ffi::CStr::from_ptr(grp.gr_name) };
-    Some(name.to_string_lossy().into_owned())
 }
 
 /// What is wrong with `path` in `role`, read from its security descriptor (links followed).

@@ -364,7 +364,7 @@ pub fn folder_problem(_real_dir: &Path) -> Option<String> {
 
 /// The account of `uid` (getpwuid_r), if the system knows it.
 #[cfg(unix)]
-fn account(uid: u32) -> Option<Account> {
+pub(crate) fn account(uid: u32) -> Option<Account> {
     let mut buf = vec![0 as libc::c_char; 16 * 1024];
     // SAFETY: all-zero is a valid passwd (null pointers, zero ids); getpwuid_r fills it.
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
@@ -384,7 +384,7 @@ fn account(uid: u32) -> Option<Account> {
 
 /// The group `gid` (getgrgid_r), if the system knows it.
 #[cfg(unix)]
-fn group(gid: u32) -> Option<Group> {
+pub(crate) fn group(gid: u32) -> Option<Group> {
     let mut buf = vec![0 as libc::c_char; 64 * 1024];
     // SAFETY: all-zero is a valid group (null pointers); getgrgid_r fills it.
     let mut grp: libc::group = unsafe { std::mem::zeroed() };
