@@ -556,7 +556,9 @@ os.setxattr(f, 'system.posix_acl_access', struct.pack('<I', 2) + b''.join(struct
     fs.chmodSync(policyFile, 0o640)
     expect((await runHook('PreToolUse', {}, options)).contextModification).toBe('ran')
     grantByAcl(policyFile, other)
-    let result = await runHook('PreToolUse', {}, options)
+    // An ACL change is no write of this process's: seen at the next revalidation (250 ms).
+    let result
+    await waitFor(async () => (result = await runHook('PreToolUse', {}, options)).hooks.length === 0, { timeoutMs: 20000, what: 'the ACL to be seen' })
     expect(result.hooks).toEqual([])
     expect(result.warnings[0]).toContain(`can be written by the user uid ${other} through its POSIX ACL`)
     expect(result.warnings[0]).toContain(`setfacl -x u:${other}`)
