@@ -411,7 +411,8 @@ describe('the entry point, required for real from an npm-shaped install', () => 
 
   test('every export index.d.ts declares is a named export for ES module import', () => {
     const declared = [...fs.readFileSync(path.join(PKG_DIR, 'index.d.ts'), 'utf8').matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((m) => m[1])
-    const script = `import(${JSON.stringify(path.join(PKG_DIR, 'index.js'))}).then((m) => console.log(JSON.stringify(Object.keys(m))))`
+    // A file URL: import() takes no Windows path.
+    const script = `import(${JSON.stringify(require('url').pathToFileURL(path.join(PKG_DIR, 'index.js')).href)}).then((m) => console.log(JSON.stringify(Object.keys(m))))`
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
     expect(child.status).toBe(0)
     expect(JSON.parse(child.stdout).sort()).toEqual([...declared, 'default'].sort())

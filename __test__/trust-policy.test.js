@@ -884,7 +884,8 @@ describe('cline-hooks trust, enable, disable', () => {
   /** The preview lines `cline-hooks trust --full` shows for a PreToolUse hook holding exactly `bytes`. */
   function previewOf(bytes) {
     const root = makeWorkspace('trust-preview-bytes')
-    const hook = writeFile(hooksDirOf(root), 'PreToolUse', bytes, 0o755)
+    // A batch file on Windows, where a hook needs an extension: the preview shows any bytes.
+    const hook = writeFile(hooksDirOf(root), isWindows ? 'PreToolUse.cmd' : 'PreToolUse', bytes, 0o755)
     const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')
     const r = cli('trust', '--workspace', root, '--no-global', '--policy-file', policyFile, '--full')
     expect(r.status).toBe(2)
