@@ -141,8 +141,9 @@ afterEach(async () => {
   while (tempDirs.length) {
     const dir = tempDirs.pop()
     restorePermissions(dir)
-    // Windows holds a file open a moment after its process ends: retry rather than fail.
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: isWindows ? 50 : 0 })
+    // Windows holds a file or a working directory a moment after its process ends: retry
+    // rather than fail. The promise form, because fs.rmSync never retries EBUSY on a folder.
+    await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: isWindows ? 20 : 0 })
   }
 })
 
