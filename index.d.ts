@@ -172,6 +172,14 @@ export interface DiscoveryOptions {
    * `%ProgramData%\Cline\Hooks`); `null`: none.
    */
   managedHooksDir?: string | null
+  /**
+   * Hooks this host requires (hook names such as `"PreToolUse"`, or CLI event names such
+   * as `"tool_call"`): a run of one of them in which no hook of that name starts (none
+   * exists; all are disabled, untrusted or misnamed; none could start) is `cancel: true`,
+   * with an `errorMessage` naming the hook and why none ran. A hook skipped by its header's
+   * `tools=` counts as present. Default: none.
+   */
+  requireHooks?: Array<string>
 }
 
 /** An approval as `trustHook` recorded it. */
@@ -376,8 +384,17 @@ export interface HookRunResult {
   slowest: HookExecution | null
   /** Wall time of the whole run, in milliseconds. */
   durationMs: number
-  /** Run-level notes: hooks skipped (with why), overridden `overrideInput`s. */
+  /**
+   * Run-level notes: hooks skipped (with why), files meant for this hook that will not run
+   * (with why and the fix), overridden `overrideInput`s.
+   */
   warnings: Array<string>
+  /**
+   * The files meant for this hook that will not run, as `diagnoseHooks()` reports them:
+   * hooks disabled, untrusted or unable to start, files misnamed for it (`PreToolUse.py`,
+   * `PreTooluse`), and files Windows passes over. Empty when every file of it runs.
+   */
+  notRun: Array<HookFileReport>
 }
 
 /** The facts of this machine and call that decide which files run and how. */
@@ -501,6 +518,8 @@ export interface RunHookOptions {
   trust?: 'workspace' | 'all' | 'off'
   /** See `DiscoveryOptions.managedHooksDir`. */
   managedHooksDir?: string | null
+  /** See `DiscoveryOptions.requireHooks`. */
+  requireHooks?: Array<string>
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number
   /** See `RunOptions.timeoutMs`. */

@@ -96,6 +96,11 @@ export interface FileHooksOptions {
   policyFile?: string
   /** See `DiscoveryOptions.trust`; needs `policyFile`. */
   trust?: 'workspace' | 'all' | 'off'
+  /**
+   * See `DiscoveryOptions.requireHooks`: hook or event names (`"PreToolUse"`, `"tool_call"`)
+   * whose events are blocked, with a message saying why, when no hook of that name starts.
+   */
+  requireHooks?: string[]
   /** See `RunOptions.onFailure`. */
   onFailure?: 'allow' | 'block' | { timeout?: 'allow' | 'block'; crash?: 'allow' | 'block'; startFailure?: 'allow' | 'block'; invalidOutput?: 'allow' | 'block' }
   /** See `RunOptions.scrubEnv`. */

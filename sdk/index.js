@@ -43,6 +43,7 @@ const RUNTIME_OPTIONS = [
   'sequential',
   'policyFile',
   'trust',
+  'requireHooks',
   'onFailure',
   'scrubEnv',
 ]
@@ -176,7 +177,7 @@ function checkEnv(env) {
  */
 function discoveryOf(options) {
   const discovery = { profile: 'cli', workspaceRoots: options.workspaceRoots ?? [options.workspacePath] }
-  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust']) {
+  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust', 'requireHooks']) {
     if (options[name] !== undefined) discovery[name] = options[name]
   }
   // The CLI's `--hooks-dir` only exports CLINE_HOOKS_DIR, which the SDK's runner never reads.

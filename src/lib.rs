@@ -413,6 +413,15 @@ fn start_run<'env>(
         // A persistent hook's file gone, disabled or made per-event: its process is retired.
         runner.retire_stale(owner);
         if let Some(report) = runner.nothing_to_run() {
+            // A required hook that is missing blocks, and files that will not run are listed:
+            // the fast literal holds neither.
+            if report.combined.cancel || !report.not_run.is_empty() {
+                let result = results::run_json(&report);
+                return Ok(PromiseRaw::new(
+                    env.raw(),
+                    PromiseRaw::resolve(env, result)?.raw(),
+                ));
+            }
             let result = results::nothing_ran(env, report.combined.warnings)?;
             return Ok(PromiseRaw::new(
                 env.raw(),

@@ -80,6 +80,12 @@ pub struct DiscoveryOptions {
     /// `%ProgramData%\Cline\Hooks`); `null`: none.
     #[napi(ts_type = "string | null")]
     pub managed_hooks_dir: Option<Either<String, Null>>,
+    /// Hooks this host requires (hook names such as `"PreToolUse"`, or CLI event names such
+    /// as `"tool_call"`): a run of one of them in which no hook of that name starts (none
+    /// exists; all are disabled, untrusted or misnamed; none could start) is `cancel: true`,
+    /// with an `errorMessage` naming the hook and why none ran. A hook skipped by its header's
+    /// `tools=` counts as present. Default: none.
+    pub require_hooks: Option<Vec<String>>,
 }
 
 /// How to run.
@@ -192,6 +198,8 @@ pub struct RunHookOptions {
     /// See `DiscoveryOptions.managedHooksDir`.
     #[napi(ts_type = "string | null")]
     pub managed_hooks_dir: Option<Either<String, Null>>,
+    /// See `DiscoveryOptions.requireHooks`.
+    pub require_hooks: Option<Vec<String>>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -366,6 +374,7 @@ impl RunHookOptions {
                 policy_file: self.policy_file,
                 trust: self.trust,
                 managed_hooks_dir: self.managed_hooks_dir,
+                require_hooks: self.require_hooks,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -441,6 +450,20 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         Some(Either::A(dir)) => ManagedDir::At(absolute_path("managedHooksDir", dir)?),
         None => ManagedDir::Default,
     };
+    let require_hooks = options
+        .require_hooks
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, name)| {
+            cline_hooks_core::discovery::resolve(name)
+                .map(str::to_owned)
+                .map_err(|err| HookError::InvalidOption {
+                    option: "requireHooks",
+                    reason: format!("requireHooks[{i}]: {err}"),
+                })
+        })
+        .collect::<std::result::Result<_, _>>()?;
     Ok(Layout {
         workspace_roots,
         global_hooks_dir,
@@ -466,6 +489,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         policy_file,
         trust,
         managed_hooks_dir,
+        require_hooks,
     })
 }
 
@@ -681,14 +705,16 @@ pub struct EnvAndPaths {
     cline_dir: Option<String>,
     policy_file: Option<String>,
     managed_hooks_dir: Option<Either<String, Null>>,
+    require_hooks: Option<Vec<String>>,
     env: Option<EnvVars>,
     on_failure: Option<OnFailureOption>,
     scrub_env: Option<ScrubEnvOption>,
     audit_log: Option<String>,
 }
 
-const BY_HAND_KEYS: [&str; 10] = [
+const BY_HAND_KEYS: [&str; 11] = [
     "workspaceRoots",
+    "requireHooks",
     "extraHooksDirs",
     "globalHooksDir",
     "clineDir",
@@ -729,6 +755,9 @@ impl EnvAndPaths {
             "extraHooksDirs" => {
                 self.extra_hooks_dirs = Some(env_and_paths::path_list(env, key, value)?);
             }
+            "requireHooks" => {
+                self.require_hooks = Some(env_and_paths::text_list(env, key, value, "hook name")?);
+            }
             "globalHooksDir" => {
                 let fix = "pass a directory path, or null to turn the global hooks off";
                 self.global_hooks_dir = Some(Either::A(env_and_paths::path(env, key, value, fix)?));
@@ -758,7 +787,7 @@ impl EnvAndPaths {
     }
 }
 
-const DISCOVERY_KEYS: [&str; 11] = [
+const DISCOVERY_KEYS: [&str; 12] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -770,6 +799,7 @@ const DISCOVERY_KEYS: [&str; 11] = [
     "persistentIdleMs",
     "policyFile",
     "trust",
+    "requireHooks",
 ];
 const RUN_KEYS: [&str; 14] = [
     "timeoutMs",
@@ -787,7 +817,7 @@ const RUN_KEYS: [&str; 14] = [
     "auditLog",
     "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 22] = [
+const RUN_HOOK_KEYS: [&str; 23] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -796,6 +826,7 @@ const RUN_HOOK_KEYS: [&str; 22] = [
     "managedHooksDir",
     "policyFile",
     "trust",
+    "requireHooks",
     "maxConcurrentHooks",
     "timeoutMs",
     "maxTimeoutMs",
@@ -821,6 +852,7 @@ impl Known for DiscoveryOptions {
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
         self.managed_hooks_dir = checked.managed_hooks_dir;
+        self.require_hooks = checked.require_hooks;
     }
     fn set(&mut self, key: &str, value: Plain) {
         match (key, value) {
@@ -882,6 +914,7 @@ impl Known for RunHookOptions {
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
         self.managed_hooks_dir = checked.managed_hooks_dir;
+        self.require_hooks = checked.require_hooks;
         self.env = checked.env;
         self.on_failure = checked.on_failure;
         self.scrub_env = checked.scrub_env;
@@ -1042,6 +1075,7 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
     let is_array = value.is_array().unwrap_or(false);
     let expected = match key {
         "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
+        "requireHooks" if !is_array => "an array of hook names, such as [\"PreToolUse\"]",
         "globalHooksDir" | "clineDir" | "managedHooksDir" if t != ValueType::String => {
             "a directory path"
         }

@@ -228,8 +228,13 @@ pub struct HookRunResult {
     pub slowest: Either<HookExecution, Null>,
     /// Wall time of the whole run, in milliseconds.
     pub duration_ms: f64,
-    /// Run-level notes: hooks skipped (with why), overridden `overrideInput`s.
+    /// Run-level notes: hooks skipped (with why), files meant for this hook that will not run
+    /// (with why and the fix), overridden `overrideInput`s.
     pub warnings: Vec<String>,
+    /// The files meant for this hook that will not run, as `diagnoseHooks()` reports them:
+    /// hooks disabled, untrusted or unable to start, files misnamed for it (`PreToolUse.py`,
+    /// `PreTooluse`), and files Windows passes over. Empty when every file of it runs.
+    pub not_run: Vec<crate::node::diagnosis::HookFileReport>,
 }
 
 pub(crate) fn millis(d: std::time::Duration) -> f64 {
@@ -258,6 +263,7 @@ pub fn run_json(report: &RunReport) -> RunJson {
         slowest: None,
         duration_ms: millis(report.duration),
         warnings: &report.combined.warnings,
+        not_run: &report.not_run,
     };
     // Serializing maps of strings and finite numbers cannot fail; `{}` would show it did.
     let text = serde_json::to_string(&result).unwrap_or_else(|_| "{}".to_owned());
@@ -283,6 +289,7 @@ struct ResultJson<'a> {
     slowest: Option<()>,
     duration_ms: f64,
     warnings: &'a [String],
+    not_run: &'a [cline_hooks_core::diagnosis::FileReport],
 }
 
 /// `HookExecution`: `workspaceRoot`, `failure` and `failureKind` come last and only when set,
@@ -388,7 +395,7 @@ pub fn nothing_ran<'env>(
         if cell.get().is_none() {
             let make: Function<Vec<String>, Unknown> = env.run_script(
                 "(function (warnings) { return { cancel: false, contextModification: '', errorMessage: '', review: false, \
-                 overrideInput: null, hooks: [], slowest: null, durationMs: 0, warnings: warnings } })",
+                 overrideInput: null, hooks: [], slowest: null, durationMs: 0, warnings: warnings, notRun: [] } })",
             )?;
             let _ = cell.set(make.create_ref()?);
         }

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::diagnosis::FileReport;
 use crate::discovery::watch::{Mark, Watch};
 use crate::discovery::{self, Defaults, DiscoveredHook, Layout, Listing, Platform, Scanner};
 use crate::error::HookError;
@@ -160,30 +161,57 @@ impl Snapshot {
         hooks
     }
 
-    /// What is wrong with the policy store, if anything (it then counts as empty).
-    /// And why the folders are not watched, where they could not be (a change is then seen
-    /// within [`CACHE_TTL`] only).
+    /// What a run of this hook says beyond its hooks: what is wrong with the policy store, if
+    /// anything (it then counts as empty); why the folders are not watched, where they could
+    /// not be (a change is then seen within [`CACHE_TTL`] only); the files meant for this hook
+    /// that will not run, and the workspace roots its hooks cannot run in (see
+    /// [`crate::diagnosis::run_warnings`]).
     pub fn warnings(&self) -> Vec<String> {
+        let hooks = self.hooks_to_run();
+        self.warnings_for(&hooks, &self.not_run(&hooks))
+    }
+
+    /// [`Snapshot::warnings`], given the hooks found and the files that will not run.
+    fn warnings_for(&self, hooks: &[DiscoveredHook], not_run: &[FileReport]) -> Vec<String> {
         let unwatched = self.unwatched.as_deref().map(str::to_owned);
+        let files = crate::diagnosis::run_warnings(not_run, hooks, &self.setup.platform);
         self.policy
             .problem
             .iter()
             .cloned()
             .chain(unwatched)
+            .chain(files)
             .collect()
+    }
+
+    /// The files meant for this hook that will not run, as the doctor reports them (see
+    /// [`crate::diagnosis::run_reports`]), given the hooks found.
+    fn not_run(&self, hooks: &[DiscoveredHook]) -> Vec<FileReport> {
+        crate::diagnosis::run_reports(
+            self.hook_name(),
+            &self.listings,
+            hooks,
+            self.setup.layout.profile,
+            &self.setup.platform,
+        )
     }
 
     /// A runner for these hooks; its processes count against the factory's limit.
     pub fn runner(&self) -> Runner {
         let setup = &self.setup;
+        let hooks = self.hooks_to_run();
+        let not_run = self.not_run(&hooks);
+        let warnings = self.warnings_for(&hooks, &not_run);
         Runner::new(
             self.name.clone(),
-            self.hooks_to_run(),
+            hooks,
             setup.layout.workspace_roots.clone(),
             setup.limiter.clone(),
             setup.layout.profile,
         )
-        .with_warnings(self.warnings())
+        .with_warnings(warnings)
+        .with_required(setup.layout.require_hooks.contains(self.hook_name()))
+        .with_not_run(not_run.into())
         .with_policy(setup.layout.policy_file.clone().map(|file| RunnerPolicy {
             file,
             scope: setup.layout.trust,

@@ -290,6 +290,17 @@ pub fn path_list<'env>(
     option: &'static str,
     value: &Unknown<'env>,
 ) -> Result<Vec<String>, Failure<'env>> {
+    text_list(env, option, value, "directory path")
+}
+
+/// An array of strings, each `one` (`"hook name"`), already checked to be an array, each
+/// entry checked as text (not empty, no NUL, valid Unicode).
+pub fn text_list<'env>(
+    env: &'env Env,
+    option: &'static str,
+    value: &Unknown<'env>,
+    one: &str,
+) -> Result<Vec<String>, Failure<'env>> {
     let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
     let mut len = 0u32;
     // Safety: `value` is an array (napi_is_array), so this runs no caller code.
@@ -307,24 +318,21 @@ pub fn path_list<'env>(
                 env,
                 option,
                 &format!("reading {entry}"),
-                "pass an array of directory paths",
+                &format!("pass an array of strings, each a {one}"),
             ));
         }
         let t = type_of(env, element).map_err(internal)?;
         if t != ValueType::String {
             return Err(refuse(
                 option,
-                format!(
-                    "{entry} is {}; use a directory path (a string)",
-                    describe_type(t)
-                ),
+                format!("{entry} is {}; use a {one} (a string)", describe_type(t)),
             ));
         }
         let units = utf16(env, element).map_err(internal)?;
         let text = path_text(
             Some(&entry),
             &units,
-            "pass a directory path or leave the entry out",
+            &format!("pass a {one} or leave the entry out"),
         )
         .map_err(|reason| refuse(option, reason))?;
         paths.push(text);

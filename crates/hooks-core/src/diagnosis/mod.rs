@@ -7,9 +7,11 @@
 //! more for the files discovery passes over, and hands everything to the pure rules of
 //! rules.rs. It costs a full scan: for a command or a settings page, not for every tool call.
 
+mod files;
 mod json;
 mod rules;
 
+pub use files::*;
 pub use rules::*;
 
 use std::collections::BTreeSet;
@@ -218,83 +220,19 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
             continue;
         };
         let names = names_in(&dir.path, entries);
-        let siblings: Vec<String> = names.iter().cloned().collect();
-        for name in names {
-            let path = dir.path.join(&name);
-            // What it is a file of, and what stops it; `None`: a helper folder, not worth a line.
-            let examined: Option<(Option<String>, Option<Finding>)> = 'file: {
-                // Byte equality: both paths are the folder joined with the name.
-                if let Some(hook) = found
-                    .iter()
-                    .find(|h| h.path.as_os_str() == path.as_os_str())
-                {
-                    let entry = entries.iter().find(|e| e.name == name);
-                    let finding = hook_finding(
-                        &path,
-                        hook.disabled.as_deref(),
-                        hook.launch_error.as_deref(),
-                        entry.map(|e| &e.kind),
-                        entry.and_then(|e| e.shebang.as_deref()),
-                        profile,
-                    )
-                    .or_else(|| {
-                        start_check(hook, entry, &platform, profile, &powershell, &mut machine)
-                    });
-                    break 'file Some((Some(hook.hook_name.clone()), finding));
-                }
-                // The scan lists the files of the known hooks only: one discovery did not pick.
-                let file_of = entries
-                    .iter()
-                    .any(|e| e.name == name)
-                    .then(|| {
-                        let stem = name.split('.').next().unwrap_or_default();
-                        KNOWN_HOOKS
-                            .iter()
-                            .find(|h| h.eq_ignore_ascii_case(stem.trim()))
-                    })
-                    .flatten();
-                if let Some(hook) = file_of {
-                    // A file of a hook that discovery passed over: Windows runs another first.
-                    let runs = found
-                        .iter()
-                        .find(|h| {
-                            h.hook_name == *hook
-                                && h.path.parent().map(Path::as_os_str)
-                                    == Some(dir.path.as_os_str())
-                        })
-                        .and_then(|h| h.path.file_name())
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| "another file".to_owned());
-                    break 'file Some((Some((*hook).to_owned()), Some(shadowed(&runs))));
-                }
-                if path.is_dir() {
-                    break 'file None;
-                }
-                let finding = name_finding(&path, &name, &siblings, profile, &platform);
-                Some((finding.meant.map(str::to_owned), Some(finding)))
-            };
-            if let Some((hook_name, finding)) = examined {
-                let (problem, reason, fix) = match finding {
-                    Some(f) => (Some(f.problem), Some(f.reason), f.fix),
-                    None => (None, None, None),
-                };
-                // A command naming this file could not name it exactly: say so instead.
-                let fix = fix.map(|fix| match rules::unpasteable(&path) {
-                    Some(why) if fix.contains(&*path.to_string_lossy()) => why,
-                    _ => fix,
-                });
-                hooks.push(FileReport {
-                    will_run: problem.is_none(),
-                    path,
-                    hook_name,
-                    source: dir.source,
-                    workspace_root: dir.workspace_root.clone(),
-                    problem,
-                    reason,
-                    fix,
-                });
-            }
-        }
+        let siblings: Vec<String> = names.iter().map(|n| n.name.clone()).collect();
+        hooks.extend(files::folder_reports(
+            listing,
+            entries,
+            &names,
+            &siblings,
+            &found,
+            profile,
+            &platform,
+            &mut |hook, entry| {
+                start_check(hook, entry, &platform, profile, &powershell, &mut machine)
+            },
+        ));
     }
 
     let runtime = Runtime {
@@ -327,7 +265,11 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         folders,
         hooks,
         runtime,
-        warnings: loaded.problem.into_iter().collect(),
+        warnings: loaded
+            .problem
+            .into_iter()
+            .chain(files::root_warnings(&found, &platform))
+            .collect(),
     }
 }
 
@@ -359,16 +301,28 @@ pub async fn diagnose_off_thread(
     }
 }
 
-/// Every entry of `dir` by name: a fresh listing, or (should that fail now) the entries the
-/// scan found.
-fn names_in(dir: &Path, entries: &[Entry]) -> BTreeSet<String> {
-    match std::fs::read_dir(dir) {
+/// Every entry of `dir` by name, in order: a fresh listing, or (should that fail now) the
+/// entries the scan found.
+fn names_in(dir: &Path, entries: &[Entry]) -> Vec<files::Name> {
+    let named: BTreeSet<(String, bool)> = match std::fs::read_dir(dir) {
         Ok(items) => items
             .filter_map(Result::ok)
-            .map(|item| item.file_name().to_string_lossy().into_owned())
+            .map(|item| {
+                let name = item.file_name().to_string_lossy().into_owned();
+                // A link to a folder is a folder here, as `is_dir` follows links.
+                let folder = dir.join(&name).is_dir();
+                (name, folder)
+            })
             .collect(),
-        Err(_) => entries.iter().map(|e| e.name.clone()).collect(),
-    }
+        Err(_) => entries
+            .iter()
+            .map(|e| (e.name.clone(), dir.join(&e.name).is_dir()))
+            .collect(),
+    };
+    named
+        .into_iter()
+        .map(|(name, folder)| files::Name { name, folder })
+        .collect()
 }
 
 /// Checks of an enabled hook that discovery leaves to the moment it starts: a `#!/usr/bin/env X`
@@ -439,6 +393,7 @@ fn interpreter_problem(line: &str) -> Option<Finding> {
             reason: format!("its #! line runs {program} with no program to find, so env starts the hook itself again, over and over, until its timeout"),
             fix: Some("name the interpreter: #!/usr/bin/env bash (or python3, node)".to_owned()),
             meant: None,
+            renames_to: None,
         });
     }
     let meta = std::fs::metadata(program).ok()?;
@@ -456,6 +411,7 @@ fn interpreter_problem(line: &str) -> Option<Finding> {
         reason: format!("its #! line names {program}, which is {what}, not a program, so the system refuses to start it"),
         fix: Some("change the #! line to an interpreter that exists, such as #!/usr/bin/env bash".to_owned()),
         meant: None,
+        renames_to: None,
     })
 }
 
@@ -474,6 +430,7 @@ fn unreadable(path: &std::path::Path) -> Option<Finding> {
         reason: "it is executable but not readable by this user, so its interpreter cannot read it (a compiled program would run)".to_owned(),
         fix: Some(format!("chmod +r {}", rules::shell_quote(&path.to_string_lossy()))),
         meant: None,
+        renames_to: None,
     })
 }
 
@@ -489,6 +446,7 @@ fn no_powershell_on_windows() -> Finding {
         reason: "PowerShell hooks need pwsh on PATH or Windows PowerShell (System32\\WindowsPowerShell\\v1.0\\powershell.exe), and neither was found".to_owned(),
         fix: Some("install PowerShell 7 (https://aka.ms/install-powershell), or use a .cmd hook".to_owned()),
         meant: None,
+        renames_to: None,
     }
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::discovery::{EntryKind, Platform, Profile, KNOWN_HOOKS};
-use crate::launch::{kernel_shebang, NO_PWSH};
+use crate::launch::{kernel_shebang, LaunchKind, NO_PWSH};
 use crate::policy::{DISABLED, NOT_TRUSTED_CHANGED, NOT_TRUSTED_NEW};
 
 /// Why a file in a searched folder will not run.
@@ -78,6 +78,9 @@ pub struct Finding {
     pub fix: Option<String>,
     /// For a misnamed file, the hook it most likely meant to be (in the report: `hookName`).
     pub meant: Option<&'static str>,
+    /// The name its fix renames it to, when the fix is a rename: two files of a folder are
+    /// never both advised onto one name (see [`settle_renames`]).
+    pub renames_to: Option<String>,
 }
 
 impl Finding {
@@ -87,11 +90,17 @@ impl Finding {
             reason: reason.into(),
             fix,
             meant: None,
+            renames_to: None,
         }
     }
 
     fn meaning(mut self, hook: &'static str) -> Finding {
         self.meant = Some(hook);
+        self
+    }
+
+    fn renaming(mut self, to: Option<String>) -> Finding {
+        self.renames_to = to;
         self
     }
 }
@@ -126,6 +135,38 @@ pub fn closest_hook(name: &str) -> Option<&'static str> {
         }
     }
     best
+}
+
+/// The known hook a file named `file_name` is meant for, by the doctor's reading of names:
+/// its stem (the name up to its first dot, trimmed) is a hook's name in any case, or within two
+/// edits of one; `None` for a dot file or a name like no hook. Pure, and cheap for the names
+/// of a large folder: a stem whose length is far from every hook's costs no edit distance.
+pub fn meant_hook(file_name: &str) -> Option<&'static str> {
+    if file_name.starts_with('.') {
+        return None;
+    }
+    let stem = name_stem(file_name);
+    if stem.is_empty() {
+        return None;
+    }
+    let length = stem.chars().count();
+    let near = KNOWN_HOOKS
+        .iter()
+        .any(|hook| hook.len().abs_diff(length) <= MAX_DISTANCE);
+    if !near {
+        return None;
+    }
+    closest_hook(stem)
+}
+
+/// A file name's stem as the doctor reads it: up to its first dot (one at the start does not
+/// count), trimmed.
+fn name_stem(file_name: &str) -> &str {
+    let trimmed = file_name.trim();
+    match trimmed.find('.') {
+        Some(dot) if dot > 0 => &trimmed[..dot],
+        _ => trimmed,
+    }
 }
 
 /// Levenshtein distance over characters, with adjacent swaps counted as one edit
@@ -208,6 +249,8 @@ fn misnamed(
             rename_fix(path, to, windows)
         }
     };
+    // The name a rename fix lands on, when it is one (and not refused for a taken name).
+    let target = |to: &str| (!taken(to)).then(|| to.to_owned());
     let exact = KNOWN_HOOKS
         .iter()
         .copied()
@@ -219,7 +262,7 @@ fn misnamed(
                 Problem::WrongPlatformName,
                 format!("on Windows a hook runs by its extension, and {file_name} has none, so it never runs; name it {expected} (PowerShell) or {hook}.cmd"),
                 Some(rename(&expected)),
-            ), Some(hook));
+            ).renaming(target(&expected)), Some(hook));
         }
         if PROGRAM_EXTENSIONS.contains(&ext_lower.as_str()) {
             let reason = match (profile, windows) {
@@ -234,7 +277,8 @@ fn misnamed(
                 ),
             };
             return (
-                Finding::new(Problem::WrongPlatformName, reason, Some(rename(&expected))),
+                Finding::new(Problem::WrongPlatformName, reason, Some(rename(&expected)))
+                    .renaming(target(&expected)),
                 Some(hook),
             );
         }
@@ -254,7 +298,7 @@ fn misnamed(
                 Problem::UnknownHookName,
                 format!("{file_name} is not a hook name (names are case-sensitive), so it never runs; did you mean {hook}?"),
                 Some(rename(&expected)),
-            ), Some(hook));
+            ).renaming(target(&expected)), Some(hook));
         }
         return (Finding::new(
             Problem::UnknownHookName,
@@ -264,7 +308,7 @@ fn misnamed(
             } else {
                 format!("{}, or move it out of the hooks folder", rename(&expected))
             }),
-        ), Some(hook));
+        ).renaming(target(&expected)), Some(hook));
     }
     if !stem.is_empty() && !file_name.starts_with('.') {
         if let Some(hook) = closest_hook(stem) {
@@ -276,7 +320,8 @@ fn misnamed(
                         "{file_name} is not a hook name, so it never runs; did you mean {hook}?"
                     ),
                     Some(rename(&expected)),
-                ),
+                )
+                .renaming(target(&expected)),
                 Some(hook),
             );
         }
@@ -411,6 +456,77 @@ pub fn shadowed(runs: &str) -> Finding {
         format!("Windows runs one file per hook in a folder, and {runs} comes first (.ps1, then PATHEXT order), so this one never runs"),
         Some("remove one of the two files".to_owned()),
     )
+}
+
+/// Windows' device names: a file or folder named so (any case, any extension) opens the device.
+const DEVICE_NAMES: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// Why hooks started as `kind` cannot run in the workspace root `root` on `platform`, with the
+/// fix: on Windows, a root given as `\\?\...` to a `.cmd`/`.bat` hook (`cmd.exe` refuses it as
+/// its working directory and runs in the Windows folder instead), or a root with a folder
+/// named like a device (`aux`, `con`, `nul`, `com1`: Windows opens the device, not the
+/// folder). `None` elsewhere. Pure.
+pub fn root_problem(root: &Path, kind: LaunchKind, platform: &Platform) -> Option<String> {
+    if !matches!(platform, Platform::Windows { .. }) {
+        return None;
+    }
+    let text = root.to_string_lossy();
+    let shown = root.display();
+    if kind == LaunchKind::Cmd && (text.starts_with(r"\\?\") || text.starts_with(r"\\.\")) {
+        return Some(format!(
+            "the workspace root {shown} is a \\\\?\\ path, which cmd.exe cannot use as its working directory (it runs the hook in the Windows folder instead), so its .cmd and .bat hooks cannot run there; open the workspace by its drive path (C:\\...) or use a .ps1 hook"
+        ));
+    }
+    let plain = text
+        .strip_prefix(r"\\?\")
+        .or_else(|| text.strip_prefix(r"\\.\"))
+        .unwrap_or(&text);
+    let device = plain.split(['\\', '/']).find(|part| {
+        let stem = part.split('.').next().unwrap_or_default().trim_end();
+        DEVICE_NAMES.iter().any(|d| d.eq_ignore_ascii_case(stem))
+    })?;
+    Some(format!(
+        "the workspace root {shown} has a folder named {device}, which Windows takes for a device, not a folder, so no hook can run there; rename the folder"
+    ))
+}
+
+/// Makes the rename fixes of one folder's findings land on distinct names: when several are
+/// advised onto one name, the file most likely meant as that hook keeps its rename (its stem
+/// is the hook's name, then name order), and each other one is told to merge into it instead,
+/// so following every fix never renames two files onto one name. Pure.
+pub fn settle_renames<'a>(findings: impl IntoIterator<Item = (&'a str, &'a mut Finding)>) {
+    let mut findings: Vec<(&'a str, &'a mut Finding)> = findings
+        .into_iter()
+        .filter(|(_, f)| f.renames_to.is_some())
+        .collect();
+    // Stable: name order within a rank.
+    findings.sort_by_key(|(name, f)| {
+        usize::from(
+            !f.meant
+                .is_some_and(|hook| name_stem(name).eq_ignore_ascii_case(hook)),
+        )
+    });
+    let mut claimed: Vec<(String, &'a str)> = Vec::new();
+    for (file_name, finding) in findings {
+        let Some(to) = finding.renames_to.clone() else {
+            continue;
+        };
+        match claimed
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(&to))
+        {
+            Some((_, first)) => {
+                finding.renames_to = None;
+                finding.fix = Some(format!(
+                    "{to} is also the name advised for {first}: keep one of the two as {to} (merge what you need of {file_name} into it), and move the other out of the hooks folder"
+                ));
+            }
+            None => claimed.push((to, file_name)),
+        }
+    }
 }
 
 /// The command that renames `path` to `to` in its folder: `mv` on macOS/Linux, PowerShell's
@@ -671,5 +787,81 @@ mod tests {
         assert_eq!(shell_quote("/a/b-c.d"), "/a/b-c.d");
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn the_hook_a_name_is_meant_for() {
+        for (name, meant) in [
+            ("PreToolUse.py", Some("PreToolUse")),
+            ("PreTooluse", Some("PreToolUse")),
+            ("PreTolUse", Some("PreToolUse")),
+            (" pretooluse .sh", Some("PreToolUse")),
+            ("TaskStrat.ps1", Some("TaskStart")),
+            (".PreToolUse", None),
+            ("helper.sh", None),
+            ("notes", None),
+            ("", None),
+        ] {
+            assert_eq!(meant_hook(name), meant, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn two_files_are_never_advised_onto_one_name() {
+        let unix = Platform::Unix;
+        let siblings: Vec<String> = ["PreTolUse", "PreToolUse.py", "PreTooluse"]
+            .map(str::to_owned)
+            .to_vec();
+        let mut findings: Vec<(String, Finding)> = siblings
+            .iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    name_finding(&at(n), n, &siblings, Profile::Extension, &unix),
+                )
+            })
+            .collect();
+        assert!(findings
+            .iter()
+            .all(|(_, f)| f.renames_to.as_deref() == Some("PreToolUse")));
+        settle_renames(findings.iter_mut().map(|(n, f)| (n.as_str(), f)));
+        let renames: Vec<&str> = findings
+            .iter()
+            .filter(|(_, f)| f.renames_to.is_some())
+            .map(|(n, _)| n.as_str())
+            .collect();
+        // The one whose stem is the hook's name, first by name, keeps the rename.
+        assert_eq!(renames, ["PreToolUse.py"]);
+        let fixes: Vec<&str> = findings
+            .iter()
+            .filter_map(|(_, f)| f.fix.as_deref())
+            .collect();
+        assert_eq!(
+            fixes.iter().filter(|f| f.starts_with("mv ")).count(),
+            1,
+            "{fixes:?}"
+        );
+        assert!(fixes[0].starts_with("PreToolUse is also the name advised for PreToolUse.py"));
+    }
+
+    #[test]
+    fn a_root_windows_cannot_run_hooks_in_is_named() {
+        let windows = Platform::windows("");
+        let cmd = LaunchKind::Cmd;
+        let ps = LaunchKind::PowerShell;
+        assert!(root_problem(Path::new(r"\\?\C:\ws"), cmd, &windows)
+            .is_some_and(|w| w.contains("cmd.exe cannot use as its working directory")));
+        assert_eq!(root_problem(Path::new(r"\\?\C:\ws"), ps, &windows), None);
+        assert!(root_problem(Path::new(r"C:\work\aux\ws"), ps, &windows)
+            .is_some_and(|w| w.contains("a folder named aux")));
+        assert!(root_problem(Path::new(r"C:\work\COM1.old"), ps, &windows).is_some());
+        assert_eq!(
+            root_problem(Path::new(r"C:\work\auxiliary"), ps, &windows),
+            None
+        );
+        assert_eq!(
+            root_problem(Path::new("/work/aux"), cmd, &Platform::Unix),
+            None
+        );
     }
 }

@@ -99,6 +99,7 @@ pub fn discover(
         dir,
         contents,
         real_dir,
+        ..
     } in listings
     {
         let entries = match contents {
@@ -209,6 +210,7 @@ mod tests {
                 dir,
                 contents,
                 real_dir: None,
+                strays: Default::default(),
             })
             .collect()
     }

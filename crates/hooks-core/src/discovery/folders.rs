@@ -101,6 +101,9 @@ pub struct Layout {
     pub trust: crate::policy::TrustScope,
     /// Where the managed hooks folder is, or that there is none.
     pub managed_hooks_dir: ManagedDir,
+    /// The hooks its host requires (`requireHooks`), by hook name: a run of one of them in
+    /// which no hook of it starts blocks (see [`crate::event::required_block`]).
+    pub require_hooks: std::collections::BTreeSet<String>,
 }
 
 impl Layout {
@@ -129,6 +132,7 @@ impl Layout {
                 ManagedDir::At(dir) => ManagedDir::At(absolute(dir)),
                 other => other.clone(),
             },
+            require_hooks: self.require_hooks.clone(),
         }
     }
 }

@@ -63,15 +63,16 @@ pub struct Header {
 /// The keys a header may set, as written in the documentation.
 const KEYS: [&str; 4] = ["tools", "timeout", "onFailure", "mode"];
 
-/// Reads the header of a hook file from `head`, its first bytes (a UTF-8 BOM, `\r\n` line
-/// endings and any comment leader of `#`, `//`, `--`, `REM`, `@REM`, `::` accepted). Pure.
+/// Reads the header of a hook file from `head`, its first bytes (a UTF-8 BOM, UTF-16 with its
+/// BOM (what Windows PowerShell 5.1 saves by default), `\r\n` line endings and any comment
+/// leader of `#`, `//`, `--`, `REM`, `@REM`, `::` accepted). A `cline-hook:` line past the
+/// lines a header is read from is named, not read. Pure.
 pub fn read_header(head: &[u8]) -> Header {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let text = decoded(head);
     let mut header = Header::default();
-    for (index, raw) in head.split(|b| *b == b'\n').take(HEADER_LINES).enumerate() {
+    for (index, line) in text.split('\n').enumerate() {
         let number = index + 1;
-        let line = String::from_utf8_lossy(raw);
-        let Some(settings) = header_text(&line) else {
+        let Some(settings) = header_text(line) else {
             continue;
         };
         if let Some(first) = header.settings.line {
@@ -79,6 +80,12 @@ pub fn read_header(head: &[u8]) -> Header {
                 "line {number} is a second cline-hook: header, ignored; put all settings on line {first}"
             ));
             continue;
+        }
+        if number > HEADER_LINES {
+            header.warnings.push(format!(
+                "line {number} is a cline-hook: header, but a header is read from the first {HEADER_LINES} lines only, so it is ignored; move it up, under the #! line"
+            ));
+            break;
         }
         header.settings.line = Some(number);
         read_pairs(settings, number, &mut header);
@@ -91,6 +98,31 @@ pub fn read_header(head: &[u8]) -> Header {
         ));
     }
     header
+}
+
+/// The text of a file's first bytes: UTF-16 when a byte-order mark says so (a unit cut off at
+/// the end is dropped), else UTF-8 (a UTF-8 mark dropped, invalid bytes replaced).
+fn decoded(head: &[u8]) -> std::borrow::Cow<'_, str> {
+    let units = |big_endian: bool, bytes: &[u8]| -> String {
+        let units = bytes.chunks_exact(2).map(|pair| {
+            let pair = [pair[0], pair[1]];
+            if big_endian {
+                u16::from_be_bytes(pair)
+            } else {
+                u16::from_le_bytes(pair)
+            }
+        });
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect()
+    };
+    if let Some(rest) = head.strip_prefix(b"\xFF\xFE") {
+        return units(false, rest).into();
+    }
+    if let Some(rest) = head.strip_prefix(b"\xFE\xFF") {
+        return units(true, rest).into();
+    }
+    String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head))
 }
 
 /// A hook lists at most this many problems of its header (a line of junk is one mistake).
@@ -148,6 +180,15 @@ fn read_pairs(text: &str, number: usize, header: &mut Header) {
             header.warnings.push(format!(
                 "line {number}: `{pair}` in its cline-hook: header is not valid: {fix}"
             ));
+        } else if known == "tools" {
+            for glob in header.settings.tools.iter().flatten() {
+                if let Some(meant) = super::tool_names::look_alike(glob) {
+                    header.warnings.push(format!(
+                        "line {number}: tools= entry `{}` matches no tool exactly but looks like {meant} (tool names are case-sensitive, and letters from another alphabet differ), so the hook never runs for {meant}; write tools={meant}",
+                        glob.escape_debug()
+                    ));
+                }
+            }
         }
     }
 }
@@ -325,8 +366,49 @@ mod tests {
         }
         let on_20 = format!("{text}# cline-hook: mode=persistent\n");
         assert_eq!(settings(&on_20).line, Some(20));
-        let on_21 = format!("{text}echo\n# cline-hook: mode=persistent\n");
-        assert_eq!(read_header(on_21.as_bytes()), Header::default());
+        let on_21 = format!("{text}echo\n# cline-hook: mode=persistent onFailure=block\n");
+        let late = read_header(on_21.as_bytes());
+        assert_eq!(late.settings, HookSettings::default());
+        assert_eq!(late.warnings.len(), 1, "{:?}", late.warnings);
+        assert!(late.warnings[0].starts_with(
+            "line 21 is a cline-hook: header, but a header is read from the first 20 lines only"
+        ));
+    }
+
+    #[test]
+    fn a_utf16_file_with_its_byte_order_mark_has_its_header_read() {
+        let text = "# cline-hook: onFailure=block tools=write_to_file\r\nWrite-Output '{}'\r\n";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            // A unit cut in half at the end of what was read.
+            .chain([0x00])
+            .collect();
+        for head in [le, be] {
+            let header = read_header(&head);
+            assert_eq!(header.warnings, Vec::<String>::new());
+            assert_eq!(header.settings.on_failure, Some(OnFailure::Block));
+            assert_eq!(
+                header.settings.tools,
+                Some(vec!["write_to_file".to_owned()])
+            );
+        }
+    }
+
+    #[test]
+    fn a_tools_entry_that_only_looks_like_a_tool_warns_and_stays() {
+        let header = read_header("# cline-hook: tools=Write_To_File,my_tool\n".as_bytes());
+        assert_eq!(
+            header.settings.tools,
+            Some(vec!["Write_To_File".to_owned(), "my_tool".to_owned()])
+        );
+        assert_eq!(header.warnings.len(), 1, "{:?}", header.warnings);
+        assert!(header.warnings[0]
+            .contains("`Write_To_File` matches no tool exactly but looks like write_to_file"));
     }
 
     #[test]

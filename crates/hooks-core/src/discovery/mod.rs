@@ -14,6 +14,7 @@ mod managed;
 mod managed_scan;
 mod names;
 mod scan;
+mod tool_names;
 pub mod watch;
 
 pub use discovered::*;
@@ -24,3 +25,4 @@ pub use inspect::*;
 pub use managed::*;
 pub use names::*;
 pub use scan::*;
+pub use tool_names::*;

@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::hook_files::stem_key;
@@ -38,7 +39,24 @@ pub struct Listing {
     /// symbolic link on its path resolved, but a root's hooks folder leading out of its root
     /// spelled in that root (see [`crate::policy::policy_dir`]).
     pub real_dir: Option<PathBuf>,
+    /// Its files meant for a known hook that no hook will run (see [`Stray`]), by name.
+    pub strays: Arc<[Stray]>,
 }
+
+/// A file in a hooks folder named for a known hook (`PreToolUse.py`, `PreTooluse`,
+/// `PreTolUse`) that is no file of that hook under the rules in force, so it never runs: a run
+/// of that hook names it in its warnings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stray {
+    /// Its name in the folder.
+    pub name: String,
+    /// The hook it is meant for ([`crate::diagnosis::meant_hook`]).
+    pub meant: &'static str,
+}
+
+/// How many strays of one hook a folder keeps: a folder of thousands of look-alikes is named
+/// by its first ones (a run's warnings stay bounded).
+const STRAYS_LIMIT: usize = 16;
 
 /// Scans hooks directories for one factory, remembering each directory's listing so that a
 /// directory that has not changed is not listed again: a rescan of an unchanged folder of
@@ -57,6 +75,8 @@ struct Listed {
     stamp: Stamp,
     /// Each with the type the listing reported (no `stat` needed for it).
     candidates: Vec<(String, Option<std::fs::FileType>)>,
+    /// The files meant for a known hook that are none of its files.
+    strays: Arc<[Stray]>,
     /// The candidates by their stem in ASCII lower case (`pretooluse` for `PreToolUse.ps1`),
     /// so a rescan finds the files of the hooks asked for without looking at the others.
     by_stem: HashMap<String, Vec<usize>>,
@@ -66,9 +86,17 @@ impl Listed {
     fn new(
         stamp: Stamp,
         mut candidates: Vec<(String, Option<std::fs::FileType>)>,
+        mut strays: Vec<Stray>,
         profile: Profile,
         platform: &Platform,
     ) -> Listed {
+        strays.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut kept: HashMap<&'static str, usize> = HashMap::new();
+        strays.retain(|stray| {
+            let count = kept.entry(stray.meant).or_default();
+            *count += 1;
+            *count <= STRAYS_LIMIT
+        });
         candidates.sort_by(|a, b| a.0.cmp(&b.0));
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         for (at, (name, _)) in candidates.iter().enumerate() {
@@ -78,6 +106,7 @@ impl Listed {
         Listed {
             stamp,
             candidates,
+            strays: strays.into(),
             by_stem,
         }
     }
@@ -128,7 +157,7 @@ impl Scanner {
         dirs.into_iter()
             .map(|dir| {
                 let previous = previous.remove(&dir.path);
-                let (mut contents, listed) = scan_dir_with(
+                let (mut contents, listed, strays) = scan_dir_with(
                     &dir.path,
                     Some(wanted),
                     profile,
@@ -151,6 +180,7 @@ impl Scanner {
                     dir,
                     contents,
                     real_dir,
+                    strays,
                 }
             })
             .collect()
@@ -172,7 +202,8 @@ pub fn scan_dir(
 /// Lists one hooks directory (or reuses `previous`, its listing from the last scan, if the
 /// directory has not changed since) and inspects the entries that could be hooks: each costs
 /// an `open`, an `fstat` and a read of its first bytes, plus the PATH lookups of its
-/// interpreter (each once per scan). Also returns what to remember for the next scan.
+/// interpreter (each once per scan). Also returns what to remember for the next scan, and its
+/// strays.
 fn scan_dir_with(
     dir: &Path,
     wanted: Option<&BTreeSet<String>>,
@@ -181,7 +212,7 @@ fn scan_dir_with(
     tools: &mut Interpreters,
     previous: Option<Listed>,
     fingerprints: &mut Fingerprints,
-) -> (Contents, Option<Listed>) {
+) -> (Contents, Option<Listed>, Arc<[Stray]>) {
     // The clock is read before the directory, so that a change made after this point can
     // never carry a time that counts as settled (see `settled`).
     let now = SystemTime::now();
@@ -189,7 +220,7 @@ fn scan_dir_with(
         Ok(listed) => listed,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             tracing::debug!(folder = %dir.display(), "hooks folder does not exist");
-            return (Contents::Missing, None);
+            return (Contents::Missing, None, Arc::default());
         }
         // A file where the folder would be (`.clinerules` is also a rules file) means no hooks.
         // Wine reports it as an invalid name where Windows says ERROR_DIRECTORY: look.
@@ -197,12 +228,12 @@ fn scan_dir_with(
             if DirError::of(&err) == DirError::NotADirectory
                 || (DirError::of(&err) == DirError::InvalidName && dir.is_file()) =>
         {
-            return (Contents::Missing, None)
+            return (Contents::Missing, None, Arc::default())
         }
         Err(err) => {
             let why = dir_problem(dir, DirError::of(&err), &err.to_string());
             tracing::debug!(folder = %dir.display(), why, "hooks folder cannot be read");
-            return (Contents::Unreadable(why), None);
+            return (Contents::Unreadable(why), None, Arc::default());
         }
     };
     // Windows' extension profile starts files by their extension, never by a #! line.
@@ -232,9 +263,11 @@ fn scan_dir_with(
         candidates = listed.candidates.len(),
         "hooks folder scanned"
     );
+    let strays = listed.strays.clone();
     (
         Contents::Entries(entries),
         listed.stamp.reusable.then_some(listed),
+        strays,
     )
 }
 
@@ -254,16 +287,29 @@ fn list(
         }
     }
     let mut candidates = Vec::new();
+    let mut strays = Vec::new();
     for item in std::fs::read_dir(dir)? {
         let Ok(item) = item else { continue };
         let Ok(name) = item.file_name().into_string() else {
             continue;
         };
-        if could_be_hook_file(&name, profile, platform) {
-            candidates.push((name, item.file_type().ok()));
+        let candidate = could_be_hook_file(&name, profile, platform);
+        let file_type = item.file_type().ok();
+        if let Some(meant) = crate::diagnosis::meant_hook(&name) {
+            // A folder named like a hook is a helper's, unless it stands where a hook would.
+            let folder = file_type.is_some_and(|t| t.is_dir());
+            if !folder && !(candidate && is_file_of(&name, meant, profile, platform)) {
+                strays.push(Stray {
+                    name: name.clone(),
+                    meant,
+                });
+            }
+        }
+        if candidate {
+            candidates.push((name, file_type));
         }
     }
-    Ok(Listed::new(stamp, candidates, profile, platform))
+    Ok(Listed::new(stamp, candidates, strays, profile, platform))
 }
 
 /// How long after its last change a directory's listing may be reused. Timestamps are
@@ -433,7 +479,7 @@ pub(super) mod tests {
                 id: None,
                 reusable: false,
             };
-            let listed = Listed::new(stamp, candidates_of(&names), profile, platform);
+            let listed = Listed::new(stamp, candidates_of(&names), Vec::new(), profile, platform);
             listed
                 .of_hooks(Some(&wanted), profile, platform)
                 .into_iter()

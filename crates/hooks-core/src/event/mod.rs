@@ -2,10 +2,12 @@
 //! in parallel, and combines what they said.
 
 mod input;
+mod required;
 mod runner;
 mod tool_match;
 
 pub use input::*;
+pub use required::*;
 pub use runner::*;
 pub use tool_match::*;
 

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::discovery::{DiscoveredHook, HookMode, Profile};
 use crate::error::HookError;
-use crate::event::{input, tool_name, tools_match, HookInput};
+use crate::event::{input, required_block, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
     hook_timeout, host_names_to_remove, run_hook_watched, run_persistent, start_detached,
@@ -99,6 +99,9 @@ pub struct RunReport {
     pub executions: Vec<Execution>,
     /// How long the run took (zero when no hook was enabled).
     pub duration: Duration,
+    /// The files meant for this hook that will not run (disabled, untrusted, misnamed,
+    /// passed over, or unable to start), as the doctor reports them.
+    pub not_run: Arc<[crate::diagnosis::FileReport]>,
 }
 
 /// The hooks of one name, ready to run. With no enabled hook, a run does nothing at all.
@@ -118,6 +121,11 @@ pub struct Runner {
     /// process changed a store applies it again (a revoked approval or a disabled hook does
     /// not run from a runner made before).
     policy: Option<RunnerPolicy>,
+    /// Whether its host requires this hook (`requireHooks`): a run in which none of its hooks
+    /// starts blocks (see [`required_block`]).
+    required: bool,
+    /// The files meant for this hook that will not run: every run reports them.
+    not_run: Arc<[crate::diagnosis::FileReport]>,
 }
 
 /// The policy store a runner's hooks were checked against (see [`Runner::with_policy`]).
@@ -152,7 +160,42 @@ impl Runner {
             profile,
             warnings: Vec::new(),
             policy: None,
+            required: false,
+            not_run: Arc::default(),
         }
+    }
+
+    /// The same runner, reporting `not_run` as the files meant for its hook that will not run
+    /// (see [`crate::diagnosis::run_reports`]).
+    pub fn with_not_run(mut self, not_run: Arc<[crate::diagnosis::FileReport]>) -> Runner {
+        self.not_run = not_run;
+        self
+    }
+
+    /// The same runner, for a hook its host requires (or not): see [`required_block`].
+    pub fn with_required(mut self, required: bool) -> Runner {
+        self.required = required;
+        self
+    }
+
+    /// `report` with the files that will not run, blocked when this hook is required and none
+    /// of its hooks started.
+    fn checked(&self, mut report: RunReport) -> RunReport {
+        report.not_run = self.not_run.clone();
+        if !self.required {
+            return report;
+        }
+        let hook = crate::discovery::resolve(&self.hook_name).unwrap_or(&self.hook_name);
+        let combined = &mut report.combined;
+        if let Some(why) = required_block(hook, &self.hooks, &combined.warnings, &report.executions)
+        {
+            combined.cancel = true;
+            if !combined.error_message.is_empty() {
+                combined.error_message.push('\n');
+            }
+            combined.error_message.push_str(&why);
+        }
+        report
     }
 
     /// The same runner, checked against `policy` again at a run once this process has changed
@@ -214,6 +257,11 @@ impl Runner {
 
     /// The report of a run when no hook is enabled: nothing starts, nothing is awaited.
     pub fn nothing_to_run(&self) -> Option<RunReport> {
+        self.unchecked_nothing_to_run()
+            .map(|report| self.checked(report))
+    }
+
+    fn unchecked_nothing_to_run(&self) -> Option<RunReport> {
         if self.hooks.iter().any(DiscoveredHook::enabled) {
             return None;
         }
@@ -225,6 +273,7 @@ impl Runner {
             combined,
             executions: Vec::new(),
             duration: Duration::ZERO,
+            not_run: Arc::default(),
         })
     }
 
@@ -255,13 +304,13 @@ impl Runner {
         if !skips.iter().all(Option::is_some) {
             return None;
         }
-        Some(processless_report(
+        Some(self.checked(processless_report(
             &self.hooks,
             &self.warnings,
             &enabled,
             skips,
             settings,
-        ))
+        )))
     }
 
     /// The run's warnings about the hooks that were not started, and the runner's own.
@@ -275,14 +324,24 @@ impl Runner {
         input: impl Into<HookInput>,
         settings: RunSettings,
     ) -> Result<RunReport, HookError> {
+        self.run_unchecked(input.into(), settings)
+            .await
+            .map(|report| self.checked(report))
+    }
+
+    /// [`Runner::run`] before the requirement is checked.
+    async fn run_unchecked(
+        &self,
+        input: HookInput,
+        settings: RunSettings,
+    ) -> Result<RunReport, HookError> {
         let started = Instant::now();
         if settings.abort.is_cancelled() {
             return Err(HookError::Aborted);
         }
-        let input: HookInput = input.into();
         let input_bytes = self.prepare_input(&input)?;
         self.retire_stale(settings.owner);
-        if let Some(report) = self.nothing_to_run() {
+        if let Some(report) = self.unchecked_nothing_to_run() {
             return Ok(report);
         }
         // A persistent hook disabled for crashing in a loop still runs here: its run fails
@@ -467,6 +526,7 @@ impl Runner {
             combined,
             executions,
             duration: started.elapsed(),
+            not_run: Arc::default(),
         })
     }
 }
@@ -556,6 +616,7 @@ fn processless_report(
         },
         executions,
         duration: Duration::ZERO,
+        not_run: Arc::default(),
     }
 }
 
