@@ -68,7 +68,11 @@ export interface DiscoveredHook {
   source: 'managed' | 'extra' | 'global' | 'workspace'
   /** The workspace root whose `.clinerules/hooks` holds it (workspace hooks only). */
   workspaceRoot?: string
-  /** `false`: found, but it will not run; `reason` says why (for example: not executable). */
+  /**
+   * `false`: found, but it will not run; `reason` says why (for example: not executable,
+   * or a `#!` line with Windows line endings: a run reports such a hook `failed`, never
+   * started).
+   */
   enabled: boolean
   /**
    * Why it will not run, or why it will fail to start (a missing interpreter), written

@@ -151,7 +151,7 @@ describe('exit statuses', () => {
     expect(at).toBeGreaterThan(-1)
     const rows = r.stdout.slice(at).split('\n').slice(2)
     const table = rows.slice(0, rows.findIndex((l) => l === ''))
-    expect(table.map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([0, 1, 2, 70, 74, 129, 130, 141, 143])
+    expect(table.map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([0, 1, 2, 3, 70, 74, 129, 130, 141, 143])
     for (const row of table) expect(row).toMatch(/^ +\d+ {2}\S.{20,}/)
     // ... and the codes the code uses are exactly those of the table.
     const { EXIT, EXIT_TABLE } = require('../bin/cline-hooks.js')

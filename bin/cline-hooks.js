@@ -40,7 +40,7 @@ const COMMANDS = {
   run: {
     summary: 'run the hooks exactly as Cline would and show what each one did',
     positionals: [{ name: 'HookName' }],
-    options: [...DISCOVERY_OPTIONS, 'input', 'timeout-ms', 'sequential', 'json'],
+    options: [...DISCOVERY_OPTIONS, 'input', 'timeout-ms', 'sequential', 'require', 'strict', 'json'],
     main: cmdRun,
   },
   trust: {
@@ -50,9 +50,9 @@ const COMMANDS = {
     main: cmdTrust,
   },
   enable: {
-    summary: 'record in the policy store that the hook file runs (sets its exec bit if it lacks it)',
+    summary: 'record in the policy store that the hook file runs (sets its exec bit if it lacks it); a file that would still not run is refused, with why (exit 1)',
     positionals: [{ name: 'path' }],
-    options: ['policy-file'],
+    options: ['policy-file', 'profile'],
     main: cmdEnable,
   },
   disable: {

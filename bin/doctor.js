@@ -104,7 +104,7 @@ async function cmdDoctor({ opts }, session) {
   } catch (e) {
     throw asUsageError(e)
   }
-  const code = report.mistakes > 0 ? EXIT.CANCEL : EXIT.OK
+  const code = report.mistakes > 0 ? EXIT.WILL_NOT_RUN : EXIT.OK
   if (opts.json) return { text: terminalSafeJson(report) + '\n', code, exact: true }
   return { text: renderDoctor(report, makeStyle(useColour())), code }
 }

@@ -7,7 +7,10 @@ const { INPUT_LIMIT_TEXT } = require('./read-input')
 const EXIT = {
   OK: 0,
   CANCEL: 1,
+  /** doctor: a file will not run; enable: the file would still not run. */
+  WILL_NOT_RUN: 1,
   USAGE: 2,
+  STRICT: 3,
   INTERNAL: 70,
   OUTPUT_FAILED: 74,
   SIGHUP: 129,
@@ -24,6 +27,7 @@ const EXIT_TABLE = [
   [EXIT.OK, 'list printed; or the hooks allowed the operation (a hook that failed or timed out never blocks)'],
   [EXIT.CANCEL, 'the hooks cancelled the operation (a hook printed "cancel": true)'],
   [EXIT.USAGE, `usage or input error, and no hook ran: a bad option or hook name; an --input that is unreadable, not a JSON object or over ${INPUT_LIMIT_TEXT}; a hooks folder that did not answer in time`],
+  [EXIT.STRICT, 'run --strict: the hooks allowed the operation, but a hook did not complete (failed, timed out, did not start) or a file meant for the hook will not run'],
   [EXIT.INTERNAL, 'internal error in cline-hooks: one line on stderr says how to report it'],
   [EXIT.OUTPUT_FAILED, 'the output could not be written (for example, the disk is full)'],
   [EXIT.SIGHUP, 'SIGHUP (the terminal closed): the running hooks were stopped first'],

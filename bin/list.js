@@ -1,7 +1,10 @@
 'use strict'
 
 // `cline-hooks list [HookName]`: every hook found, enabled or why not, its source and its argv,
-// as a table (a disabled hook's file where it has no argv). Names, paths, argv and reasons come from the repository and are escaped.
+// as a table (a disabled hook's file where it has no argv), and under each hook the files meant
+// for it that will not run, with why and the fix: the doctor's own reports (diagnoseHooks), so
+// list, run and doctor agree on every file. Names, paths, argv and reasons come from the
+// repository and are escaped.
 
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal } = require('./terminal-text')
@@ -18,7 +21,7 @@ function renderList({ found, none, named, searched }, st) {
   if (found.length > 0) {
     const rows = found.map((h) => [
       st.bold(escapeTerminal(h.hookName)),
-      h.enabled ? st.green('enabled') : st.yellow('disabled'),
+      h.willNotRun ? st.red('will not run') : h.enabled ? st.green('enabled') : st.yellow('disabled'),
       h.trust === 'approved' ? st.green('approved') : h.trust === 'new' || h.trust === 'changed' ? st.yellow(TRUST_TEXT[h.trust]) : st.dim(TRUST_TEXT[h.trust] || '-'),
       escapeTerminal(h.source),
       // A disabled hook has no argv: its file is shown instead, so the row says which one.
@@ -32,8 +35,9 @@ function renderList({ found, none, named, searched }, st) {
     found.forEach((h, i) => {
       out.push(line(rows[i]))
       const reason = escapeTerminal(h.reason || '')
-      if (!h.enabled) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
+      if (!h.enabled || h.willNotRun) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
       else if (reason) out.push(indent + st.yellow(`↳ warning: ${reason}`))
+      if (h.fix) out.push(indent + `↳ fix: ${escapeTerminal(h.fix)}`)
     })
   }
   if (named !== null && found.length === 0) {
@@ -46,14 +50,40 @@ function renderList({ found, none, named, searched }, st) {
   return out.join('\n') + '\n'
 }
 
+/**
+ * The rows of hook `name`: its `hooks` as discovery found them, each marked `willNotRun` (with the
+ * doctor's reason and fix) where the doctor says it will not run, then the other files the
+ * doctor says are meant for it and will not run (misnamed, passed over), as rows of their own.
+ */
+function withDiagnosis(name, hooks, reports) {
+  const mine = reports.filter((r) => r.hookName === name && !r.willRun && r.problem !== 'notAHook')
+  const rows = hooks.map((h) => {
+    const report = mine.find((r) => r.path === h.path)
+    if (!report) return h
+    // The doctor's words, so list and doctor say the same of every file.
+    return { ...h, willNotRun: h.enabled, reason: report.reason, fix: report.fix }
+  })
+  for (const r of mine) {
+    if (hooks.some((h) => h.path === r.path)) continue
+    rows.push({ hookName: name, path: r.path, source: r.source, enabled: false, willNotRun: true, trust: 'notRequired', command: [], reason: r.reason, fix: r.fix })
+  }
+  return rows
+}
+
 async function cmdList({ positionals, opts }, session) {
-  const { discoverHooks, KNOWN_HOOKS } = hooksLib(session)
+  const { discoverHooks, diagnoseHooks, KNOWN_HOOKS } = hooksLib(session)
   const named = positionals.length > 0 ? positionals[0] : null
   const names = named !== null ? [named] : KNOWN_HOOKS
   if (named !== null) await checkHookName(named, session)
   warnMissingDirs(opts)
   const options = withPolicy(opts, 'off')
 
+  let diagnosis
+  try {
+    diagnosis = await diagnoseHooks(options)
+  } catch (e) {
+    throw asUsageError(e)
+  }
   const found = []
   const none = []
   for (const name of names) {
@@ -63,8 +93,9 @@ async function cmdList({ positionals, opts }, session) {
     } catch (e) {
       throw asUsageError(e)
     }
-    if (hooks.length === 0) none.push(name)
-    for (const h of hooks) found.push(h)
+    const rows = withDiagnosis(name, hooks, diagnosis.hooks)
+    if (rows.length === 0) none.push(name)
+    for (const h of rows) found.push(h)
   }
   const text = renderList({ found, none, named, searched: describeSearch(options) }, makeStyle(useColour()))
   return { text, code: EXIT.OK }

@@ -89,6 +89,14 @@ const OPTIONS = {
     flag: '--sequential',
     help: 'run the hooks one after another instead of together',
   },
+  require: {
+    flag: '--require',
+    help: 'run: the hook is required: when none of its hooks starts (none exists, all are disabled, untrusted or misnamed, none could start), the run is cancelled (exit 1) and says why',
+  },
+  strict: {
+    flag: '--strict',
+    help: 'run: exit 3 when a hook did not complete (failed, timed out, did not start) or a file meant for the hook will not run, for CI',
+  },
   'policy-file': {
     flag: '--policy-file',
     arg: 'FILE',

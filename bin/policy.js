@@ -193,10 +193,47 @@ async function cmdTrust({ opts }, session) {
   return { text: `${head}${done.join('\n')}\n`, code: failed > 0 ? EXIT.USAGE : EXIT.OK }
 }
 
+/** Problems `enable` itself fixes or records: any other means the file still would not run. */
+const ENABLE_FIXES = new Set(['notExecutable', 'disabledByUser', 'notTrusted'])
+
+/**
+ * Why the hook file `file` would not run even once enabled, as the doctor says it (its folder
+ * diagnosed under `profile`), with the fix; null when it would run or is no file the doctor
+ * reports.
+ */
+async function stillWillNotRun(file, profile, policyFile, { diagnoseHooks }) {
+  let diagnosis
+  try {
+    diagnosis = await diagnoseHooks({
+      workspaceRoots: [],
+      extraHooksDirs: [path.dirname(file)],
+      globalHooksDir: null,
+      managedHooksDir: null,
+      profile,
+      policyFile,
+    })
+  } catch {
+    // The store's own checks below say what is wrong with the path.
+    return null
+  }
+  const report = diagnosis.hooks.find((h) => h.path === file)
+  if (!report || report.willRun || ENABLE_FIXES.has(report.problem)) return null
+  const fix = report.fix ? `; fix: ${escapeTerminal(report.fix)}` : ''
+  return `${displayPath(file)} will not run even if enabled: ${escapeTerminal(report.reason)}${fix}`
+}
+
 function cmdSetEnabled(enabled) {
   return async ({ positionals, opts }, session) => {
-    const { setHookEnabled } = hooksLib(session)
+    const lib = hooksLib(session)
+    const { setHookEnabled } = lib
     const file = path.resolve(positionals[0])
+    if (enabled) {
+      const why = await stillWillNotRun(file, opts.profile || 'extension', policyFileOf(opts), lib)
+      if (why) {
+        await say(`not enabled: ${why}`)
+        return { text: '', code: EXIT.WILL_NOT_RUN }
+      }
+    }
     try {
       await setHookEnabled(file, enabled, { policyFile: policyFileOf(opts) })
     } catch (e) {

@@ -81,12 +81,22 @@ function renderRun(result, hookName, searched, st, { shownLive = new Set() } = {
   const out = []
   if (blocks.length > 0) out.push(blocks.join('\n\n'), '', ...summaryTable(result, st), '')
   for (const w of result.warnings || []) out.push(st.yellow(`warning: ${escapeTerminal(w)}`))
+  // What no hook's block shows: a required hook that did not run (requireHooks, --require).
+  const own = new Set(result.hooks.flatMap((h) => (h.errorMessage || '').split('\n')))
+  for (const line of (result.errorMessage || '').split('\n')) {
+    if (line && !own.has(line)) out.push(st.red(`blocked: ${escapeTerminal(line)}`))
+  }
   if (result.hooks.length === 0 && (result.warnings || []).length === 0) {
     out.push(st.dim(`No enabled ${escapeTerminal(hookName)} hook found (searched: ${searched}).`))
   }
   out.push(st.dim('─'.repeat(40)))
   out.push(summaryLine(result, hookName, st))
   return out.join('\n') + '\n'
+}
+
+/** Whether every hook of `result` completed (or was skipped by its `tools=`) and every file meant for the hook runs: what --strict asks. */
+function clean(result) {
+  return result.hooks.every((h) => h.status === 'completed' || h.status === 'skipped') && result.notRun.length === 0
 }
 
 async function cmdRun({ positionals, opts }, session) {
@@ -99,6 +109,7 @@ async function cmdRun({ positionals, opts }, session) {
   const runOptions = { ...withPolicy(opts, 'off'), signal: session.controller.signal }
   if (opts['timeout-ms'] !== undefined) runOptions.timeoutMs = opts['timeout-ms']
   if (opts.sequential) runOptions.sequential = true
+  if (opts.require) runOptions.requireHooks = [hookName]
 
   // The live view writes to stdout in order with the report; the first failed write is
   // reported as the report's own would be.
@@ -131,7 +142,7 @@ async function cmdRun({ positionals, opts }, session) {
   await written
   if (outputError) throw outputError
 
-  const code = result.cancel ? EXIT.CANCEL : EXIT.OK
+  const code = result.cancel ? EXIT.CANCEL : opts.strict && !clean(result) ? EXIT.STRICT : EXIT.OK
   if (opts.json) return { text: terminalSafeJson(result) + '\n', code, exact: true }
   const shownLive = live ? live.shown : new Set()
   const report = renderRun(result, hookName, describeSearch(runOptions), st, { shownLive })

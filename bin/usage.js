@@ -42,6 +42,7 @@ function usage(COMMANDS, knownHooks) {
   lines.push(
     '',
     'doctor exits 0 when every hook file found will run, 1 when one will not (or a folder cannot be read).',
+    'enable exits 1, recording nothing, when the file would still not run (misnamed, Windows line endings, ...): it says why and the fix.',
     'init exits 0 once the hook is written, 1 when its file already exists (nothing is overwritten).',
   )
   lines.push(

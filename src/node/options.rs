@@ -756,7 +756,13 @@ impl EnvAndPaths {
                 self.extra_hooks_dirs = Some(env_and_paths::path_list(env, key, value)?);
             }
             "requireHooks" => {
-                self.require_hooks = Some(env_and_paths::text_list(env, key, value, "hook name")?);
+                self.require_hooks = Some(env_and_paths::text_list(
+                    env,
+                    key,
+                    value,
+                    "hook name",
+                    "an array of hook names, such as [\"PreToolUse\"]",
+                )?);
             }
             "globalHooksDir" => {
                 let fix = "pass a directory path, or null to turn the global hooks off";

@@ -27,7 +27,9 @@ pub struct DiscoveredHook {
     /// The workspace root whose `.clinerules/hooks` holds it (workspace hooks only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace_root: Option<String>,
-    /// `false`: found, but it will not run; `reason` says why (for example: not executable).
+    /// `false`: found, but it will not run; `reason` says why (for example: not executable,
+    /// or a `#!` line with Windows line endings: a run reports such a hook `failed`, never
+    /// started).
     pub enabled: bool,
     /// Why it will not run, or why it will fail to start (a missing interpreter), written
     /// for the hook's author.
@@ -99,7 +101,9 @@ impl From<&CoreHook> for DiscoveredHook {
                 .workspace_root
                 .as_ref()
                 .map(|r| r.to_string_lossy().into_owned()),
-            enabled: hook.enabled(),
+            // One that cannot start is not listed enabled: the doctor says it will not run. A
+            // run still reports it `failed` (not started), so a failure policy applies to it.
+            enabled: hook.enabled() && hook.launch_error.is_none(),
             reason: hook.disabled.clone().or_else(|| hook.launch_error.clone()),
             command: hook
                 .command

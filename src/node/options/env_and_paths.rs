@@ -290,16 +290,18 @@ pub fn path_list<'env>(
     option: &'static str,
     value: &Unknown<'env>,
 ) -> Result<Vec<String>, Failure<'env>> {
-    text_list(env, option, value, "directory path")
+    text_list(env, option, value, "directory path", "an array of directory paths")
 }
 
-/// An array of strings, each `one` (`"hook name"`), already checked to be an array, each
-/// entry checked as text (not empty, no NUL, valid Unicode).
+/// An array of strings, each `one` (`"hook name"`; `many`: the array, in the fix of an entry
+/// that throws), already checked to be an array, each entry checked as text (not empty, no
+/// NUL, valid Unicode).
 pub fn text_list<'env>(
     env: &'env Env,
     option: &'static str,
     value: &Unknown<'env>,
     one: &str,
+    many: &str,
 ) -> Result<Vec<String>, Failure<'env>> {
     let internal = |e: Error| Failure::thrown(env, HookError::Internal(e.reason));
     let mut len = 0u32;
@@ -318,7 +320,7 @@ pub fn text_list<'env>(
                 env,
                 option,
                 &format!("reading {entry}"),
-                &format!("pass an array of strings, each a {one}"),
+                &format!("pass {many}"),
             ));
         }
         let t = type_of(env, element).map_err(internal)?;

@@ -99,6 +99,14 @@ pub fn folder_reports(
             Some(finding),
         ));
     }
+    // A file no printed command can name keeps no rename to claim: it is renamed by hand.
+    for (_, path, _, finding) in &mut examined {
+        if let Some(finding) = finding.as_mut() {
+            if super::rules::unpasteable(path).is_some() {
+                finding.renames_to = None;
+            }
+        }
+    }
     settle_renames(
         examined
             .iter_mut()
@@ -203,8 +211,8 @@ pub fn run_reports(
 }
 
 /// What a run of `hook_name` says, beyond its hooks, about the files of `not_run` (see
-/// [`run_reports`]) that are not hooks it found (the runner names those), and the workspace
-/// roots its hooks cannot run in: one sentence each, with the fix. Pure.
+/// [`run_reports`]) but the disabled hooks it found (the runner names those), and the
+/// workspace roots its hooks cannot run in: one sentence each, with the fix. Pure.
 pub fn run_warnings(
     not_run: &[FileReport],
     found: &[DiscoveredHook],
@@ -212,7 +220,7 @@ pub fn run_warnings(
 ) -> Vec<String> {
     not_run
         .iter()
-        .filter(|r| !found.iter().any(|h| h.path == r.path))
+        .filter(|r| !found.iter().any(|h| h.path == r.path && !h.enabled()))
         .map(sentence)
         .chain(root_warnings(found, platform))
         .collect()
@@ -246,5 +254,104 @@ pub fn sentence(report: &FileReport) -> String {
     match &report.fix {
         Some(fix) => format!("{path} will not run: {reason}; fix: {fix}"),
         None => format!("{path} will not run: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::fixtures::file;
+    use crate::discovery::{discover, HookDir, Source, Stray};
+
+    fn listing(entries: Vec<Entry>, strays: &[(&str, &'static str)]) -> Listing {
+        Listing {
+            dir: HookDir {
+                path: "/w/.clinerules/hooks".into(),
+                source: Source::Workspace,
+                workspace_root: Some("/w".into()),
+            },
+            contents: Contents::Entries(entries),
+            real_dir: None,
+            strays: strays
+                .iter()
+                .map(|(name, meant)| Stray {
+                    name: (*name).to_owned(),
+                    meant,
+                })
+                .collect(),
+        }
+    }
+
+    fn problems(reports: &[FileReport]) -> Vec<(String, Option<&'static str>)> {
+        reports
+            .iter()
+            .map(|r| {
+                let name = r.path.file_name().unwrap_or_default().to_string_lossy();
+                (
+                    name.into_owned(),
+                    r.problem.map(super::super::Problem::as_str),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_reports_the_files_meant_for_its_hook_and_no_other() {
+        let unix = Platform::Unix;
+        let listings = [listing(
+            vec![file("PreToolUse", false), file("TaskStart", true)],
+            &[("PreToolUse.py", "PreToolUse"), ("TaskStrat", "TaskStart")],
+        )];
+        let found = discover("PreToolUse", &listings, Profile::Extension, &unix);
+        let reports = run_reports("PreToolUse", &listings, &found, Profile::Extension, &unix);
+        assert_eq!(
+            problems(&reports),
+            [
+                ("PreToolUse".to_owned(), Some("notExecutable")),
+                ("PreToolUse.py".to_owned(), Some("wrongPlatformName")),
+            ]
+        );
+        // The disabled hook is the runner's to name; the misnamed file is named here, with the
+        // rename that does not land on the hook's existing file.
+        let warnings = run_warnings(&reports, &found, &unix);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("/w/.clinerules/hooks/PreToolUse.py will not run: "));
+        assert!(warnings[0].contains("fix: PreToolUse already exists beside it"));
+
+        let found = discover("TaskStart", &listings, Profile::Extension, &unix);
+        let reports = run_reports("TaskStart", &listings, &found, Profile::Extension, &unix);
+        assert_eq!(
+            problems(&reports),
+            [("TaskStrat".to_owned(), Some("unknownHookName"))]
+        );
+
+        let found = discover("TaskCancel", &listings, Profile::Extension, &unix);
+        assert!(run_reports("TaskCancel", &listings, &found, Profile::Extension, &unix).is_empty());
+    }
+
+    #[test]
+    fn windows_names_the_file_it_passes_over() {
+        let windows = Platform::windows("");
+        let listings = [listing(
+            vec![file("PreToolUse.cmd", true), file("PreToolUse.ps1", true)],
+            &[],
+        )];
+        let found = discover("PreToolUse", &listings, Profile::Extension, &windows);
+        let reports = run_reports(
+            "PreToolUse",
+            &listings,
+            &found,
+            Profile::Extension,
+            &windows,
+        );
+        assert_eq!(
+            problems(&reports),
+            [("PreToolUse.cmd".to_owned(), Some("shadowed"))]
+        );
+        let warnings = run_warnings(&reports, &found, &windows);
+        assert!(
+            warnings[0].contains("PreToolUse.ps1 comes first"),
+            "{warnings:?}"
+        );
     }
 }

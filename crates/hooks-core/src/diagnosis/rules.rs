@@ -112,6 +112,10 @@ const PROGRAM_EXTENSIONS: [&str; 20] = [
     ".pl", ".php", ".ps1", ".cmd", ".bat", ".exe", ".com", ".psm1",
 ];
 
+/// Extensions of temporary files: `PreToolUse.tmp` is an editor's or a tool's save in progress
+/// (written, then renamed over the hook), there for a moment, not a hook meant to run.
+const TEMPORARY_EXTENSIONS: [&str; 5] = [".tmp", ".temp", ".swp", ".swo", ".part"];
+
 /// Extensions of documents: `PreToolUse.md` is notes about the hook, not a copy of it.
 const DOCUMENT_EXTENSIONS: [&str; 10] = [
     ".md", ".txt", ".rst", ".json", ".yaml", ".yml", ".toml", ".log", ".csv", ".html",
@@ -150,13 +154,39 @@ pub fn meant_hook(file_name: &str) -> Option<&'static str> {
         return None;
     }
     let length = stem.chars().count();
-    let near = KNOWN_HOOKS
-        .iter()
-        .any(|hook| hook.len().abs_diff(length) <= MAX_DISTANCE);
+    let counts = letter_counts(stem);
+    // An edit changes a name's length by one at most and its letter counts by two at most: a
+    // hook farther off in either cannot be within reach, so a folder of other files costs no
+    // edit distance.
+    static HOOK_COUNTS: std::sync::OnceLock<Vec<[u8; 27]>> = std::sync::OnceLock::new();
+    let hook_counts =
+        HOOK_COUNTS.get_or_init(|| KNOWN_HOOKS.iter().map(|h| letter_counts(h)).collect());
+    let near = KNOWN_HOOKS.iter().zip(hook_counts).any(|(hook, theirs)| {
+        let apart: usize = counts
+            .iter()
+            .zip(theirs.iter())
+            .map(|(a, b)| usize::from(a.abs_diff(*b)))
+            .sum();
+        hook.len().abs_diff(length) <= MAX_DISTANCE && apart <= 2 * MAX_DISTANCE
+    });
     if !near {
         return None;
     }
     closest_hook(stem)
+}
+
+/// How many of each letter `text` holds, ignoring case; every other character counts as one
+/// kind of its own.
+fn letter_counts(text: &str) -> [u8; 27] {
+    let mut counts = [0u8; 27];
+    for c in text.chars() {
+        let at = match c.to_ascii_lowercase() {
+            letter @ 'a'..='z' => letter as usize - 'a' as usize,
+            _ => 26,
+        };
+        counts[at] = counts[at].saturating_add(1);
+    }
+    counts
 }
 
 /// A file name's stem as the doctor reads it: up to its first dot (one at the start does not
@@ -279,6 +309,16 @@ fn misnamed(
             return (
                 Finding::new(Problem::WrongPlatformName, reason, Some(rename(&expected)))
                     .renaming(target(&expected)),
+                Some(hook),
+            );
+        }
+        if TEMPORARY_EXTENSIONS.iter().any(|temp| ext_lower.ends_with(temp)) {
+            return (
+                Finding::new(
+                    Problem::NotAHook,
+                    format!("a temporary file of {hook} (an editor's save in progress, by its extension), so it never runs (fine)"),
+                    None,
+                ),
                 Some(hook),
             );
         }
@@ -502,12 +542,14 @@ pub fn settle_renames<'a>(findings: impl IntoIterator<Item = (&'a str, &'a mut F
         .into_iter()
         .filter(|(_, f)| f.renames_to.is_some())
         .collect();
-    // Stable: name order within a rank.
+    // A name no printed command can hold gives way to one that can; then a stem that is the
+    // hook's name comes first. Stable: name order within a rank.
     findings.sort_by_key(|(name, f)| {
-        usize::from(
-            !f.meant
-                .is_some_and(|hook| name_stem(name).eq_ignore_ascii_case(hook)),
-        )
+        let unpasteable = name.chars().any(|c| c.is_control() || c == '\u{FFFD}');
+        let misspelt = !f
+            .meant
+            .is_some_and(|hook| name_stem(name).eq_ignore_ascii_case(hook));
+        (unpasteable, misspelt)
     });
     let mut claimed: Vec<(String, &'a str)> = Vec::new();
     for (file_name, finding) in findings {
@@ -648,6 +690,10 @@ mod tests {
                 f.fix
             );
             assert!(f.problem.is_mistake());
+        }
+        for temporary in ["PreToolUse.tmp", "PreToolUse.sh.swp"] {
+            let f = named(temporary, Profile::Extension, &Platform::Unix);
+            assert_eq!(f.problem, Problem::NotAHook, "{temporary}");
         }
         let bak = named("PreToolUse.bak", Profile::Extension, &Platform::Unix);
         assert!(bak

@@ -433,7 +433,7 @@ pub fn is_file_of(file_name: &str, hook_name: &str, profile: Profile, platform: 
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::launch::tests::FixedMachine;
     use std::ffi::OsString;

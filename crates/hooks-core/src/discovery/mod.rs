@@ -26,3 +26,7 @@ pub use managed::*;
 pub use names::*;
 pub use scan::*;
 pub use tool_names::*;
+
+/// Test fixtures other modules' tests build listings with.
+#[cfg(test)]
+pub(crate) use hook_files::tests as fixtures;
