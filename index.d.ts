@@ -300,6 +300,14 @@ export interface HookExecution {
   signal: string | null
   /** Wall time from queueing to the end, in milliseconds. */
   durationMs: number
+  /**
+   * The last 16 KiB of its stdout, for reading what it printed (its verdict is read from
+   * all of stdout, not from this): invalid UTF-8 replaced, UTF-16 output decoded, from a
+   * whole character on. A persistent hook's: its event's output (the lines printed while
+   * the event was in flight, its answer included). Empty when it did not start, was
+   * skipped or started detached.
+   */
+  stdout: string
   /** The last 16 KiB of its stderr (invalid UTF-8 replaced). */
   stderr: string
   /** Why it failed, timed out or was aborted, in one sentence for the hook's author. */

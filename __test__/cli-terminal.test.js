@@ -237,7 +237,7 @@ describe('hostile hooks, run for real', () => {
     expect(r.stdout).toContain('\\x1B[1A\\x1B[2K\\u009B31m\\u202Eevil\\u202C')
   }, undefined, { reason: '#! lines are a Unix rule' })
 
-  test("run prints the hooks' stderr, context, errorMessage and failure escaped, each line indented", () => {
+  test("run prints the hooks' stderr, context, errorMessage, failure and (no verdict) stdout escaped, each line indented", () => {
     const ws = hostileWorkspace()
     for (const name of ['PreToolUse', 'TaskStart']) {
       const r = cli(['run', name, '--no-global', '--workspace', ws])
@@ -255,6 +255,8 @@ describe('hostile hooks, run for real', () => {
     expect(pre).toMatch(/^ {2}stderr {4}│ log \\x1B\]0;pwned/m)
     const task = cli(['run', 'TaskStart', '--no-global', '--workspace', ws]).stdout
     expect(task).toMatch(/^ {2}failure {3}.*the string "\\x1B\[2J\\u009B\\n✔ allowed/m)
+    // It failed, so what it printed is shown: the raw C1 CSI its JSON text holds escaped.
+    expect(task).toMatch(/^ {2}stdout {4}│ \{"cancel":"\\u001b\[2J\\u009B\\n✔ allowed/m)
   })
 
   test('paths and warnings are escaped too: a workspace folder whose name holds escape sequences', () => {

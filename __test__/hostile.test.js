@@ -356,7 +356,7 @@ function writeRepeated(fd, chunk, bytes) {
 }
 
 describe('hostile hooks: floods and bytes', () => {
-  test(`5. 1 GiB on stdout before the final JSON and 200 MiB on stderr: JSON honoured, host RSS grows < 32 MiB, stderr a bounded tail`, async () => {
+  test(`5. 1 GiB on stdout before the final JSON and 200 MiB on stderr: JSON honoured, host RSS grows < 32 MiB, stdout and stderr bounded tails`, async () => {
     const dirs = hookDirs(
       `${writeRepeated(1, `Buffer.from('log line that is not JSON {\\n'.repeat(4096))`, 1024 * MiB)}
 ${writeRepeated(2, `Buffer.from('stderr noise\\n'.repeat(8192))`, 200 * MiB)}
@@ -373,6 +373,9 @@ ${printJson({ cancel: true, contextModification: 'after the flood' })}`,
     expect(hooks[0].warnings).toEqual([])
     expect(Buffer.byteLength(hooks[0].stderr)).toBeLessThanOrEqual(64 * 1024)
     expect(hooks[0].stderr).toMatch(/stderr noise\n.*the last stderr line\n$/)
+    // stdout's copy is its last 16 KiB, ending with the verdict.
+    expect(Buffer.byteLength(hooks[0].stdout)).toBe(16 * 1024)
+    expect(hooks[0].stdout).toMatch(/^[^\n]*\n(log line that is not JSON \{\n)+log line[^\n]*\n\{"cancel":true,"contextModification":"after the flood"\}\n$/)
     expect(growth).toBeLessThan(32)
   }, 120000)
 

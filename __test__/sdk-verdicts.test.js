@@ -30,6 +30,7 @@ function execution(name, fields = {}) {
     exitCode: 0,
     signal: null,
     durationMs: 5,
+    stdout: '',
     stderr: '',
     warnings: [],
     timeoutMs: 30000,

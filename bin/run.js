@@ -2,10 +2,12 @@
 
 // `cline-hooks run <HookName>`: runs the hooks exactly as Cline would and shows what each one
 // did: live while they run (their stderr as it comes, a line for each hook past the slow
-// threshold; see run-live.js), then a block per hook and a summary table. Everything a hook controls (its stderr, context, errorMessage, failure quotes, warnings,
-// paths) is escaped, and each of its lines is printed indented under its field's label, so a hook
-// cannot write a line that starts where the CLI's own lines start. --json prints the result as the
-// same JSON value, with the characters a terminal acts on written as \uXXXX escapes.
+// threshold; see run-live.js), then a block per hook (with the end of its stdout when that held
+// no verdict, or it failed) and a summary table. Everything a hook controls (its stdout, stderr,
+// context, errorMessage, failure quotes, warnings, paths) is escaped, and each of its lines is
+// printed indented under its field's label, so a hook cannot write a line that starts where the
+// CLI's own lines start. --json prints the result as the same JSON value, with the characters a
+// terminal acts on written as \uXXXX escapes.
 
 const { EXIT } = require('./exit-codes')
 const { escapeTerminal, terminalSafeJson } = require('./terminal-text')
@@ -48,6 +50,12 @@ function hookBlock(h, st, shownLive) {
   if (h.overrideInput) multiline('override', JSON.stringify(h.overrideInput, null, 2), (s) => s, { maxLines: 20, what: 'overrideInput' })
   if (h.failure) field('failure', st.red(esc(h.failure)))
   for (const w of h.warnings || []) field('warning', st.yellow(esc(w)))
+  // A verdict's fields are shown above; stdout that gave none (or a failed hook's) is shown so
+  // its author sees what was read instead of an answer.
+  const noVerdict = h.output === null || h.output === undefined || h.status !== 'completed'
+  if (noVerdict && h.stdout && h.stdout.trim()) {
+    multiline('stdout', h.stdout, (l) => `${st.dim('│')} ${l}`, { maxLines: 10, fromEnd: true, what: 'stdout' })
+  }
   if (h.stderr && h.stderr.trim() && shownLive.has(h.path)) {
     field('stderr', st.dim('shown above as it came'))
   } else if (h.stderr && h.stderr.trim()) {

@@ -187,6 +187,12 @@ pub struct HookExecution {
     pub signal: Either<String, Null>,
     /// Wall time from queueing to the end, in milliseconds.
     pub duration_ms: f64,
+    /// The last 16 KiB of its stdout, for reading what it printed (its verdict is read from
+    /// all of stdout, not from this): invalid UTF-8 replaced, UTF-16 output decoded, from a
+    /// whole character on. A persistent hook's: its event's output (the lines printed while
+    /// the event was in flight, its answer included). Empty when it did not start, was
+    /// skipped or started detached.
+    pub stdout: String,
     /// The last 16 KiB of its stderr (invalid UTF-8 replaced).
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
@@ -315,6 +321,7 @@ pub(crate) struct ExecutionJson<'a> {
     exit_code: Option<i32>,
     signal: Option<&'a str>,
     duration_ms: f64,
+    stdout: &'a str,
     stderr: &'a str,
     warnings: &'a [String],
     timeout_ms: f64,
@@ -345,6 +352,7 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             exit_code: e.exit_code,
             signal: e.signal.as_deref(),
             duration_ms: millis(e.duration),
+            stdout: &e.stdout,
             stderr: &e.stderr,
             warnings: &e.warnings,
             timeout_ms: millis(e.timeout),

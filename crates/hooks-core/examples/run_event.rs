@@ -223,6 +223,7 @@ fn execution_json(exec: &Execution) -> Value {
         "durationMs": ms(exec.duration),
         "failure": exec.failure,
         "warnings": exec.warnings,
+        "stdout": exec.stdout,
         "stderr": exec.stderr,
     })
 }

@@ -142,10 +142,10 @@
 //!   failing never discards another's cancel. Failures on their own never block: only
 //!   `cancel: true` does.
 //! - **Bounded cost.** All of stdout is scanned in one linear pass as it streams, in
-//!   constant memory, on a blocking thread; the last 16 KiB of stderr are kept. The number of
-//!   hook processes at once is capped (by default 8 per core and at least 8, shared by all
-//!   factories that set no limit of their own); hooks over the cap wait, their deadline
-//!   running.
+//!   constant memory, on a blocking thread; the last 16 KiB of stdout and of stderr are kept
+//!   for the result. The number of hook processes at once is capped (by default 8 per core and
+//!   at least 8, shared by all factories that set no limit of their own); hooks over the cap
+//!   wait, their deadline running.
 //!
 //! The exact limits (how much of a huge verdict is kept, how long pipes are waited for, what a
 //! process leaving its group with `setsid` escapes) are listed under "Limits that remain" in

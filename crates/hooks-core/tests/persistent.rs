@@ -422,11 +422,11 @@ done
         assert!(exec.cancel && report.combined.cancel);
         assert_eq!(exec.error_message, "no writes today");
         assert!(
-            exec.stdout_tail
+            exec.stdout
                 .starts_with("checking the event\nvalue: {not json, just log\n"),
             "{exec:#?}"
         );
-        assert!(exec.stdout_tail.contains("no writes today"));
+        assert!(exec.stdout.contains("no writes today"));
     }
     terminate_all().await;
 }

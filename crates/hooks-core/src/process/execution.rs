@@ -132,6 +132,13 @@ pub struct Execution {
     pub signal: Option<String>,
     /// From the call to its end, waiting for a slot and reading its output included.
     pub duration: Duration,
+    /// The last [`STDERR_KEEP`] bytes of its stdout as text, for a reader (the hook's author,
+    /// its log), never for the verdict: a copy of the end of what the verdict's reader kept,
+    /// decoded as that reader decodes it (invalid UTF-8 replaced, UTF-16 read as text), from a
+    /// whole character on. A persistent hook's is its event's output: what it printed while
+    /// the event was in flight, its answer line included, lines answering another event left
+    /// out. Empty when it printed nothing or was not read (not started, started detached).
+    pub stdout: String,
     /// The last [`STDERR_KEEP`] bytes of its stderr (invalid UTF-8 replaced).
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
@@ -143,8 +150,6 @@ pub struct Execution {
     pub warnings: Vec<String>,
     /// Bytes it printed on stdout and on stderr (0 when its output was not read).
     pub output_bytes: (u64, u64),
-    /// The last [`STDERR_KEEP`] bytes of its stdout text, for its hook log.
-    pub stdout_tail: String,
     /// The timeout it ran with: the run's, or its header's `timeout=` (capped).
     pub timeout: Duration,
     /// Why it was not started although enabled (status `Skipped`).
@@ -170,12 +175,12 @@ impl Execution {
             exit_code: None,
             signal: None,
             duration: Duration::ZERO,
+            stdout: String::new(),
             stderr: String::new(),
             failure: None,
             failure_kind: None,
             warnings: Vec::new(),
             output_bytes: (0, 0),
-            stdout_tail: String::new(),
             timeout: Duration::ZERO,
             skip_reason: None,
         }
@@ -343,8 +348,8 @@ pub(crate) async fn run_hook_watched(
     }
 
     exec.stderr = err.text();
-    let (verdict, stdout_bytes, stdout_tail) = read_verdict(out, err.bytes().to_vec()).await;
-    (exec.output_bytes, exec.stdout_tail) = ((stdout_bytes, err.total()), stdout_tail);
+    let (verdict, stdout_bytes, stdout) = read_verdict(out, err.bytes().to_vec()).await;
+    (exec.output_bytes, exec.stdout) = ((stdout_bytes, err.total()), stdout);
     exec.duration = started.elapsed();
     conclude(&mut exec, ending, verdict, hook, &cwd);
     tracing::debug!(
@@ -362,9 +367,10 @@ pub(crate) async fn run_hook_watched(
 }
 
 /// Reads the verdict from all of stdout, and warns of one printed on stderr by mistake; also
-/// how many bytes stdout held and its tail. The scan and the verdict are linear but may take
-/// milliseconds: they run off the async workers, so other runs' timers and pipes are not held
-/// up, and count in the duration.
+/// how many bytes stdout held and its last [`STDERR_KEEP`] bytes of text
+/// ([`Execution::stdout`], cut from what the reader kept, so stdout has one reader). The scan
+/// and the verdict are linear but may take milliseconds: they run off the async workers, so
+/// other runs' timers and pipes are not held up, and count in the duration.
 pub(super) async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
     out.settle().await;
     // Refused a thread (no process to spare), it is read here: a verdict is never lost.
@@ -396,6 +402,9 @@ pub(super) async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdi
         (verdict, 0, String::new())
     })
 }
+
+// The reader's tail window holds at least what `Execution::stdout` keeps.
+const _: () = assert!(verdict::TAIL_KEEP >= STDERR_KEEP);
 
 /// The last `keep` bytes of `text` at most, starting on a character boundary.
 fn last_chars(text: &str, keep: usize) -> &str {

@@ -18,7 +18,8 @@ use crate::verdict::Reader;
 /// Bytes of stdout handed to its scan at once, on a blocking thread (all of stdout is scanned
 /// as it arrives; see [`Reader`] for what is kept).
 const SCAN_BATCH: usize = 256 << 10;
-/// Bytes of stderr kept for the result.
+/// Bytes kept for the result of the end of stderr, and of stdout's text (cut from what its
+/// reader kept).
 pub const STDERR_KEEP: usize = 16 << 10;
 /// How long stdout and stderr may stay quiet after the hook's own process exited before they
 /// are given up on: a background process it started may hold them open forever, and must not

@@ -330,7 +330,7 @@ pub fn entry_text(exec: &Execution, run_id: &str, time: &str) -> String {
             text.push('\n');
         }
     };
-    section("stdout", &exec.stdout_tail, exec.output_bytes.0);
+    section("stdout", &exec.stdout, exec.output_bytes.0);
     section("stderr", &exec.stderr, exec.output_bytes.1);
     text
 }
@@ -472,7 +472,7 @@ mod tests {
         exec.duration = Duration::from_millis(12);
         exec.exit_code = Some(3);
         exec.failure = Some("exited with code 3".into());
-        exec.stdout_tail = "{\"cancel\": false}".into();
+        exec.stdout = "{\"cancel\": false}".into();
         exec.stderr = "checking\n".into();
         exec.output_bytes = (100, 9);
         exec
@@ -501,7 +501,7 @@ mod tests {
         );
         assert!(text.contains("/ws/a\\x0A=== forged"), "{text}");
         let mut quiet = execution();
-        (quiet.stdout_tail, quiet.stderr, quiet.failure) = (String::new(), String::new(), None);
+        (quiet.stdout, quiet.stderr, quiet.failure) = (String::new(), String::new(), None);
         quiet.status = Status::Started;
         let text = entry_text(&quiet, "r1", "t");
         assert!(
@@ -517,7 +517,7 @@ mod tests {
         std::fs::create_dir_all(&hooks).unwrap();
         let mut exec = execution();
         exec.path = hooks.join("PreToolUse");
-        exec.stdout_tail = "x".repeat(300 << 10);
+        exec.stdout = "x".repeat(300 << 10);
         let entry = HookLogEntry::of(&exec, "r1", "t").unwrap();
         assert_eq!(entry.log, dir.join(".clinerules/logs/PreToolUse.log"));
         for _ in 0..3 {

@@ -166,10 +166,11 @@ impl EventLog {
             err.finish();
         }
         exec.stderr = self.stderr.text();
-        let (verdict, stdout_bytes, stdout_tail) =
+        let (verdict, stdout_bytes, stdout) =
             read_verdict(self.scan, self.stderr.bytes().to_vec()).await;
         exec.output_bytes = (stdout_bytes, self.stderr.total());
-        exec.stdout_tail = stdout_tail;
+        // The event's output as framed (its answer and log lines), as its verdict read it.
+        exec.stdout = stdout;
         let ending = Ending {
             end,
             pipes_closed: true,
