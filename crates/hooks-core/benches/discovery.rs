@@ -182,6 +182,7 @@ fn listings(
                 dir,
                 contents: Contents::Entries(entries),
                 real_dir: None,
+                strays: Default::default(),
             }
         })
         .collect()

@@ -312,7 +312,10 @@ fn misnamed(
                 Some(hook),
             );
         }
-        if TEMPORARY_EXTENSIONS.iter().any(|temp| ext_lower.ends_with(temp)) {
+        if TEMPORARY_EXTENSIONS
+            .iter()
+            .any(|temp| ext_lower.ends_with(temp))
+        {
             return (
                 Finding::new(
                     Problem::NotAHook,

@@ -298,7 +298,8 @@ fn list(
         if let Some(meant) = crate::diagnosis::meant_hook(&name) {
             // A folder named like a hook is a helper's, unless it stands where a hook would.
             let folder = file_type.is_some_and(|t| t.is_dir());
-            if !folder && !(candidate && is_file_of(&name, meant, profile, platform)) {
+            let runs_as_it = candidate && is_file_of(&name, meant, profile, platform);
+            if !(folder || runs_as_it) {
                 strays.push(Stray {
                     name: name.clone(),
                     meant,
