@@ -135,9 +135,14 @@ function killTracked() {
 }
 
 afterEach(async () => {
-  killTracked()
-  // A test that failed half-way may leave a hook running: stop it so nothing leaks.
+  // A test that failed half-way may leave a hook running: stop it so nothing leaks. The
+  // runtime's trees first, each as a whole. A tracked pid is often a hook's program (on
+  // Windows, node.exe under the cmd.exe that runs the .cmd and heads the tree, where a kill
+  // reaches that one process): killed first, it ends the hook's own process, and what a hook
+  // whose own process has ended left running is released by design, out of terminateAll()'s
+  // reach. Then whatever is tracked outside the runtime's trees (hosts, released processes).
   await addon.terminateAll()
+  killTracked()
   while (tempDirs.length) {
     const dir = tempDirs.pop()
     restorePermissions(dir)

@@ -128,6 +128,34 @@ function spawnDeafChild(then) {
 }
 
 /**
+ * For a hook that logs a line on stderr during an event and then answers: on Windows the answer
+ * waits until the runtime has read that line. The runtime takes with an answer what it has
+ * read of the hook's stderr by then; on Linux and macOS one poller watches both pipes, so a line
+ * written before the answer is there in practice, but on Windows tokio reads each pipe on a
+ * blocking thread of its own, so a line written just before the answer can still be on its way
+ * when the answer is read (under Wine, 1 run in 3: see the README's limits).
+ * The signal: the test's `onEvent` sees the stderr line (the runtime read it during the event)
+ * and calls `seen(name)`, which creates a file; `setup` (for persistentProgram) defines
+ * `whenStderrSeen(name, then)`, which runs `then` once that file exists (at once off Windows).
+ * A file, because node.exe under Wine cannot write to a pipe.
+ */
+function stderrSeenSignal() {
+  const dir = makeTempDir()
+  return {
+    setup: `const whenStderrSeen = (name, then) => {
+  if (process.platform !== 'win32') return then()
+  const file = require('path').join(${q(dir)}, name)
+  const poll = setInterval(() => {
+    if (!fs.existsSync(file)) return
+    clearInterval(poll)
+    then()
+  }, 10)
+}`,
+    seen: (name) => fs.writeFileSync(path.join(dir, name), ''),
+  }
+}
+
+/**
  * Runs the Node program `script` as a host to its end and returns what it printed (stdout and
  * stderr, through a file: node.exe under Wine cannot write to a pipe).
  */
@@ -244,12 +272,15 @@ require('readline').createInterface({ input: process.stdin })
 describe('its timeout', () => {
   test('an event it never answers is timedOut, its tree (hook and a child deaf to SIGTERM) is stopped, and the next event gets a fresh process', async () => {
     // Its first event starts the child and answers once the child runs; an event with
-    // `hang` is never answered.
+    // `hang` is never answered. Only the `warm` event starts one: the fresh process that
+    // answers `next` starts nothing, so what the test leaves running is the runtime's alone to
+    // stop (a child it started and never learnt of would be left to afterEach, which on Windows
+    // cannot stop what it does not know of).
     const { options } = persistentHook(
       persistentProgram({
         setup: 'let childPid = 0',
         onEvent: `if (event.hang) return
-    if (count === 1) {
+    if (event.id === 'warm') {
       ${spawnDeafChild("(c) => { childPid = c.pid; answer({ contextModification: said().contextModification + ':' + childPid }) }")}
     } else answer(said())`,
       }),
@@ -574,6 +605,7 @@ describe('a worker thread that used a persistent hook', () => {
 
 describe('what it prints', () => {
   test('log lines before the answer are kept as its log, the answer is read, and what it prints on stderr during an event is that event\'s stderr', async () => {
+    const stderrSeen = stderrSeenSignal()
     const { options } = persistentHook(
       persistentProgram({
         onEvent: `fs.writeSync(1, 'checking event ' + count + '\\n')
@@ -581,9 +613,9 @@ describe('what it prints', () => {
     fs.writeSync(1, '[1, 2]\\n')
     fs.writeSync(1, '42\\n')
     log('on stderr ' + count)
-    // Under Wine a pipe delivers later than on Linux: the answer waits for stderr to get there.
     const answering = said().contextModification
-    setTimeout(() => answer({ cancel: true, errorMessage: 'no writes today ' + count, contextModification: answering }), ${isWindows ? 500 : 0})`,
+    whenStderrSeen('e' + count, () => answer({ cancel: true, errorMessage: 'no writes today ' + count, contextModification: answering }))`,
+        setup: stderrSeen.setup,
       }),
     )
     let pid = null
@@ -592,6 +624,7 @@ describe('what it prints', () => {
       const result = await runHook('PreToolUse', { id: `e${n}` }, options({
         onEvent: (event) => {
           if (event.type === 'stdout' || event.type === 'stderr') lines[event.type].push(event.line)
+          if (event.type === 'stderr') stderrSeen.seen(`e${n}`)
         },
       }))
       const execution = only(result)
@@ -609,11 +642,19 @@ describe('what it prints', () => {
   }, 120000)
 
   test('a line that starts with `{` but is not JSON is decided as the same output per event, and the same process answers the next', async () => {
+    const stderrSeen = stderrSeenSignal()
     const { options } = persistentHook(
-      persistentProgram({ onEvent: "if (event.broken) { log('pid ' + process.pid); fs.writeSync(1, '{oops this is not json\\n') } else answer(said())" }),
+      persistentProgram({
+        setup: stderrSeen.setup,
+        onEvent: "if (event.broken) { log('pid ' + process.pid); whenStderrSeen(event.id, () => fs.writeSync(1, '{oops this is not json\\n')) } else answer(said())",
+      }),
     )
     const first = said(await runHook('PreToolUse', { id: 'a' }, options()))
-    const broken = only(await runHook('PreToolUse', { id: 'b', broken: true }, options()))
+    const broken = only(await runHook('PreToolUse', { id: 'b', broken: true }, options({
+      onEvent: (event) => {
+        if (event.type === 'stderr') stderrSeen.seen('b')
+      },
+    })))
     expect(broken.started).toBe(true)
     expect(broken.stderr).toBe(`pid ${first.pid}\n`)
     const next = said(await runHook('PreToolUse', { id: 'c' }, options()))
