@@ -290,7 +290,13 @@ pub fn path_list<'env>(
     option: &'static str,
     value: &Unknown<'env>,
 ) -> Result<Vec<String>, Failure<'env>> {
-    text_list(env, option, value, "directory path", "an array of directory paths")
+    text_list(
+        env,
+        option,
+        value,
+        "directory path",
+        "an array of directory paths",
+    )
 }
 
 /// An array of strings, each `one` (`"hook name"`; `many`: the array, in the fix of an entry
