@@ -100,29 +100,14 @@ pub fn read_header(head: &[u8]) -> Header {
     header
 }
 
-/// The text of a file's first bytes: UTF-16 when a byte-order mark says so (a unit cut off at
-/// the end is dropped), else UTF-8 (a UTF-8 mark dropped, invalid bytes replaced).
-fn decoded(head: &[u8]) -> std::borrow::Cow<'_, str> {
-    let units = |big_endian: bool, bytes: &[u8]| -> String {
-        let units = bytes.chunks_exact(2).map(|pair| {
-            let pair = [pair[0], pair[1]];
-            if big_endian {
-                u16::from_be_bytes(pair)
-            } else {
-                u16::from_le_bytes(pair)
-            }
-        });
-        char::decode_utf16(units)
-            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-            .collect()
-    };
-    if let Some(rest) = head.strip_prefix(b"\xFF\xFE") {
-        return units(false, rest).into();
+/// The text of a file's first bytes, decoded as the verdict reader decodes a hook's output
+/// (UTF-16 when its byte-order mark or its bytes say so, else UTF-8), less a byte-order mark.
+fn decoded(head: &[u8]) -> String {
+    let (text, _) = crate::verdict::decode_all(head);
+    match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
     }
-    if let Some(rest) = head.strip_prefix(b"\xFE\xFF") {
-        return units(true, rest).into();
-    }
-    String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head))
 }
 
 /// A hook lists at most this many problems of its header (a line of junk is one mistake).
