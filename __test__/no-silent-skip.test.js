@@ -289,13 +289,14 @@ describe('run --strict', () => {
 describe('enable on a file that will not run', () => {
   test('says why with the fix and exits 1, recording nothing', () => {
     const { ws, hooks, policyFile } = workspace()
-    const file = writeFile(hooks, 'PreToolUse.py', BLOCK, 0o755)
+    // A Node hook: the extension profile never runs it, the cli profile runs it with node.
+    const file = writeFile(hooks, 'PreToolUse.js', "console.log('{}')\n", 0o755)
     const r = cli(['enable', file, '--policy-file', policyFile], { cwd: ws })
     expect(r.status).toBe(1)
     expect(r.stderr).toContain('not enabled: ')
     expect(r.stderr).toContain('will not run even if enabled: ')
     expect(fs.existsSync(policyFile)).toBe(false)
-    // The cli profile runs PreToolUse.py: there it is enabled.
+    // The cli profile runs PreToolUse.js: there it is enabled.
     expect(cli(['enable', file, '--policy-file', policyFile, '--profile', 'cli'], { cwd: ws }).status).toBe(0)
   })
 })
