@@ -10,6 +10,7 @@ const path = require('path')
 const { addon, isWindows, testIf, makeTempDir, writeFile, cliEnv, echoJson, waitFor } = require('./helpers')
 
 const { runHook, diagnoseHooks, discoverHooks, HookFactory } = addon
+// (setHookEnabled and trustHook are called as addon.*.)
 const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
 
 function cli(args, { cwd, input = '{}' }) {
@@ -298,5 +299,81 @@ describe('enable on a file that will not run', () => {
     expect(fs.existsSync(policyFile)).toBe(false)
     // The cli profile runs PreToolUse.js: there it is enabled.
     expect(cli(['enable', file, '--policy-file', policyFile, '--profile', 'cli'], { cwd: ws }).status).toBe(0)
+  })
+})
+
+// What the attack on this issue found, each now a test.
+describe('attack on issue 33', () => {
+  const { createFileHooks } = require('../sdk')
+  const toolContext = {
+    snapshot: { conversationId: 'conv-1', runId: 'run-1', agentId: 'agent-1', parentAgentId: null, iteration: 1 },
+    toolCall: { toolCallId: 'call-1', toolName: 'run_commands' },
+    input: { commands: ['ls'] },
+  }
+  const sdkHooks = (ws, extra = {}) =>
+    createFileHooks({ workspacePath: ws, globalHooksDir: null, managedHooksDir: null, clineDir: path.join(makeTempDir(), 'no-cline-dir'), extraHooksDirs: [], ...extra })
+
+  test('the SDK adapter blocks a required hook with no file, or only a misnamed one, and warns of the misnamed one once', async () => {
+    const { ws, hooks } = workspace()
+    const logged = []
+    const logger = { log: (message, meta) => logged.push([message, meta && meta.severity]) }
+    const stop = await sdkHooks(ws, { requireHooks: ['tool_call'], logger }).beforeTool(toolContext)
+    expect(stop).toEqual({ stop: true, reason: expect.stringContaining('the PreToolUse hook is required here (requireHooks) and none ran') })
+    writeFile(hooks, 'PreTolUse.sh', BLOCK, 0o755)
+    const adapter = sdkHooks(ws, { requireHooks: ['tool_call'], logger })
+    for (let i = 0; i < 3; i++) {
+      expect(await adapter.beforeTool(toolContext)).toEqual({ stop: true, reason: expect.stringContaining('PreTolUse.sh will not run: ') })
+    }
+    expect(logged.filter(([m, severity]) => severity === 'warn' && m.includes('PreTolUse.sh will not run: '))).toHaveLength(1)
+    // Not required: a misnamed file alone lets the tool run, and is said.
+    expect(await sdkHooks(ws).beforeTool(toolContext)).toBeUndefined()
+  })
+
+  testIf(!isWindows, 'Windows line endings are a Unix mistake', 'enable refuses a disabled file whose #! line has Windows line endings: the store is left as it was', () => {
+    const { ws, hooks, policyFile } = workspace()
+    const file = writeFile(hooks, 'PreToolUse', '#!/bin/sh\r\necho {}\r\n', 0o755)
+    expect(cli(['disable', file, '--policy-file', policyFile], { cwd: ws }).status).toBe(0)
+    const before = fs.readFileSync(policyFile, 'utf8')
+    const r = cli(['enable', file, '--policy-file', policyFile], { cwd: ws })
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('carriage return')
+    expect(fs.readFileSync(policyFile, 'utf8')).toBe(before)
+  })
+
+  testIf(!isWindows, 'FIFOs are a Unix thing', 'a FIFO named like a hook is refused at once by setHookEnabled and trustHook, not waited on', async () => {
+    const { ws, hooks, policyFile } = workspace()
+    const fifo = path.join(hooks, 'PreToolUse')
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0)
+    await expect(addon.setHookEnabled(fifo, false, { policyFile })).rejects.toMatchObject({ code: 'ERR_NOT_A_HOOK', message: expect.stringContaining('not a regular file') })
+    await expect(addon.trustHook(fifo, { policyFile })).rejects.toMatchObject({ code: 'ERR_NOT_A_HOOK' })
+    expect(cli(['disable', fifo, '--policy-file', policyFile], { cwd: ws }).status).toBe(2)
+  })
+
+  test('a required name one slip from a hook Cline fires is refused; in the cli profile the requirement ignores case, as its files do', async () => {
+    await expect(runHook('PreToolUse', {}, { requireHooks: ['PreTooluse'] })).rejects.toMatchObject({
+      code: 'ERR_INVALID_OPTION',
+      message: expect.stringContaining('requireHooks[0]: "PreTooluse" is not a hook Cline fires; did you mean PreToolUse?'),
+    })
+    const { ws } = workspace()
+    const cli = { workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null, clineDir: path.join(ws, 'no-cline-dir'), profile: 'cli', requireHooks: ['PreToolUse'] }
+    expect((await runHook('PreTooluse', {}, cli)).cancel).toBe(true)
+  })
+
+  test('a folder of more look-alikes than a run lists says how many it left out', async () => {
+    const { ws, hooks } = workspace()
+    for (let i = 0; i < 20; i++) writeFile(hooks, `PreToolUse.${i}.py`, BLOCK, 0o755)
+    const result = await runHook('PreToolUse', {}, { workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null })
+    expect(result.notRun).toHaveLength(16)
+    expect(result.warnings).toContain(`4 more files in ${hooks} look meant for PreToolUse and will not run; cline-hooks doctor lists them all`)
+    expect((await diagnoseHooks({ workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null })).mistakes).toBe(20)
+  })
+
+  test('a tools= entry that only looks like a tool is not said to skip a tool another entry names', async () => {
+    const { ws, hooks } = workspace()
+    const text = isWindows ? '@REM cline-hook: tools=write_to_file,Write_To_File\r\n@echo {}\r\n' : '#!/bin/sh\n# cline-hook: tools=write_to_file,Write_To_File\necho {}\n'
+    writeFile(hooks, isWindows ? 'PreToolUse.cmd' : 'PreToolUse', text, 0o755)
+    const result = await runHook('PreToolUse', { preToolUse: { tool: 'write_to_file' } }, { workspaceRoots: [ws], globalHooksDir: null, managedHooksDir: null })
+    expect(result.warnings).toEqual([])
+    expect(result.hooks.map((h) => h.status)).toEqual(['completed'])
   })
 })

@@ -193,15 +193,15 @@ async function cmdTrust({ opts }, session) {
   return { text: `${head}${done.join('\n')}\n`, code: failed > 0 ? EXIT.USAGE : EXIT.OK }
 }
 
-/** Problems `enable` itself fixes or records: any other means the file still would not run. */
-const ENABLE_FIXES = new Set(['notExecutable', 'disabledByUser', 'notTrusted'])
+/** Problems `enable` itself fixes: any other means the file still would not run. */
+const ENABLE_FIXES = new Set(['notExecutable'])
 
 /**
  * Why the hook file `file` would not run even once enabled, as the doctor says it (its folder
- * diagnosed under `profile`), with the fix; null when it would run or is no file the doctor
- * reports.
+ * diagnosed under `profile`, without the policy store, whose disabling would hide what else is
+ * wrong with the file), with the fix; null when it would run or is no file the doctor reports.
  */
-async function stillWillNotRun(file, profile, policyFile, { diagnoseHooks }) {
+async function stillWillNotRun(file, profile, { diagnoseHooks }) {
   let diagnosis
   try {
     diagnosis = await diagnoseHooks({
@@ -210,7 +210,6 @@ async function stillWillNotRun(file, profile, policyFile, { diagnoseHooks }) {
       globalHooksDir: null,
       managedHooksDir: null,
       profile,
-      policyFile,
     })
   } catch {
     // The store's own checks below say what is wrong with the path.
@@ -228,7 +227,7 @@ function cmdSetEnabled(enabled) {
     const { setHookEnabled } = lib
     const file = path.resolve(positionals[0])
     if (enabled) {
-      const why = await stillWillNotRun(file, opts.profile || 'extension', policyFileOf(opts), lib)
+      const why = await stillWillNotRun(file, opts.profile || 'extension', lib)
       if (why) {
         await say(`not enabled: ${why}`)
         return { text: '', code: EXIT.WILL_NOT_RUN }

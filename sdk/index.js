@@ -200,7 +200,15 @@ function logWith(logger) {
 }
 
 /** What a run said that a host should hear: failures as warnings, notes as debug lines. */
-function report(log, hookName, result) {
+function report(log, hookName, result, said) {
+  // A file meant for the hook that will not run is said out loud, once per file and problem.
+  for (const file of result.notRun || []) {
+    const key = `${file.path}\0${file.problem}`
+    if (said.has(key)) continue
+    if (said.size >= 1024) said.clear()
+    said.add(key)
+    log(`${hookName} hook ${file.path} will not run: ${file.reason}${file.fix ? `; fix: ${file.fix}` : ''}`, 'warn')
+  }
   for (const execution of result.hooks) {
     if (execution.failure) log(`${hookName} hook ${execution.path} ${execution.status}: ${execution.failure}`, 'warn')
     for (const warning of execution.warnings) log(`${hookName} hook ${execution.path}: ${warning}`, 'debug')
@@ -221,6 +229,7 @@ function createFileHooks(options) {
   const factory = new HookFactory({ ...discovery, maxConcurrentHooks: limit })
   const observers = new HookFactory({ ...discovery, maxConcurrentHooks: limit })
   const log = logWith(settings.logger)
+  const said = new Set()
   const env = () => ({ ...process.env, ...settings.env })
   const now = () => new Date()
   const runOptions = (detached) => ({
@@ -239,13 +248,14 @@ function createFileHooks(options) {
     let result
     try {
       const runner = await factory.create(hookName)
-      if (runner.hooks.length === 0) return undefined
+      // No hook found: the run still settles without a process, and it is what names the
+      // misnamed files and blocks a required hook (requireHooks).
       result = await runner.run(payloads.asJson(payload), runOptions(false))
     } catch (error) {
       log(`${hookName} hooks could not run: ${error && error.message}`, 'error', error)
       return couldNotRun(hookName, error)
     }
-    report(log, hookName, result)
+    report(log, hookName, result, said)
     return controlOf(result, hookName, { withInput })
   }
 
@@ -259,7 +269,7 @@ function createFileHooks(options) {
       const runner = await observers.create(hookName)
       if (runner.hooks.length === 0) return
       const result = await runner.run(payloads.asJson(payload), runOptions(settings.detach))
-      report(log, hookName, result)
+      report(log, hookName, result, said)
       if (settings.detach || !settings.onHookRuntime) return
       for (const execution of result.hooks) {
         try {

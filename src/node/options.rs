@@ -456,12 +456,25 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         .flatten()
         .enumerate()
         .map(|(i, name)| {
-            cline_hooks_core::discovery::resolve(name)
-                .map(str::to_owned)
-                .map_err(|err| HookError::InvalidOption {
+            let hook = cline_hooks_core::discovery::resolve(name).map_err(|err| {
+                HookError::InvalidOption {
                     option: "requireHooks",
                     reason: format!("requireHooks[{i}]: {err}"),
-                })
+                }
+            })?;
+            // A required name one slip away from a hook Cline fires would block every run of
+            // a hook nobody writes, and never guard the one meant.
+            let known = cline_hooks_core::discovery::KNOWN_HOOKS.contains(&hook);
+            match cline_hooks_core::diagnosis::closest_hook(hook).filter(|_| !known) {
+                Some(meant) => Err(HookError::InvalidOption {
+                    option: "requireHooks",
+                    reason: format!(
+                        "requireHooks[{i}]: {} is not a hook Cline fires; did you mean {meant}?",
+                        cline_hooks_core::error::quoted(name)
+                    ),
+                }),
+                None => Ok(hook.to_owned()),
+            }
         })
         .collect::<std::result::Result<_, _>>()?;
     Ok(Layout {

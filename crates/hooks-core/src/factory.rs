@@ -174,7 +174,13 @@ impl Snapshot {
     /// [`Snapshot::warnings`], given the hooks found and the files that will not run.
     fn warnings_for(&self, hooks: &[DiscoveredHook], not_run: &[FileReport]) -> Vec<String> {
         let unwatched = self.unwatched.as_deref().map(str::to_owned);
-        let files = crate::diagnosis::run_warnings(not_run, hooks, &self.setup.platform);
+        let files = crate::diagnosis::run_warnings(
+            self.hook_name(),
+            &self.listings,
+            not_run,
+            hooks,
+            &self.setup.platform,
+        );
         self.policy
             .problem
             .iter()
@@ -196,6 +202,20 @@ impl Snapshot {
         )
     }
 
+    /// Whether the host requires this hook (`requireHooks`): by its name, in any letter case in
+    /// the cli profile, whose files name their hook in any case.
+    fn required(&self) -> bool {
+        let layout = &self.setup.layout;
+        let name = self.hook_name();
+        match layout.profile {
+            discovery::Profile::Cli => layout
+                .require_hooks
+                .iter()
+                .any(|required| required.eq_ignore_ascii_case(name)),
+            discovery::Profile::Extension => layout.require_hooks.contains(name),
+        }
+    }
+
     /// A runner for these hooks; its processes count against the factory's limit.
     pub fn runner(&self) -> Runner {
         let setup = &self.setup;
@@ -210,7 +230,7 @@ impl Snapshot {
             setup.layout.profile,
         )
         .with_warnings(warnings)
-        .with_required(setup.layout.require_hooks.contains(self.hook_name()))
+        .with_required(self.required())
         .with_not_run(not_run.into())
         .with_policy(setup.layout.policy_file.clone().map(|file| RunnerPolicy {
             file,

@@ -214,14 +214,31 @@ pub fn run_reports(
 /// [`run_reports`]) but the disabled hooks it found (the runner names those), and the
 /// workspace roots its hooks cannot run in: one sentence each, with the fix. Pure.
 pub fn run_warnings(
+    hook_name: &str,
+    listings: &[Listing],
     not_run: &[FileReport],
     found: &[DiscoveredHook],
     platform: &Platform,
 ) -> Vec<String> {
+    // A folder of more look-alikes than a run lists says how many it left out.
+    let more = listings.iter().flat_map(|listing| {
+        listing
+            .strays
+            .iter()
+            .filter(|s| s.meant == hook_name && s.more > 0)
+            .map(|s| {
+                format!(
+                    "{} more files in {} look meant for {hook_name} and will not run; cline-hooks doctor lists them all",
+                    s.more,
+                    listing.dir.path.display()
+                )
+            })
+    });
     not_run
         .iter()
         .filter(|r| !found.iter().any(|h| h.path == r.path && !h.enabled()))
         .map(sentence)
+        .chain(more)
         .chain(root_warnings(found, platform))
         .collect()
 }
@@ -277,6 +294,7 @@ mod tests {
                 .map(|(name, meant)| Stray {
                     name: (*name).to_owned(),
                     meant,
+                    more: 0,
                 })
                 .collect(),
         }
@@ -313,7 +331,7 @@ mod tests {
         );
         // The disabled hook is the runner's to name; the misnamed file is named here, with the
         // rename that does not land on the hook's existing file.
-        let warnings = run_warnings(&reports, &found, &unix);
+        let warnings = run_warnings("PreToolUse", &listings, &reports, &found, &unix);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("/w/.clinerules/hooks/PreToolUse.py will not run: "));
         assert!(warnings[0].contains("fix: PreToolUse already exists beside it"));
@@ -348,7 +366,7 @@ mod tests {
             problems(&reports),
             [("PreToolUse.cmd".to_owned(), Some("shadowed"))]
         );
-        let warnings = run_warnings(&reports, &found, &windows);
+        let warnings = run_warnings("PreToolUse", &listings, &reports, &found, &windows);
         assert!(
             warnings[0].contains("PreToolUse.ps1 comes first"),
             "{warnings:?}"

@@ -236,6 +236,21 @@ pub fn platform_file_name(hook: &str, profile: Profile, platform: &Platform) -> 
     }
 }
 
+/// The name a misnamed file of `hook` whose extension is `ext` is to be renamed to: the name
+/// this platform and profile run ([`platform_file_name`]), but in the cli profile a file keeps an
+/// extension that profile runs it by (`PreTolUse.py` → `PreToolUse.py`: its interpreter).
+fn renamed_for(hook: &str, ext: &str, profile: Profile, platform: &Platform) -> String {
+    let keeps = profile == Profile::Cli
+        && crate::discovery::CLI_EXTENSIONS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(ext));
+    if keeps {
+        format!("{hook}{ext}")
+    } else {
+        platform_file_name(hook, profile, platform)
+    }
+}
+
 /// What is wrong with a file named `file_name` at `path` that is no file of a known hook
 /// under these rules (discovery did not list it). `siblings` are the names in its folder: a
 /// rename is never advised onto a name that is taken (it would replace that file). Pure.
@@ -286,7 +301,7 @@ fn misnamed(
         .copied()
         .find(|h| h.eq_ignore_ascii_case(stem));
     if let Some(hook) = exact {
-        let expected = platform_file_name(hook, profile, platform);
+        let expected = renamed_for(hook, ext, profile, platform);
         if ext.is_empty() && windows && profile == Profile::Extension {
             return (Finding::new(
                 Problem::WrongPlatformName,
@@ -355,7 +370,7 @@ fn misnamed(
     }
     if !stem.is_empty() && !file_name.starts_with('.') {
         if let Some(hook) = closest_hook(stem) {
-            let expected = platform_file_name(hook, profile, platform);
+            let expected = renamed_for(hook, ext, profile, platform);
             return (
                 Finding::new(
                     Problem::UnknownHookName,
@@ -853,6 +868,17 @@ mod tests {
         ] {
             assert_eq!(meant_hook(name), meant, "{name:?}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_cli_profile_keeps_the_extension_that_picks_the_interpreter() {
+        let f = named("PreTolUse.py", Profile::Cli, &Platform::Unix);
+        assert_eq!(f.renames_to.as_deref(), Some("PreToolUse.py"));
+        let f = named("PreTolUse", Profile::Cli, &Platform::Unix);
+        assert_eq!(f.renames_to.as_deref(), Some("PreToolUse"));
+        let f = named("PreTolUse.py", Profile::Extension, &Platform::Unix);
+        assert_eq!(f.renames_to.as_deref(), Some("PreToolUse"));
     }
 
     #[test]

@@ -166,8 +166,12 @@ fn read_pairs(text: &str, number: usize, header: &mut Header) {
                 "line {number}: `{pair}` in its cline-hook: header is not valid: {fix}"
             ));
         } else if known == "tools" {
-            for glob in header.settings.tools.iter().flatten() {
-                if let Some(meant) = super::tool_names::look_alike(glob) {
+            let globs = header.settings.tools.clone().unwrap_or_default();
+            for glob in &globs {
+                // Another entry naming that tool exactly makes this one harmless.
+                let meant = super::tool_names::look_alike(glob)
+                    .filter(|meant| !crate::event::tools_match(&globs, meant));
+                if let Some(meant) = meant {
                     header.warnings.push(format!(
                         "line {number}: tools= entry `{}` matches no tool exactly but looks like {meant} (tool names are case-sensitive, and letters from another alphabet differ), so the hook never runs for {meant}; write tools={meant}",
                         glob.escape_debug()
@@ -394,6 +398,9 @@ mod tests {
         assert_eq!(header.warnings.len(), 1, "{:?}", header.warnings);
         assert!(header.warnings[0]
             .contains("`Write_To_File` matches no tool exactly but looks like write_to_file"));
+        // Another entry naming the tool exactly: the look-alike skips nothing.
+        let both = read_header("# cline-hook: tools=write_to_file,Write_To_File\n".as_bytes());
+        assert_eq!(both.warnings, Vec::<String>::new());
     }
 
     #[test]

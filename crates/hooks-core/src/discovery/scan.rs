@@ -52,6 +52,9 @@ pub struct Stray {
     pub name: String,
     /// The hook it is meant for ([`crate::diagnosis::meant_hook`]).
     pub meant: &'static str,
+    /// How many more strays of that hook the folder holds past this one, the last kept (see
+    /// `STRAYS_LIMIT`); 0 for every other.
+    pub more: usize,
 }
 
 /// How many strays of one hook a folder keeps: a folder of thousands of look-alikes is named
@@ -97,6 +100,12 @@ impl Listed {
             *count += 1;
             *count <= STRAYS_LIMIT
         });
+        // The last one kept of each hook says how many were left out, so a run says so too.
+        for stray in strays.iter_mut().rev() {
+            if let Some(count) = kept.remove(stray.meant) {
+                stray.more = count.saturating_sub(STRAYS_LIMIT);
+            }
+        }
         candidates.sort_by(|a, b| a.0.cmp(&b.0));
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         for (at, (name, _)) in candidates.iter().enumerate() {
@@ -303,6 +312,7 @@ fn list(
                 strays.push(Stray {
                     name: name.clone(),
                     meant,
+                    more: 0,
                 });
             }
         }

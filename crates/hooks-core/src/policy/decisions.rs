@@ -116,7 +116,13 @@ fn open_hook(path: &Path) -> Result<File, HookError> {
             "its name is not a hook's; hook files are named after their hook (PreToolUse, TaskStart, ...; on Windows and in the CLI profile with an extension such as .ps1 or .sh)".to_owned(),
         ));
     }
-    let file = File::open(path).map_err(|e| {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO named like a hook would hold the open until a writer came: opened without
+    // waiting, it is refused below as not a regular file (a regular file reads as ever).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| {
         let why = if e.kind() == std::io::ErrorKind::NotFound {
             "it does not exist; pass the path `cline-hooks list` shows".to_owned()
         } else {
