@@ -14,7 +14,8 @@
 // file hooks out. The CLI gives a plugin call 3 s and then fails the whole run, orphaning what
 // the plugin started; so each hook gets CLINE_HOOKS_PLUGIN_TIMEOUT_MS (default 2500), its
 // header's `timeout=` included (it is the cap too), and is then stopped with its whole process
-// tree, before the CLI gives up.
+// tree, before the CLI gives up. CLINE_HOOKS_PLUGIN_REQUIRE=tool_call,... names hooks that must
+// run: a call in which none of that name started is blocked, saying why (requireHooks).
 
 'use strict'
 
@@ -158,6 +159,12 @@ function foldersOf(value) {
   throw new Error(`CLINE_HOOKS_PLUGIN_FOLDERS must be "hooks-dir" (the default) or "all", got "${value}"`)
 }
 
+/** The hooks that must run (`requireHooks`), from a comma-separated list; checked by the runtime. */
+function requiredOf(value) {
+  if (value === undefined || value.trim() === '') return []
+  return value.split(',').map((name) => name.trim()).filter((name) => name !== '')
+}
+
 const { createFileHooks } = loadAdapter()
 const folders = foldersOf(process.env.CLINE_HOOKS_PLUGIN_FOLDERS)
 const hooksDir = process.env.CLINE_HOOKS_DIR
@@ -170,6 +177,7 @@ const hooks = createFileHooks({
   timeoutMs,
   // A hook's header (`timeout=20s`) gets no more: every call settles inside the CLI's 3 s.
   maxTimeoutMs: timeoutMs,
+  requireHooks: requiredOf(process.env.CLINE_HOOKS_PLUGIN_REQUIRE),
   ...(folders === 'all'
     ? {}
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),

@@ -84,6 +84,15 @@ describe('the CLI plugin', () => {
     expect(blocked.control).toEqual({ stop: true, reason: 'from --hooks-dir' })
   })
 
+  test('CLINE_HOOKS_PLUGIN_REQUIRE: a call in which no hook of a required name started is blocked, saying why', () => {
+    const hooksDir = makeTempDir()
+    const env = { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PLUGIN_REQUIRE: 'tool_call' }
+    const blocked = callPlugin({ cwd: makeTempDir(), env })
+    expect(blocked.control).toEqual({ stop: true, reason: expect.stringContaining('the PreToolUse hook is required here (requireHooks) and none ran') })
+    writeFile(hooksDir, 'PreToolUse.cjs', verdictHook({}))
+    expect(callPlugin({ cwd: makeTempDir(), env }).control).toBeNull()
+  })
+
   test('CLINE_HOOKS_PLUGIN_FOLDERS=all runs the workspace folders too (for hosts without the built-in runner)', () => {
     const workspace = workspaceWithHook('from the workspace')
     const all = callPlugin({
