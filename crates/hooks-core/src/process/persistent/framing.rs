@@ -372,9 +372,12 @@ impl Framing {
 /// The encoding of an event's output from its first bytes `held` (`Some(little endian)` for
 /// UTF-16, `None` for UTF-8), once they decide it: the per-event reader's sniff, given its
 /// window or the event's end (`complete`), or UTF-16 on the evidence so far; or UTF-8 once a
-/// line has ended without a NUL byte (UTF-16 text of ASCII is full of them). A BOM or a short
-/// line written alone so waits for what follows it, and an answer in UTF-8 does not wait.
-/// Pure.
+/// line has ended without a NUL byte (UTF-16 text of ASCII is full of them): ended before the
+/// first NUL byte and the byte just ahead of it (the other half of a little-endian unit,
+/// `\r\0`), where no UTF-16 character can start, so the per-event sniff reads that start as
+/// UTF-8 whatever follows. A NUL printed after it (a stray byte in a later line) does not
+/// un-end it. A BOM or a short line written alone so waits for what follows it, and an answer
+/// in UTF-8 does not wait. Pure.
 fn sniffed(held: &[u8], complete: bool) -> Option<Option<bool>> {
     let utf16 = |encoding| match encoding {
         Encoding::Utf16 { little_endian, .. } => Some(little_endian),
@@ -386,8 +389,14 @@ fn sniffed(held: &[u8], complete: bool) -> Option<Option<bool>> {
     if let Some(Encoding::Utf16 { little_endian, .. }) = Encoding::sniff(held, true) {
         return Some(Some(little_endian));
     }
-    let line_ended = held.iter().any(|&b| b == b'\n' || b == b'\r');
-    (line_ended && !held.contains(&0)).then_some(None)
+    let before_utf16 = held
+        .iter()
+        .position(|&b| b == 0)
+        .map_or(held.len(), |nul| nul.saturating_sub(1));
+    let line_ended = held[..before_utf16]
+        .iter()
+        .any(|&b| b == b'\n' || b == b'\r');
+    line_ended.then_some(None)
 }
 
 /// The text of an answer attempt: the line from its `{` on, when it starts with one after
@@ -741,5 +750,32 @@ mod tests {
         let mut out = Vec::new();
         framing.flush(Some("1"), &mut out);
         assert_eq!(out, [0xFF, 0xFE]);
+    }
+
+    #[test]
+    fn a_nul_byte_after_a_line_has_ended_does_not_hold_the_answer_back() {
+        // UTF-8 lines, then a NUL byte later in the same write (as the parity test's c153
+        // printed): the line ended before any NUL, so the stream is UTF-8 at once, as the
+        // per-event reader reads it, and the answer ends the event.
+        let bytes =
+            b"-1e309\r\n{\"contextModification\":\"from a piece\"}\n-\r\n\0{ \"status\": {  } \r\n";
+        assert_eq!(bytes.len(), 70);
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(&mut framing, &[bytes], "1");
+        assert!(pushed.answered);
+        assert_eq!(out, bytes);
+        // UTF-16 whose first unit is a line end is still waited for: the `\r` beside its NUL
+        // byte ends no UTF-8 line.
+        let utf16: Vec<u8> = "\r\n{\"cancel\":true}\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let mut framing = Framing::default();
+        let (_, pushed) = push_all(&mut framing, &[&utf16[..3]], "1");
+        assert!(!pushed.answered);
+        assert_eq!(framing.utf16, None);
+        let (_, pushed) = push_all(&mut framing, &[&utf16[3..]], "1");
+        assert!(pushed.answered);
+        assert_eq!(framing.utf16, Some(Some(true)));
     }
 }
