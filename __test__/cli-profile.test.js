@@ -379,7 +379,7 @@ describe('CLI profile: the SDK README Python and TypeScript examples', () => {
 })
 
 describe('CLI profile: which folders, in which order', () => {
-  test('extraHooksDirs, global, $CLINE_DIR/hooks, then per root .clinerules/hooks and .cline/hooks', async () => {
+  test('extraHooksDirs, global, $CLINE_DIR/hooks, and per root .clinerules/hooks and .cline/hooks, run in the SDK\'s order: every file by full path, as localeCompare sorts', async () => {
     const tmp = makeTempDir()
     const extra = path.join(tmp, 'extra')
     const global = path.join(tmp, 'global')
@@ -397,10 +397,12 @@ describe('CLI profile: which folders, in which order', () => {
     dirs.forEach((dir, i) => writeCliProgram(dir, 'PreToolUse', printJson({ contextModification: `#${i}` })))
     const options = { profile: 'cli', extraHooksDirs: [extra], globalHooksDir: global, clineDir, workspaceRoots: roots }
     const found = await discoverHooks('PreToolUse', options)
-    expect(found.map((h) => path.dirname(h.path))).toEqual(dirs)
-    expect(found.map((h) => h.source)).toEqual(['extra', 'global', 'global', 'workspace', 'workspace', 'workspace', 'workspace'])
+    const order = dirs.map((dir, i) => ({ dir, i, source: ['extra', 'global', 'global'][i] ?? 'workspace' }))
+    order.sort((a, b) => path.join(a.dir, 'PreToolUse.js').localeCompare(path.join(b.dir, 'PreToolUse.js')))
+    expect(found.map((h) => path.dirname(h.path))).toEqual(order.map((o) => o.dir))
+    expect(found.map((h) => h.source)).toEqual(order.map((o) => o.source))
     const result = await runHook('tool_call', {}, options)
-    expect(result.contextModification).toBe(dirs.map((_, i) => `#${i}`).join('\n\n'))
+    expect(result.contextModification).toBe(order.map((o) => `#${o.i}`).join('\n\n'))
     // The extension profile searches only extra, global and .clinerules/hooks.
     const extension = await discoverHooks('PreToolUse', { ...options, profile: 'extension' })
     expect(extension).toEqual([])
@@ -435,7 +437,10 @@ describe('CLI profile: which folders, in which order', () => {
     expect(result).toMatchObject({ cancel: false, contextModification: 'workspace' })
     // With a global folder named, $CLINE_DIR/hooks is searched again.
     const withGlobal = await discoverHooks('TaskStart', { ...options, globalHooksDir: path.join(tmp, 'g') })
-    expect(withGlobal.map((h) => h.source)).toEqual(['global', 'workspace'])
+    // In the SDK's order: `dot-cline` (the temp folder's) and the workspace's, by full path.
+    const expected = [[path.join(clineDir, 'hooks'), 'global'], [path.dirname(own), 'workspace']]
+    expected.sort(([a], [b]) => a.localeCompare(b))
+    expect(withGlobal.map((h) => [path.dirname(h.path), h.source])).toEqual(expected)
   })
 
   test('runHook, discoverHooks and every HookFactory follow a changed $CLINE_DIR within the snapshot freshness', () => {
@@ -558,14 +563,14 @@ describe('CLI profile: .ps1 hooks', () => {
 })
 
 describe('CLI profile: which files are hooks, and how they start', () => {
-  test('base name equal to the hook name in any case, no extension or a known one; other files ignored; several run in path order', async () => {
+  test('base name equal to the hook name in any case, no extension or a known one; other files ignored; several run in the SDK\'s order (localeCompare)', async () => {
     const dir = path.join(makeTempDir(), 'hooks')
     const names = ['PreToolUse', 'PreToolUse.bash', 'pretooluse.sh', 'PRETOOLUSE.py', 'PreToolUse.zsh', 'PreToolUse.js', 'PreToolUse.mjs', 'PreToolUse.cjs', 'PreToolUse.ts', 'PreToolUse.mts', 'PreToolUse.cts', 'PreToolUse.ps1']
     for (const name of names) writeFile(dir, name, '')
     // Windows' own kinds (.cmd, .exe) are not cli-profile hooks on any platform.
     for (const ignored of ['PreToolUse.example', 'PreToolUse.md', 'PreToolUse.sh.bak', 'PreToolUseX.sh', 'PostToolUse.sh', 'PreToolUse.d', 'PreToolUse.cmd', 'PreToolUse.exe']) writeFile(dir, ignored, '')
     const found = await discoverHooks('PreToolUse', cli({ extraHooksDirs: [dir] }))
-    expect(found.map((h) => path.basename(h.path))).toEqual([...names].sort())
+    expect(found.map((h) => path.basename(h.path))).toEqual([...names].sort((a, b) => a.localeCompare(b)))
   })
 
   testUnix('no exec bit is needed, and extensionless and .sh files without #! run with bash', async () => {
@@ -677,7 +682,7 @@ describe('CLI profile: the SDK runner\'s rules', () => {
     if (pythonArgv()) expected.push([writeFile(dir, 'PreToolUse.PY', 'import json\nprint(json.dumps({"context": "PY"}))\n'), pythonArgv(), 'PY'])
     // Not hooks: a blank inside the name, a second extension, a dot in the stem.
     for (const name of ['Pre ToolUse.cjs', 'PreToolUse .cjs.bak', 'PreToolUse.test.cjs']) writeFile(dir, name, say(name))
-    expected.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    expected.sort(([a], [b]) => a.localeCompare(b))
 
     const options = cli({ extraHooksDirs: [dir] })
     const found = await discoverHooks('tool_call', options)

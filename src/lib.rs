@@ -41,6 +41,7 @@ fn init_runtime() {
 #[napi(module_exports)]
 pub fn on_load(_exports: Object, env: Env) -> Result<()> {
     results::capture(&env);
+    node::host::capture(&env);
     node::logger::on_env(&env);
     Ok(())
 }

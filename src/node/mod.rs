@@ -4,6 +4,7 @@ pub mod decisions;
 pub mod diagnosis;
 pub mod errors;
 pub mod events;
+pub mod host;
 pub mod logger;
 pub mod options;
 pub mod panic_hook;

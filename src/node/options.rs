@@ -618,6 +618,7 @@ pub fn run_settings(
         },
         observer: None,
         slow_threshold: slow_threshold(options.slow_threshold_ms)?,
+        development_condition: crate::node::host::development_condition(),
     })
 }
 

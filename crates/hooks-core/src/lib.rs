@@ -124,7 +124,8 @@
 //! - **Every hook has a deadline.** [`event::RunSettings::timeout`] covers waiting for a
 //!   process slot and running; at the deadline the hook's *whole process tree* is stopped
 //!   (SIGTERM, then SIGKILL [`process::KILL_GRACE`] later; the job object on Windows). Output
-//!   still flowing after the hook's own process exits is read for a bounded time; a process
+//!   still flowing after the hook's own process exits is read for a bounded time (in the `cli`
+//!   profile, until the pipes close or 1 s has passed, as the Cline SDK does); a process
 //!   that even SIGKILL cannot end (stuck in the kernel) is given up on. A run outlives its
 //!   deadline by at most 250 ms + 1 s + 150 ms + 1 s. Discovery that does not answer fails with
 //!   [`error::HookError::DiscoveryTimedOut`] at the limit the caller passes.

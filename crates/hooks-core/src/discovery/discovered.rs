@@ -1,12 +1,12 @@
-//! The hooks found for one name: each searched folder's picks, in run order, with the argv
-//! each starts with. Pure: built from listings already read, with no system call.
+//! The hooks found for one name: each searched folder's picks, in run order (the `cli`
+//! profile's is the SDK's, see run_order.rs), with the argv each starts with. Pure: built from listings already read, with no system call.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::{
-    is_tool_hook, pick, pick_cli, Contents, Header, HookSettings, Listing, Platform, Profile,
-    Source,
+    is_tool_hook, pick, pick_cli, sort_for_cli, Contents, Header, HookSettings, Listing, Platform,
+    Profile, Source,
 };
 use crate::launch::{self, Launch, LaunchKind};
 use crate::policy::TrustState;
@@ -186,6 +186,9 @@ pub fn discover(
                 warnings,
             });
         }
+    }
+    if profile == Profile::Cli {
+        sort_for_cli(&mut found);
     }
     found
 }

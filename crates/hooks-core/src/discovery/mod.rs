@@ -13,6 +13,7 @@ mod inspect;
 mod managed;
 mod managed_scan;
 mod names;
+mod run_order;
 mod scan;
 mod tool_names;
 pub mod watch;
@@ -24,6 +25,7 @@ pub use hook_files::*;
 pub use inspect::*;
 pub use managed::*;
 pub use names::*;
+pub use run_order::*;
 pub use scan::*;
 pub use tool_names::*;
 

@@ -89,10 +89,13 @@ impl HookInput {
     }
 
     /// The bytes written to stdin: the caller's JSON with `hookName`, `timestamp` (the given
-    /// text, see [`timestamp`]), `workspaceRoots` and `model` appended where the caller did
-    /// not set them, on one newline-terminated line. A field the caller set is never touched.
+    /// text, see [`timestamp`]), `workspaceRoots` and, in the `extension` profile, `model`
+    /// appended where the caller did not set them, on one newline-terminated line. A field the
+    /// caller set is never touched. The `cli` profile adds no `model`: no payload of the Cline
+    /// SDK has one.
     pub fn complete(
         &self,
+        profile: Profile,
         hook_name: &str,
         workspace_roots: &[PathBuf],
         timestamp: &str,
@@ -117,7 +120,7 @@ impl HookInput {
         bytes.extend_from_slice(body.as_bytes());
         let mut first = empty;
         for ((name, value), set) in FILLED.iter().zip(values).zip(present) {
-            if set {
+            if set || (*name == "model" && profile == Profile::Cli) {
                 continue;
             }
             if !first {
@@ -453,7 +456,12 @@ mod tests {
 
     fn completed(input: &HookInput) -> Value {
         let bytes = input
-            .complete("PreToolUse", &["/w".into()], "1736654400000")
+            .complete(
+                Profile::Extension,
+                "PreToolUse",
+                &["/w".into()],
+                "1736654400000",
+            )
             .unwrap();
         serde_json::from_slice(&bytes).unwrap()
     }
@@ -470,6 +478,30 @@ mod tests {
             json!({"provider": "unknown", "slug": "unknown"})
         );
         assert_eq!(map["preToolUse"]["tool"], "x");
+    }
+
+    #[test]
+    fn the_cli_profile_adds_no_model_as_no_sdk_payload_has_one() {
+        let input = HookInput::from_value(json!({"preToolUse": {"tool": "x"}}));
+        let bytes = input
+            .complete(
+                Profile::Cli,
+                "PreToolUse",
+                &["/w".into()],
+                "2026-01-01T00:00:00.000Z",
+            )
+            .unwrap();
+        let map: Value = serde_json::from_slice(&bytes).unwrap();
+        let keys: Vec<&str> = map
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["preToolUse", "hookName", "timestamp", "workspaceRoots"]
+        );
     }
 
     /// The ISO form is JavaScript's `new Date(ms).toISOString()`, checked against Node 20.
@@ -516,7 +548,12 @@ mod tests {
         // A timestamp the caller gave is kept, whatever its form.
         let given = HookInput::from_value(json!({"timestamp": 17}));
         let bytes = given
-            .complete("TaskStart", &[], "2026-01-01T00:00:00.000Z")
+            .complete(
+                Profile::Extension,
+                "TaskStart",
+                &[],
+                "2026-01-01T00:00:00.000Z",
+            )
             .unwrap();
         assert!(
             bytes.starts_with(b"{\"timestamp\":17,\"hookName\""),
@@ -527,7 +564,9 @@ mod tests {
     #[test]
     fn appends_after_the_callers_members_and_keeps_their_bytes() {
         let input = HookInput::from_json(r#"{"a":1.50,"b":"é\u00e9"}"#.to_owned()).unwrap();
-        let bytes = input.complete("TaskStart", &[], "7").unwrap();
+        let bytes = input
+            .complete(Profile::Extension, "TaskStart", &[], "7")
+            .unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             "{\"a\":1.50,\"b\":\"é\\u00e9\",\"hookName\":\"TaskStart\",\"timestamp\":\"7\",\
@@ -539,7 +578,7 @@ mod tests {
     fn fills_an_empty_object_without_a_leading_comma() {
         let bytes = HookInput::from_json("{}".to_owned())
             .unwrap()
-            .complete("TaskStart", &[], "7")
+            .complete(Profile::Extension, "TaskStart", &[], "7")
             .unwrap();
         assert!(
             bytes.starts_with(b"{\"hookName\":\"TaskStart\","),
@@ -575,7 +614,7 @@ mod tests {
     fn refuses_non_objects() {
         for bad in [json!([1]), json!("x"), json!(null), json!(3), json!(true)] {
             let err = HookInput::from_value(bad.clone())
-                .complete("TaskStart", &[], "0")
+                .complete(Profile::Extension, "TaskStart", &[], "0")
                 .unwrap_err();
             assert!(err.to_string().contains("must be a JSON object"), "{err}");
             let err = HookInput::from_json(bad.to_string()).unwrap_err();
@@ -615,7 +654,7 @@ mod tests {
         let text = "{\n  \"a\": [ 1, 2 ],\r\n\t\"b\": \"x y\\\" z\"\n}";
         let bytes = HookInput::from_json(text.to_owned())
             .unwrap()
-            .complete("TaskStart", &[], "0")
+            .complete(Profile::Extension, "TaskStart", &[], "0")
             .unwrap();
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
         assert!(bytes.starts_with(br#"{"a":[1,2],"b":"x y\" z","#));
@@ -627,7 +666,9 @@ mod tests {
         let depth = 100_000;
         let text = format!("{{\"deep\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
         let input = HookInput::from_json(text.clone()).unwrap();
-        let bytes = input.complete("TaskStart", &[], "0").unwrap();
+        let bytes = input
+            .complete(Profile::Extension, "TaskStart", &[], "0")
+            .unwrap();
         assert!(bytes.starts_with(text.trim_end_matches('}').as_bytes()));
         let unbalanced = format!(
             "{{\"deep\":{}1{}}}",
@@ -650,7 +691,7 @@ mod tests {
         // From text, the caller's digits are passed through as they were written.
         let bytes = HookInput::from_json(text.to_owned())
             .unwrap()
-            .complete("TaskStart", &[], "0")
+            .complete(Profile::Extension, "TaskStart", &[], "0")
             .unwrap();
         assert!(bytes.starts_with(
             br#"{"big":2666666666666666666666666666666666666666666666666666666666666,"x":0.30000000000000004,"#
@@ -660,7 +701,9 @@ mod tests {
     #[test]
     fn serializes_one_line() {
         let input = HookInput::from_value(json!({"a": "multi\nline"}));
-        let bytes = input.complete("TaskStart", &[], "0").unwrap();
+        let bytes = input
+            .complete(Profile::Extension, "TaskStart", &[], "0")
+            .unwrap();
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
         assert_eq!(bytes.last(), Some(&b'\n'));
     }

@@ -15,8 +15,8 @@ use crate::error::HookError;
 use crate::event::{input, required_block, tool_name, tools_match, HookInput};
 use crate::observe::{HookWatch, Observer, DEFAULT_SLOW_THRESHOLD};
 use crate::process::{
-    hook_timeout, host_names_to_remove, run_hook_watched, run_persistent, start_detached,
-    Execution, RunContext, ScrubEnv, Status,
+    build_env_to_add, hook_timeout, hook_variable, host_names_to_remove, run_hook_watched,
+    run_persistent, start_detached, Execution, RunContext, ScrubEnv, Status, BUILD_ENV_VAR,
 };
 use crate::verdict::{apply_failure_policy, combine, Combined, FailurePolicy};
 
@@ -66,6 +66,11 @@ pub struct RunSettings {
     /// before it is stopped (default [`DEFAULT_PERSISTENT_IDLE`]); the event that finds it
     /// stopped starts it again.
     pub persistent_idle: Duration,
+    /// The host was started with the Node condition `development` (a Node host's
+    /// `process.execArgv` holds `--conditions=development`): in the `cli` profile, hooks then
+    /// get `CLINE_BUILD_ENV=development` when nothing else decides it (see
+    /// [`build_env_to_add`](crate::process::build_env_to_add)).
+    pub development_condition: bool,
 }
 
 impl Default for RunSettings {
@@ -85,6 +90,7 @@ impl Default for RunSettings {
             observer: None,
             slow_threshold: DEFAULT_SLOW_THRESHOLD,
             persistent_idle: DEFAULT_PERSISTENT_IDLE,
+            development_condition: false,
         }
     }
 }
@@ -246,7 +252,12 @@ impl Runner {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
         let timestamp = input::timestamp(self.profile, now);
-        input.complete(&self.hook_name, &self.workspace_roots, &timestamp)
+        input.complete(
+            self.profile,
+            &self.hook_name,
+            &self.workspace_roots,
+            &timestamp,
+        )
     }
 
     /// Retires the persistent processes of `owner` for this name that no hook of this runner
@@ -370,10 +381,20 @@ impl Runner {
         // host (the first such run makes the ruleset that confines them).
         let scrubbed = settings.scrub_env != ScrubEnv::Off;
         let scrub_warning = scrubbed.then(crate::process::scrub_warning_here).flatten();
+        let env_remove = host_names_to_remove(&settings.scrub_env, &settings.env);
+        let mut env = settings.env.clone();
+        if self.profile == Profile::Cli {
+            // The SDK sets CLINE_BUILD_ENV for every hook it starts.
+            let host = |name: &str| std::env::var_os(name);
+            let get = |name: &str| hook_variable(name, &env, &env_remove, host);
+            if let Some(value) = build_env_to_add(get, settings.development_condition) {
+                env.push((BUILD_ENV_VAR.into(), value.into()));
+            }
+        }
         let ctx = Arc::new(RunContext {
             input: input_bytes.into(),
-            env: settings.env.clone(),
-            env_remove: host_names_to_remove(&settings.scrub_env, &settings.env),
+            env,
+            env_remove,
             confine: scrubbed,
             timeout: settings.timeout,
             max_timeout: settings.max_timeout,

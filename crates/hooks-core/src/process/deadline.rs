@@ -11,7 +11,7 @@ use tokio::process::Child;
 use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 use tokio_util::sync::CancellationToken;
 
-use super::pipes::read_on;
+use super::pipes::{read_on, PipeGrace};
 use crate::process::{sweep, Registration, Stop};
 
 /// Between SIGTERM and SIGKILL when a tree is stopped.
@@ -47,6 +47,8 @@ pub(super) struct Ending {
     pub end: End,
     /// Its stdout and stderr were read to their end (no background process held them).
     pub pipes_closed: bool,
+    /// How they were read on after its process was gone.
+    pub grace: PipeGrace,
     /// Its process could not be stopped, even by SIGKILL, within [`REAP_LIMIT`].
     pub stuck: bool,
     /// How its own process ended when it was stopped (the signal that ended it), when read.
@@ -64,7 +66,7 @@ pub(super) struct Stopped {
 
 /// Drives a started hook to its end: `io` (its pipes) runs while its process is waited for
 /// until it exits, the deadline passes, the run is aborted or `terminateAll()` asks; in all but
-/// the first case its tree is stopped. Then output still flowing is read on. A process that
+/// the first case its tree is stopped. Then output is read on by `grace`. A process that
 /// could not be stopped is left to be reaped in the background; the run settles anyway.
 pub(super) async fn drive(
     mut child: Child,
@@ -73,6 +75,7 @@ pub(super) async fn drive(
     registration: &mut Registration,
     abort: &CancellationToken,
     deadline: Instant,
+    grace: PipeGrace,
 ) -> Ending {
     tokio::pin!(io);
     let mut io_done = false;
@@ -115,13 +118,14 @@ pub(super) async fn drive(
             }
         }
     }
-    let pipes_closed = read_on(io, io_done, progress).await;
+    let pipes_closed = read_on(io, io_done, progress, grace).await;
     if stuck {
         tokio::spawn(reap_eventually(child));
     }
     Ending {
         end,
         pipes_closed,
+        grace,
         stuck,
         stopped_with,
     }

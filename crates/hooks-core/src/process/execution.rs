@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::admission::{admit, not_started, terminated_before_start, wait_to_retry};
 use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
 use super::exit_status::{exit_failure, signal_name};
-use super::pipes::{exchange, StdoutScan, Tail, PIPE_GRACE, STDERR_KEEP};
+use super::pipes::{exchange, PipeGrace, StdoutScan, Tail, STDERR_KEEP};
 use super::spawn::{spawn_watched, HookEnv, NotStarted};
 use super::spawn_failure::{explain_start_error, start_obstacle};
 use super::verified_start::verify;
@@ -245,8 +245,9 @@ pub fn hook_timeout(hook: &DiscoveredHook, run: Duration, max: Duration) -> Dura
 
 /// Runs one hook to its end. `deadline` covers waiting for a slot and running; the run never
 /// outlives it by more than [`KILL_GRACE`](crate::process::KILL_GRACE) plus
-/// [`REAP_LIMIT`](crate::process::REAP_LIMIT) plus [`PIPE_GRACE`] plus
-/// [`PIPE_FLOW_MAX`](crate::process::PIPE_FLOW_MAX).
+/// [`REAP_LIMIT`](crate::process::REAP_LIMIT) plus [`PIPE_GRACE`](crate::process::PIPE_GRACE)
+/// plus [`PIPE_FLOW_MAX`](crate::process::PIPE_FLOW_MAX) (the `cli` profile reads on for
+/// [`SDK_EXIT_GRACE`](crate::process::SDK_EXIT_GRACE), less than those two).
 pub async fn run_hook(hook: &DiscoveredHook, ctx: &RunContext, deadline: Instant) -> Execution {
     run_hook_watched(hook, ctx, deadline, None).await
 }
@@ -339,6 +340,7 @@ pub(crate) async fn run_hook_watched(
         &mut registration,
         &ctx.abort,
         deadline,
+        PipeGrace::of(ctx.profile),
     )
     .await;
     drop(registration);
@@ -428,6 +430,7 @@ pub(super) fn conclude(
     let Ending {
         end,
         pipes_closed,
+        grace,
         stuck,
         stopped_with,
     } = ending;
@@ -439,7 +442,7 @@ pub(super) fn conclude(
     if !pipes_closed && matches!(end, End::Exited(_)) {
         exec.warnings.push(format!(
             "a process it left running still holds its stdout or stderr; output after the hook exited was not read (waited {} ms)",
-            PIPE_GRACE.as_millis()
+            grace.waited().as_millis()
         ));
     }
     exec.warnings.extend(verdict.warnings.iter().cloned());

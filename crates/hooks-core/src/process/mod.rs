@@ -9,6 +9,7 @@ mod exit_status;
 mod spawn;
 mod spawn_failure;
 
+mod build_env;
 mod confine;
 mod deadline;
 mod detached;
@@ -24,6 +25,7 @@ mod tree;
 mod verified_start;
 mod watchdog;
 
+pub use build_env::*;
 pub use confine::{
     confinement, fs_rights, ruleset_attr, scrub_warning, scrub_warning_here, RulesetAttr,
     Unconfined, SCOPE_SIGNAL,

@@ -28,6 +28,38 @@ pub const PIPE_GRACE: Duration = Duration::from_millis(150);
 /// How much longer than [`PIPE_GRACE`] output still flowing after the exit is read (what the
 /// pipe and the scan still held, or a background process still printing).
 pub const PIPE_FLOW_MAX: Duration = Duration::from_secs(1);
+/// The `cli` profile's wait for the pipes after the hook's own process exited: the Cline SDK's
+/// (`@cline/core` 0.0.86 ends a run when every pipe has closed or this long after the exit,
+/// whichever is first), so output written in that second counts here as it does there.
+pub const SDK_EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// How long output is read on after the hook's own process is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipeGrace {
+    /// The `extension` profile's: until the pipes are quiet for [`PIPE_GRACE`], at most
+    /// [`PIPE_FLOW_MAX`] more.
+    Quiet,
+    /// The `cli` profile's: until the pipes close, at most [`SDK_EXIT_GRACE`].
+    Sdk,
+}
+
+impl PipeGrace {
+    /// The grace of a profile.
+    pub fn of(profile: crate::discovery::Profile) -> PipeGrace {
+        match profile {
+            crate::discovery::Profile::Extension => PipeGrace::Quiet,
+            crate::discovery::Profile::Cli => PipeGrace::Sdk,
+        }
+    }
+
+    /// How long pipes that stay open and quiet are waited for.
+    pub fn waited(self) -> Duration {
+        match self {
+            PipeGrace::Quiet => PIPE_GRACE,
+            PipeGrace::Sdk => SDK_EXIT_GRACE,
+        }
+    }
+}
 
 /// The exchange over the hook's pipes, taken from `child`: `input` is written to stdin while
 /// stdout goes to `out` and stderr to `err`; `progress` counts what was read and scanned.
@@ -57,14 +89,19 @@ pub(super) fn exchange<'a>(
     }
 }
 
-/// Reads on once the hook's own process is gone: output still flowing is read (up to
-/// [`PIPE_FLOW_MAX`] past [`PIPE_GRACE`]); pipes quiet for [`PIPE_GRACE`] are given up on.
-/// Returns whether `io` finished (all pipes closed).
+/// Reads on once the hook's own process is gone, by `grace`: with [`PipeGrace::Quiet`], output
+/// still flowing is read (up to [`PIPE_FLOW_MAX`] past [`PIPE_GRACE`]) and pipes quiet for
+/// [`PIPE_GRACE`] are given up on; with [`PipeGrace::Sdk`], everything until the pipes close,
+/// for at most [`SDK_EXIT_GRACE`]. Returns whether `io` finished (all pipes closed).
 pub(super) async fn read_on(
     mut io: Pin<&mut impl Future<Output = ()>>,
     mut io_done: bool,
     progress: &AtomicU64,
+    grace: PipeGrace,
 ) -> bool {
+    if grace == PipeGrace::Sdk {
+        return io_done || timeout(SDK_EXIT_GRACE, io.as_mut()).await.is_ok();
+    }
     let flow_end = Instant::now() + PIPE_GRACE + PIPE_FLOW_MAX;
     while !io_done {
         let seen = progress.load(Ordering::Relaxed);

@@ -22,7 +22,9 @@ use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
 use crate::process::execution::{conclude, read_verdict, Execution, FailureKind, Status};
-use crate::process::pipes::{Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP};
+use crate::process::pipes::{
+    PipeGrace, Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP,
+};
 use crate::process::spawn::{spawn_watched, HookEnv, NotStarted};
 use crate::process::spawn_failure::explain_start_error;
 use crate::process::verified_start::verify;
@@ -174,6 +176,7 @@ impl EventLog {
         let ending = Ending {
             end,
             pipes_closed: true,
+            grace: PipeGrace::Quiet,
             stuck: stopped.is_some_and(|s| s.stuck),
             stopped_with: stopped.and_then(|s| s.status),
         };
