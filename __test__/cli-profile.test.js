@@ -919,3 +919,75 @@ describe('cline-hooks --profile cli on examples/cli-workspace', () => {
     expect(allowed.status).toBe(0)
   }, undefined, { reason: 'the example workspace blocks force pushes with a bash script that pipes JSON through jq' })
 })
+
+// Issue 34: what the Cline SDK 0.0.86 runner gives a hook and how long it reads it, which the
+// cli profile matches (e2e/file-hook-runner-parity.e2e.test.js compares them with the real SDK).
+describe('CLI profile: what the SDK 0.0.86 runner gives a hook, and how long it reads it', () => {
+  const report = `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+console.log(JSON.stringify({ contextModification: JSON.stringify({ build: process.env.CLINE_BUILD_ENV ?? null, model: input.model ?? null }) }))`
+  const seen = async (options, runOptions) => JSON.parse((await runHook('PreToolUse', {}, { ...options, ...runOptions })).contextModification)
+
+  test('the payload has no model in the cli profile, and the extension profile\'s model', async () => {
+    const tmp = makeTempDir()
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', report)
+    writeProgram(path.join(tmp, 'ext'), 'PreToolUse', report)
+    expect((await seen(cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))).model).toBeNull()
+    expect((await seen(opts({ extraHooksDirs: [path.join(tmp, 'ext')] }))).model).toEqual({ provider: 'unknown', slug: 'unknown' })
+  })
+
+  test('CLINE_BUILD_ENV by the SDK\'s rule in the cli profile, from the environment the hook gets; none added in the extension profile', async () => {
+    const tmp = makeTempDir()
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', report)
+    writeProgram(path.join(tmp, 'ext'), 'PreToolUse', report)
+    const asCli = cli({ extraHooksDirs: [path.join(tmp, 'cli')] })
+    const build = async (env) => (await seen(asCli, { env })).build
+    expect(await build({ NODE_ENV: 'development' })).toBe('development')
+    expect(await build({ NODE_ENV: ' Production' })).toBe('production')
+    expect(await build({ CLINE_BUILD_ENV: ' Production ', NODE_ENV: 'development' })).toBe(' Production ')
+    // Neither names a build and this host has no --conditions=development.
+    expect(await build({ CLINE_BUILD_ENV: 'staging', NODE_ENV: 'test' })).toBe('production')
+    const asExtension = await seen(opts({ extraHooksDirs: [path.join(tmp, 'ext')] }), { env: { NODE_ENV: 'development' } })
+    expect(asExtension.build).toBe(process.env.CLINE_BUILD_ENV ?? null)
+  })
+
+  /**
+   * A hook that exits at once leaving a child holding its stdout: the child waits until the
+   * hook's process is gone (no timing guess), then `pauseMs`, then prints a cancel.
+   */
+  const leavesALatePrinter = (pauseMs, pidFile) => `require('fs').readFileSync(0);
+const child = require('child_process').spawn(process.execPath, ['-e', \`
+  const parent = \${process.pid};
+  const poll = setInterval(() => {
+    try { process.kill(parent, 0) } catch {
+      clearInterval(poll);
+      setTimeout(() => console.log('{"cancel": true, "errorMessage": "printed after the exit"}'), ${pauseMs});
+    }
+  }, 20);\`], { stdio: ['ignore', 'inherit', 'ignore'], detached: true });
+require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
+child.unref();`
+
+  test('a cancel a background child prints 0.4 s after the hook exited counts in the cli profile (the SDK\'s 1 s grace), not in the extension profile (150 ms of quiet)', async () => {
+    const tmp = makeTempDir()
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', leavesALatePrinter(400, path.join(tmp, 'cli.pid')))
+    writeProgram(path.join(tmp, 'ext'), 'PreToolUse', leavesALatePrinter(400, path.join(tmp, 'ext.pid')))
+    const asCli = await runHook('PreToolUse', {}, cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))
+    trackPid(Number(fs.readFileSync(path.join(tmp, 'cli.pid'), 'utf8')))
+    expect(asCli).toMatchObject({ cancel: true, errorMessage: 'printed after the exit' })
+    const asExtension = await runHook('PreToolUse', {}, opts({ extraHooksDirs: [path.join(tmp, 'ext')] }))
+    trackPid(Number(fs.readFileSync(path.join(tmp, 'ext.pid'), 'utf8')))
+    expect(asExtension.cancel).toBe(false)
+    expect(asExtension.hooks[0].warnings).toContainEqual(expect.stringContaining('(waited 150 ms)'))
+  }, 30000)
+
+  test('a child that holds stdout and prints later does not hold the cli run: given up on after 1 s, said in a warning', async () => {
+    const tmp = makeTempDir()
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', leavesALatePrinter(8000, path.join(tmp, 'late.pid')))
+    const started = Date.now()
+    const result = await runHook('PreToolUse', {}, cli({ extraHooksDirs: [path.join(tmp, 'cli')] }))
+    trackPid(Number(fs.readFileSync(path.join(tmp, 'late.pid'), 'utf8')))
+    expect(Date.now() - started).toBeLessThan(6000)
+    expect(result.cancel).toBe(false)
+    expect(result.hooks[0]).toMatchObject({ status: 'completed' })
+    expect(result.hooks[0].warnings).toContainEqual(expect.stringContaining('(waited 1000 ms)'))
+  }, 30000)
+})
