@@ -129,7 +129,9 @@ export interface DiscoveryOptions {
    * executable per hook per folder. `"cli"`: the Cline CLI's file hooks: also
    * `$CLINE_DIR/hooks` and `<root>/.cline/hooks`, files with extensions (`.sh .bash .zsh
    * .js .mjs .cjs .ts .mts .cts .py .ps1`) run by their `#!` line or their extension's
-   * interpreter, several per hook, no exec bit needed.
+   * interpreter, several per hook, no exec bit needed, in the Cline SDK's order (every file
+   * by full path, as `localeCompare` sorts); hooks get `CLINE_BUILD_ENV` and no `model`
+   * field, and output is read for up to 1 s after a hook exits, as the SDK does.
    */
   profile?: 'extension' | 'cli'
   /** The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`. */

@@ -979,6 +979,61 @@ child.unref();`
     expect(asExtension.hooks[0].warnings).toContainEqual(expect.stringContaining('(waited 150 ms)'))
   }, 30000)
 
+  test('an abort during the exit grace ends the run at once', async () => {
+    const tmp = makeTempDir()
+    const seen = path.join(tmp, 'seen-exit')
+    // The background child says when it has seen the hook exit, then holds stdout quietly.
+    writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', `require('fs').readFileSync(0);
+const child = require('child_process').spawn(process.execPath, ['-e', \`
+  const parent = \${process.pid};
+  const poll = setInterval(() => {
+    try { process.kill(parent, 0) } catch { clearInterval(poll); require('fs').writeFileSync(${JSON.stringify(seen)}, 'gone'); setTimeout(() => {}, 8000) }
+  }, 10);\`], { stdio: ['ignore', 'inherit', 'ignore'], detached: true });
+require('fs').writeFileSync(${JSON.stringify(path.join(tmp, 'child.pid'))}, String(child.pid));
+child.unref();`)
+    const controller = new AbortController()
+    const run = runHook('PreToolUse', {}, cli({ extraHooksDirs: [path.join(tmp, 'cli')], signal: controller.signal }))
+    const settled = run.then(() => 'resolved', (error) => error.name)
+    expect(await waitForFile(seen, 20000)).toBe('gone')
+    trackPid(Number(fs.readFileSync(path.join(tmp, 'child.pid'), 'utf8')))
+    const aborted = Date.now()
+    controller.abort()
+    expect(await settled).toBe('AbortError')
+    // The grace has most of its second left; an abort does not wait it out.
+    expect(Date.now() - aborted).toBeLessThan(700)
+  }, 30000)
+
+  test('each JavaScript thread follows its own execArgv: a worker started without --conditions=development does not change the main thread\'s CLINE_BUILD_ENV', () => {
+    const dir = path.join(makeTempDir(), 'hooks')
+    writeCliProgram(dir, 'PreToolUse', report)
+    const script = `
+      const { Worker } = require('worker_threads');
+      const { runHook } = require(${JSON.stringify(ROOT)});
+      const options = { profile: 'cli', extraHooksDirs: [${JSON.stringify(dir)}], globalHooksDir: null, clineDir: ${JSON.stringify(path.join(dir, 'none'))} };
+      const build = async () => JSON.parse((await runHook('PreToolUse', {}, options)).contextModification).build;
+      (async () => {
+        const before = await build();
+        const inWorker = await new Promise((resolve, reject) => {
+          const worker = new Worker(\`
+            const { parentPort } = require('worker_threads');
+            const { runHook } = require(${JSON.stringify(ROOT)});
+            runHook('PreToolUse', {}, \${JSON.stringify(options)}).then((r) => parentPort.postMessage(JSON.parse(r.contextModification).build));
+          \`, { eval: true, execArgv: [] });
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        });
+        const after = await build();
+        console.log(JSON.stringify([before, inWorker, after]));
+      })().catch((e) => { console.error(e); process.exit(1); });`
+    const child = spawnSync(process.execPath, ['--conditions=development', '-e', script], {
+      encoding: 'utf8',
+      timeout: 45000,
+      env: envWith({ NODE_ENV: undefined, CLINE_BUILD_ENV: undefined }),
+    })
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout)).toEqual(['development', 'production', 'development'])
+  }, 60000)
+
   test('a child that holds stdout and prints later does not hold the cli run: given up on after 1 s, said in a warning', async () => {
     const tmp = makeTempDir()
     writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', leavesALatePrinter(8000, path.join(tmp, 'late.pid')))

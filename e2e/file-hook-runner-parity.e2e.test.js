@@ -25,7 +25,7 @@ afterAll(removeTempDirs)
 function baseEnv(home, extra = {}) {
   const env = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('CLINE_') && key !== 'NODE_ENV') env[key] = value
+    if (!key.startsWith('CLINE_') && !key.startsWith('XDG_') && key !== 'NODE_ENV') env[key] = value
   }
   Object.assign(env, { HOME: home, CLINE_DIR: path.join(home, '.cline'), CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' })
   for (const [key, value] of Object.entries(extra)) {
@@ -55,7 +55,7 @@ function run(runner, files, calls, { env = {}, nodeArgs = [], audit = false } = 
     encoding: 'utf8',
     cwd: workspace,
     timeout: 90000,
-    env: baseEnv(home, { RECORDS: records, [MARKER_VAR]: runId, ...env }),
+    env: baseEnv(home, { RECORDS: records, [MARKER_VAR]: runId, ...(typeof env === 'function' ? env({ home, workspace }) : env) }),
   })
   killProcessesOfRun(runId)
   if (child.status !== 0) throw new Error(`${runner} runner failed (${child.status} ${child.signal}): ${child.stderr}`)
@@ -110,6 +110,30 @@ describe('the cli profile and the SDK\'s own file-hook runner (@cline/core 0.0.8
     expect(sdkOrder.indexOf('rules-lower-js')).toBeLessThan(sdkOrder.indexOf('rules-upper-sh'))
   })
 
+  test('folders: HOME and CLINE_DIR read as the SDK reads them (trimmed), and Documents in HOME even where the desktop names it otherwise', () => {
+    const files = {
+      'home:Documents/Cline/Hooks/PreToolUse.sh': bashHook('documents', { context: 'documents' }),
+      // A desktop in German: the SDK still reads ~/Documents.
+      'home:.config/user-dirs.dirs': 'XDG_DOCUMENTS_DIR="$HOME/Dokumente"\n',
+      'home:Dokumente/Cline/Hooks/PreToolUse.sh': bashHook('dokumente', { context: 'dokumente' }),
+      'home:alt/hooks/PreToolUse.sh': bashHook('cline-dir', { context: 'cline-dir' }),
+    }
+    const env = ({ home }) => ({ HOME: ` ${home} `, CLINE_DIR: `\t${path.join(home, 'alt')} ` })
+    const [sdk, ours] = RUNNERS.map((runner) => run(runner, files, () => [{ kind: 'beforeTool', context: toolCall() }], { env }))
+    expect(sdk.read('order').trim().split('\n').sort()).toEqual(['cline-dir', 'documents'])
+    expect(ours.results[0].control).toEqual(sdk.results[0].control)
+  })
+
+  test('#! lines: one after a byte-order mark, and a shell named in capitals, start as the SDK starts them', () => {
+    const files = {
+      'ws:.clinerules/hooks/PreToolUse': '\ufeff#!/usr/bin/env python3\nimport json, sys\nsys.stdin.read()\nprint(json.dumps({"context": "python ran"}))\n',
+      'ws:.cline/hooks/PreToolUse.sh': '#! /bin/BASH\ncat > /dev/null\necho "{\\"context\\": \\"bash ${BASH_VERSION:+ran}\\"}"\n',
+    }
+    const [sdk, ours] = RUNNERS.map((runner) => run(runner, files, () => [{ kind: 'beforeTool', context: toolCall() }]))
+    expect(sdk.results[0].control).toEqual({ appendContext: 'bash ran\npython ran' })
+    expect(ours.results[0].control).toEqual(sdk.results[0].control)
+  })
+
   describe('CLINE_BUILD_ENV, set for every hook by the SDK\'s rule', () => {
     const files = { 'ws:.clinerules/hooks/PreToolUse': '#!/usr/bin/env bash\ncat > /dev/null\necho "{\\"context\\": \\"[${CLINE_BUILD_ENV-unset}]\\"}"\n' }
     for (const [label, env, nodeArgs] of [
@@ -118,6 +142,7 @@ describe('the cli profile and the SDK\'s own file-hook runner (@cline/core 0.0.8
       ['NODE_ENV=test and the host started with --conditions=development', { NODE_ENV: 'test' }, ['--conditions=development']],
       ['the host\'s own value, kept as written when it names a build', { CLINE_BUILD_ENV: ' Development ' }, []],
       ['a value that names no build is replaced', { CLINE_BUILD_ENV: 'staging', NODE_ENV: 'production' }, ['--conditions=development']],
+      ['values trimmed as JavaScript trims (a byte-order mark is a blank, U+0085 is not)', { CLINE_BUILD_ENV: 'development\u0085', NODE_ENV: '\ufeffdevelopment' }, []],
     ]) {
       test(label, () => {
         const [sdk, ours] = RUNNERS.map((runner) => run(runner, files, () => [{ kind: 'beforeTool', context: toolCall() }], { env, nodeArgs }))

@@ -240,6 +240,7 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         profile,
         global_hooks_dir: match &layout.global_hooks_dir {
             GlobalDir::Off => None,
+            GlobalDir::Default if profile == Profile::Cli => defaults.cli_global_hooks_dir.clone(),
             GlobalDir::Default => defaults.global_hooks_dir.clone(),
             GlobalDir::At(dir) => Some(dir.clone()),
         },

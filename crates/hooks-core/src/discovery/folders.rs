@@ -142,7 +142,11 @@ impl Layout {
 pub struct Defaults {
     /// `<Documents>/Cline/Hooks`.
     pub global_hooks_dir: Option<PathBuf>,
-    /// `$CLINE_DIR`, else `~/.cline`.
+    /// The `cli` profile's `<Documents>/Cline/Hooks`: `Documents` in the home folder as the
+    /// Cline SDK finds it (see [`sdk_home`]), whatever the system names its documents folder.
+    pub cli_global_hooks_dir: Option<PathBuf>,
+    /// `$CLINE_DIR` (trimmed, when not blank), else `.cline` in the home folder as the Cline
+    /// SDK finds it.
     pub cline_dir: Option<PathBuf>,
     /// The system's managed hooks folder (see [`default_managed_dir`]).
     pub managed_hooks_dir: Option<PathBuf>,
@@ -152,15 +156,56 @@ impl Defaults {
     /// Reads the environment and, on Linux, `user-dirs.dirs`: call it off the JavaScript
     /// thread (the factory does, on every rescan, so a changed `CLINE_DIR` or `HOME` is seen).
     pub fn find() -> Defaults {
+        let home = sdk_home(|name| std::env::var_os(name), dirs::home_dir());
         Defaults {
             global_hooks_dir: default_global_dir(),
+            cli_global_hooks_dir: home
+                .as_ref()
+                .map(|h| h.join("Documents").join("Cline").join("Hooks")),
             cline_dir: std::env::var_os("CLINE_DIR")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| dirs::home_dir().map(|h| h.join(".cline"))),
+                .and_then(js_trimmed)
+                .or_else(|| home.map(|h| h.join(".cline"))),
             managed_hooks_dir: default_managed_dir(std::env::var_os("ProgramData")),
         }
     }
+}
+
+/// `value` trimmed as JavaScript trims, when anything is left (a value that is not Unicode is
+/// kept as it is).
+fn js_trimmed(value: std::ffi::OsString) -> Option<PathBuf> {
+    let trimmed = match value.to_str() {
+        Some(text) => std::ffi::OsString::from(text.trim_matches(crate::verdict::is_js_space)),
+        None => value,
+    };
+    (!trimmed.is_empty()).then(|| PathBuf::from(trimmed))
+}
+
+/// The home folder as the Cline SDK finds it (`@cline/shared` 0.0.86): `HOME` unless it is
+/// `~`, else `USERPROFILE`, else `HOMEDRIVE` followed by `HOMEPATH`, else `system` (the
+/// system's own idea of it), each trimmed as JavaScript trims. Pure: `get` reads a variable.
+pub fn sdk_home(
+    get: impl Fn(&str) -> Option<std::ffi::OsString>,
+    system: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let not_tilde = |p: &PathBuf| p.as_os_str() != "~";
+    if let Some(home) = get("HOME").and_then(js_trimmed).filter(not_tilde) {
+        return Some(home);
+    }
+    if let Some(profile) = get("USERPROFILE").and_then(js_trimmed) {
+        return Some(profile);
+    }
+    if let (Some(drive), Some(path)) = (
+        get("HOMEDRIVE").and_then(js_trimmed),
+        get("HOMEPATH").and_then(js_trimmed),
+    ) {
+        let mut joined = drive.into_os_string();
+        joined.push(path.as_os_str());
+        return Some(joined.into());
+    }
+    system
+        .map(PathBuf::into_os_string)
+        .and_then(js_trimmed)
+        .filter(not_tilde)
 }
 
 /// The directories to search, in order: managed, extra, global, then each workspace root's
@@ -185,10 +230,13 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
     };
     let global_paths: Vec<PathBuf> = match &layout.global_hooks_dir {
         GlobalDir::Off => Vec::new(),
-        GlobalDir::Default => defaults
-            .global_hooks_dir
-            .clone()
-            .into_iter()
+        GlobalDir::Default => if cli {
+            &defaults.cli_global_hooks_dir
+        } else {
+            &defaults.global_hooks_dir
+        }
+        .clone()
+        .into_iter()
             .chain(cline_hooks())
             .collect(),
         GlobalDir::At(p) => std::iter::once(p.clone()).chain(cline_hooks()).collect(),
@@ -275,9 +323,34 @@ mod tests {
     fn defaults(global: &str) -> Defaults {
         Defaults {
             global_hooks_dir: Some(global.into()),
+            cli_global_hooks_dir: Some(global.into()),
             cline_dir: Some("/home/u/.cline".into()),
             managed_hooks_dir: None,
         }
+    }
+
+    /// Issue 34 (attack B3, B4): the cli profile's home is the Cline SDK's.
+    #[test]
+    fn the_sdk_home_is_home_trimmed_then_userprofile_then_homedrive_and_homepath() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let system = Some(PathBuf::from("/sys/home"));
+        assert_eq!(sdk_home(env(&[("HOME", " /h \u{feff}")]), None), Some("/h".into()));
+        assert_eq!(
+            sdk_home(env(&[("HOME", "~"), ("USERPROFILE", "/p")]), None),
+            Some("/p".into())
+        );
+        assert_eq!(
+            sdk_home(env(&[("HOME", "  "), ("HOMEDRIVE", "C:"), ("HOMEPATH", "\\Users\\u")]), None),
+            Some("C:\\Users\\u".into())
+        );
+        assert_eq!(sdk_home(env(&[]), system.clone()), system);
+        assert_eq!(sdk_home(env(&[]), Some("~".into())), None);
     }
 
     fn paths_and_sources(dirs: &[HookDir]) -> Vec<(PathBuf, Source, Option<PathBuf>)> {

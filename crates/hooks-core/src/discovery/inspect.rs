@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{read_header, DirError, EntryKind, Header, HEADER_BYTES};
 use crate::policy::Fingerprints;
+use crate::verdict::is_js_space;
 
 /// What an entry is: its kind, its `#!` line, (a file) the sha256 of its bytes and its
 /// `cline-hook:` header.
@@ -24,7 +25,7 @@ enum Seen {
 /// Looks at an entry at most this many times while it keeps being replaced.
 const LOOKS: usize = 3;
 
-/// What the entry at `path` is, its `#!` line (if `want_shebang`) and its fingerprint (taken
+/// What the entry at `path` is, its `#!` line (read by `shebang_rule`) and its fingerprint (taken
 /// from `fingerprints` if its stamp is unchanged), from what was observed: `None` if it was
 /// deleted since the listing. Nothing is concluded from two
 /// looks that may have seen two different files: the type, mode and first line of a file
@@ -33,11 +34,11 @@ const LOOKS: usize = 3;
 pub(super) fn inspect(
     path: &Path,
     listed_as: Option<std::fs::FileType>,
-    want_shebang: bool,
+    shebang_rule: ShebangRule,
     fingerprints: &mut Fingerprints,
 ) -> Option<Inspected> {
     for _ in 0..LOOKS {
-        match look(path, listed_as, want_shebang, fingerprints) {
+        match look(path, listed_as, shebang_rule, fingerprints) {
             Seen::Entry(inspected) => return Some(inspected),
             Seen::Gone => return None,
             Seen::Changed => {}
@@ -56,14 +57,14 @@ pub(super) fn inspect(
 fn look(
     path: &Path,
     listed_as: Option<std::fs::FileType>,
-    want_shebang: bool,
+    shebang_rule: ShebangRule,
     fingerprints: &mut Fingerprints,
 ) -> Seen {
     // Listed as a regular file: open it without following links and learn everything
     // from the open file.
     if listed_as.is_some_and(|t| t.is_file()) {
         match open_entry(path, false) {
-            Ok(file) => return from_open(path, &file, None, want_shebang, fingerprints),
+            Ok(file) => return from_open(path, &file, None, shebang_rule, fingerprints),
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Seen::Gone,
             // Replaced by a link, or unreadable: the general way below tells which.
             Err(_) => {}
@@ -75,10 +76,10 @@ fn look(
         Err(err) => return uninspectable(&err),
     };
     if !before.file_type().is_symlink() {
-        return with_shebang(path, &before, false, want_shebang, fingerprints);
+        return with_shebang(path, &before, false, shebang_rule, fingerprints);
     }
     match std::fs::metadata(path) {
-        Ok(target) => with_shebang(path, &target, true, want_shebang, fingerprints),
+        Ok(target) => with_shebang(path, &target, true, shebang_rule, fingerprints),
         Err(err) => {
             let kind = if err.kind() == io::ErrorKind::NotFound {
                 EntryKind::BrokenSymlink
@@ -106,7 +107,7 @@ fn with_shebang(
     path: &Path,
     meta: &std::fs::Metadata,
     follow: bool,
-    want_shebang: bool,
+    shebang_rule: ShebangRule,
     fingerprints: &mut Fingerprints,
 ) -> Seen {
     let kind = kind_of(meta);
@@ -114,7 +115,7 @@ fn with_shebang(
         return Seen::Entry((kind, None, None, Header::default()));
     }
     match open_entry(path, follow) {
-        Ok(file) => from_open(path, &file, Some(meta), want_shebang, fingerprints),
+        Ok(file) => from_open(path, &file, Some(meta), shebang_rule, fingerprints),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Seen::Changed,
         // Not readable (mode --x): the kernel may still run it; no #! line or fingerprint
         // is known.
@@ -137,7 +138,7 @@ fn from_open(
     path: &Path,
     file: &std::fs::File,
     expected: Option<&std::fs::Metadata>,
-    want_shebang: bool,
+    shebang_rule: ShebangRule,
     fingerprints: &mut Fingerprints,
 ) -> Seen {
     let meta = match file.metadata() {
@@ -152,7 +153,11 @@ fn from_open(
         return Seen::Entry((kind, None, None, Header::default()));
     }
     let head = first_bytes(file).unwrap_or_default();
-    let shebang = want_shebang.then(|| parse_shebang(&head)).flatten();
+    let shebang = match shebang_rule {
+        ShebangRule::Unread => None,
+        ShebangRule::Kernel => parse_shebang(&head),
+        ShebangRule::Sdk => parse_sdk_shebang(&head),
+    };
     let header = read_header(&head);
     let sha256 = fingerprints.of(path, file, &meta);
     Seen::Entry((kind, shebang, sha256, header))
@@ -180,6 +185,28 @@ fn first_bytes(file: &std::fs::File) -> Option<Vec<u8>> {
     let mut head = Vec::with_capacity(HEADER_BYTES);
     file.take(HEADER_BYTES as u64).read_to_end(&mut head).ok()?;
     Some(head)
+}
+
+/// How a file's `#!` line is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShebangRule {
+    /// Not at all (Windows' own kinds of hook).
+    Unread,
+    /// As the kernel reads it ([`parse_shebang`]): hooks started directly.
+    Kernel,
+    /// As the Cline SDK reads it ([`parse_sdk_shebang`]): the `cli` profile.
+    Sdk,
+}
+
+/// The text after `#!` as the Cline SDK reads it: the first line (up to a line feed, a
+/// carriage return before it dropped), trimmed as JavaScript trims (so a byte-order mark or
+/// blanks before the `#!` count), then the rest after `#!`, trimmed. Pure.
+pub fn parse_sdk_shebang(head: &[u8]) -> Option<String> {
+    let line = head.split(|b| *b == b'\n').next()?;
+    let line = String::from_utf8_lossy(line);
+    let rest = line.trim_matches(is_js_space).strip_prefix("#!")?;
+    let rest = rest.trim_matches(is_js_space);
+    (!rest.is_empty()).then(|| rest.to_owned())
 }
 
 /// The text after `#!` on the first line, if `head` (a file's first bytes) starts with one,
@@ -264,7 +291,7 @@ mod tests {
         std::fs::write(&hook, "#!/bin/sh -e\necho\n").unwrap();
         let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(listed_as), true, fp),
+            inspect(&hook, Some(listed_as), ShebangRule::Kernel, fp),
             Some((
                 EntryKind::File { executable: false },
                 Some("/bin/sh -e".to_owned()),
@@ -274,13 +301,13 @@ mod tests {
         );
         // Deleted between the listing and the look: gone, not "a broken symbolic link".
         std::fs::remove_file(&hook).unwrap();
-        assert_eq!(inspect(&hook, Some(listed_as), true, fp), None);
-        assert_eq!(inspect(&hook, None, true, fp), None);
+        assert_eq!(inspect(&hook, Some(listed_as), ShebangRule::Kernel, fp), None);
+        assert_eq!(inspect(&hook, None, ShebangRule::Kernel, fp), None);
         // A real broken link is one.
         symlink(dir.join("missing"), &hook).unwrap();
         let listed_as = std::fs::symlink_metadata(&hook).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(listed_as), true, fp),
+            inspect(&hook, Some(listed_as), ShebangRule::Kernel, fp),
             Some((EntryKind::BrokenSymlink, None, None, Header::default()))
         );
         // A link to a file is that file; listed as a file but now a link, it is followed.
@@ -289,7 +316,7 @@ mod tests {
         symlink(dir.join("target"), &hook).unwrap();
         let file_type = std::fs::metadata(dir.join("target")).unwrap().file_type();
         assert_eq!(
-            inspect(&hook, Some(file_type), false, fp),
+            inspect(&hook, Some(file_type), ShebangRule::Unread, fp),
             Some((
                 EntryKind::File { executable: false },
                 None,
@@ -298,6 +325,19 @@ mod tests {
             ))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue 34: the cli profile reads the `#!` line as the Cline SDK does.
+    #[test]
+    fn the_sdk_reads_a_shebang_line_trimmed_as_javascript_trims() {
+        let read = |text: &str| parse_sdk_shebang(text.as_bytes());
+        assert_eq!(read("\u{feff}#!/usr/bin/env python3\n").as_deref(), Some("/usr/bin/env python3"));
+        assert_eq!(read("  #! /bin/bash -e \r\necho\n").as_deref(), Some("/bin/bash -e"));
+        assert_eq!(read("#!/bin/sh\u{a0}\n").as_deref(), Some("/bin/sh"));
+        assert_eq!(read("#!\n"), None);
+        assert_eq!(read("echo #!/bin/sh\n"), None);
+        // The kernel keeps what the SDK trims.
+        assert_eq!(parse_shebang("\u{feff}#!/bin/sh\n".as_bytes()), None);
     }
 
     /// Issue 18 (B1): the `#!` line is kept as the kernel keeps it.

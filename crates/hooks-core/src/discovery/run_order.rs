@@ -22,19 +22,22 @@ fn collator() -> Option<&'static CollatorBorrowed<'static>> {
 /// `a` against `b` as `a.localeCompare(b)` orders them in a Node or Bun whose locale does not
 /// reorder letters (`en`, the root; `sv` puts `å` after `z`, and such a locale is not followed).
 /// Paths are compared as the text Node reads them as (bytes that are not UTF-8 become U+FFFD).
-/// Paths the collation finds equal (`é` composed or not) fall back to their bytes, so the
-/// order never depends on the order the folder was read in. Pure.
+/// Paths the collation finds equal (`é` composed or not, a U+FEFF inside) are `Equal`. Han
+/// ideographs are ordered as Unicode 16's root collation orders them; ICU 78 (Node 20.20 and
+/// later) orders them by radical and stroke, so paths that differ only there may sort otherwise
+/// than such a host's `localeCompare`. Pure.
 pub fn sdk_path_order(a: &Path, b: &Path) -> Ordering {
-    let by_collation = match collator() {
+    match collator() {
         Some(collator) => collator.compare(&a.to_string_lossy(), &b.to_string_lossy()),
-        None => Ordering::Equal,
-    };
-    by_collation.then_with(|| a.cmp(b))
+        None => a.cmp(b),
+    }
 }
 
 /// Puts one hook's files in the `cli` profile's run order: the managed folder's first (they
 /// are the administrator's, and the SDK has no such folder), then every other file in
-/// [`sdk_path_order`], whichever folder it is in. The sort is stable. Pure.
+/// [`sdk_path_order`], whichever folder it is in. The sort is stable, as JavaScript's is: files
+/// whose paths the collation finds equal keep the order of their folders and, within a folder,
+/// of their names' bytes (the order Node lists a folder in). Pure.
 pub fn sort_for_cli(hooks: &mut [DiscoveredHook]) {
     hooks.sort_by(|a, b| {
         let managed = |h: &DiscoveredHook| h.source != Source::Managed;
@@ -101,12 +104,22 @@ mod tests {
     }
 
     #[test]
-    fn paths_equal_to_the_collation_keep_one_order() {
+    fn paths_equal_to_the_collation_keep_their_discovery_order() {
         let composed = "/w/\u{e9}";
         let decomposed = "/w/e\u{301}";
         assert_eq!(
-            sorted(&[composed, decomposed]),
-            sorted(&[decomposed, composed])
+            sdk_path_order(Path::new(composed), Path::new(decomposed)),
+            Ordering::Equal
+        );
+        let mut hooks: Vec<DiscoveredHook> = [decomposed, "/a", composed]
+            .iter()
+            .map(|p| DiscoveredHook::sample(p))
+            .collect();
+        sort_for_cli(&mut hooks);
+        let paths: Vec<&Path> = hooks.iter().map(|h| h.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [Path::new("/a"), Path::new(decomposed), Path::new(composed)]
         );
     }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::hook_files::stem_key;
-use super::inspect::inspect;
+use super::inspect::{inspect, ShebangRule};
 use super::{
     could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile, Source,
 };
@@ -246,13 +246,17 @@ fn scan_dir_with(
         }
     };
     // Windows' extension profile starts files by their extension, never by a #! line.
-    let want_shebang = profile == Profile::Cli || *platform == Platform::Unix;
+    let shebang_rule = match (profile, platform) {
+        (Profile::Cli, _) => ShebangRule::Sdk,
+        (Profile::Extension, Platform::Unix) => ShebangRule::Kernel,
+        (Profile::Extension, _) => ShebangRule::Unread,
+    };
     let mut entries = Vec::new();
     for (name, listed_as) in listed.of_hooks(wanted, profile, platform) {
         let path = dir.join(name);
         // Gone since the listing: it is not there, so it is not listed.
         let Some((kind, shebang, sha256, header)) =
-            inspect(&path, *listed_as, want_shebang, fingerprints)
+            inspect(&path, *listed_as, shebang_rule, fingerprints)
         else {
             continue;
         };

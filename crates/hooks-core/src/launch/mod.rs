@@ -10,6 +10,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::verdict::is_js_space;
+
 mod from_descriptor;
 mod interpreters;
 mod shebang;
@@ -116,35 +118,9 @@ pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Inter
         Launch::Argv(argv)
     };
     if let Some(line) = shebang {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if let Some((program, args)) = words.split_first() {
-            let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-            if base == "env" {
-                // `env -S prog args` and plain `env prog args` both name `prog`.
-                let rest: Vec<&str> = args
-                    .iter()
-                    .copied()
-                    .skip_while(|a| a.starts_with('-'))
-                    .collect();
-                let Some((name, args)) = rest.split_first() else {
-                    return Launch::Fails(format!(
-                        "its #! line ({}) names no program after env",
-                        line.trim()
-                    ));
-                };
-                return match tools.machine.on_path(name) {
-                    Some(found) => with(&found, args),
-                    None => Launch::Fails(format!("its #! line asks for {name}, which is not on PATH; install {name} or change the #! line")),
-                };
-            }
-            if tools.machine.exists(Path::new(program)) {
-                return with(Path::new(program), args);
-            }
-            // A Unix path on Windows (#!/bin/bash): the same program from PATH will do.
-            return match tools.machine.on_path(base) {
-                Some(found) => with(&found, args),
-                None => Launch::Fails(format!("its #! line names {program}, which does not exist; install it or change the #! line")),
-            };
+        let words: Vec<&str> = line.split(is_js_space).filter(|w| !w.is_empty()).collect();
+        if !words.is_empty() {
+            return from_shebang(line, &words, path, tools, &with);
         }
     }
     // The extension in any case: `Hook.SH` is a shell script, `Hook.PY` Python.
@@ -190,6 +166,84 @@ pub fn interpreted_command(path: &Path, shebang: Option<&str>, tools: &mut Inter
         },
         ".ps1" => command(path, LaunchKind::PowerShell, tools),
         other => Launch::Fails(format!("files ending in {other} are not run as hooks")),
+    }
+}
+
+/// The argv of a CLI-profile hook from its `#!` line's words, by the Cline SDK's rule: a shell
+/// (`bash`, `sh`, `zsh`) or Python (`python3`, `python`) named by any path, in any case, is
+/// the bare name from PATH (Python as `.py` files find it on Windows); `env` is followed by
+/// the program it names, with the same rule; any other program is the one named. Where the
+/// SDK's start would fail, the hook still starts: `env -S` and other `env` flags are passed
+/// over, and a named program that does not exist (a Unix path on Windows) or a shell not on
+/// PATH is looked up the other way.
+fn from_shebang(
+    line: &str,
+    words: &[&str],
+    path: &Path,
+    tools: &mut Interpreters,
+    with: &dyn Fn(&Path, &[&str]) -> Launch,
+) -> Launch {
+    let Some((program, args)) = words.split_first() else {
+        return Launch::Fails(format!(
+            "its #! line ({}) names no program after env",
+            line.trim()
+        ));
+    };
+    let base = program
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(program)
+        .to_lowercase();
+    // A bare name is only ever looked up on PATH, never taken relative to a folder.
+    let named = program.contains(['/', '\\']);
+    match base.as_str() {
+        "env" => {
+            let rest: Vec<&str> = args
+                .iter()
+                .copied()
+                .skip_while(|a| a.starts_with('-'))
+                .collect();
+            from_shebang(line, &rest, path, tools, with)
+        }
+        "bash" | "sh" | "zsh" => match tools.machine.on_path(&base) {
+            Some(found) => with(&found, args),
+            None if named && tools.machine.exists(Path::new(program)) => {
+                with(Path::new(program), args)
+            }
+            None => Launch::Fails(format!(
+                "its #! line asks for {base}, which is not on PATH; install {base} or change the #! line"
+            )),
+        },
+        "python3" | "python" if tools.windows => match tools.python() {
+            Some(mut argv) => {
+                argv.extend(args.iter().map(OsString::from));
+                argv.push(path.as_os_str().to_owned());
+                Launch::Argv(argv)
+            }
+            None => Launch::Fails(
+                "its #! line asks for Python, which is not on PATH; install Python 3 (py -3 or python)".to_owned(),
+            ),
+        },
+        "python3" | "python" => match tools.machine.on_path(&base) {
+            Some(found) => with(&found, args),
+            None if named && tools.machine.exists(Path::new(program)) => {
+                with(Path::new(program), args)
+            }
+            None => Launch::Fails(format!(
+                "its #! line asks for {base}, which is not on PATH; install {base} or change the #! line"
+            )),
+        },
+        _ if named && tools.machine.exists(Path::new(program)) => with(Path::new(program), args),
+        _ => {
+            let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+            match tools.machine.on_path(name) {
+                Some(found) => with(&found, args),
+                None if named => {
+                    Launch::Fails(format!("its #! line names {program}, which does not exist; install it or change the #! line"))
+                }
+                None => Launch::Fails(format!("its #! line asks for {name}, which is not on PATH; install {name} or change the #! line")),
+            }
+        }
     }
 }
 
@@ -304,6 +358,33 @@ pub mod tests {
         assert!(
             err.contains("/nonexistent/zzz, which does not exist"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn cli_shebang_follows_the_sdk_for_shells_and_python_in_any_case_and_path() {
+        let p = "/h/PreToolUse";
+        let m = &mut FixedMachine::unix().with("zsh", "/opt/zsh");
+        // A shell or Python named by any path, in any case, is the one on PATH.
+        for (line, want) in [
+            ("/bin/BASH -e", vec!["/usr/bin/bash", "-e", p]),
+            ("/usr/local/bin/bash", vec!["/usr/bin/bash", p]),
+            ("/bin/zsh", vec!["/opt/zsh", p]),
+            ("/usr/bin/env -S python3 -u", vec!["/usr/bin/python3", "-u", p]),
+            ("/usr/bin/Python3", vec!["/usr/bin/python3", p]),
+            // Any other program is the one named, when it exists.
+            ("/usr/bin/node --no-warnings", vec!["/usr/bin/node", "--no-warnings", p]),
+            // A relative name is looked up on PATH, as the SDK's spawn does.
+            ("node", vec!["/usr/bin/node", p]),
+        ] {
+            assert_eq!(strings(cli(p, Some(line), m)), want, "{line}");
+        }
+        // Windows: Python from a #! line as a .py file finds it.
+        let m = &mut FixedMachine::unix().with("py", r"C:\Windows\py.exe");
+        let mut tools = Interpreters::new(m, None, true);
+        assert_eq!(
+            strings(interpreted_command(Path::new(p), Some("/usr/bin/python3"), &mut tools)),
+            [r"C:\Windows\py.exe", "-3", p]
         );
     }
 

@@ -3,13 +3,20 @@
 
 use std::ffi::{OsStr, OsString};
 
+use crate::verdict::is_js_space;
+
 /// The variable's name.
 pub const BUILD_ENV_VAR: &str = "CLINE_BUILD_ENV";
+
+/// A value as the SDK reads it: trimmed as JavaScript trims, in lower case.
+fn as_read(value: &OsStr) -> String {
+    value.to_string_lossy().trim_matches(is_js_space).to_lowercase()
+}
 
 /// Whether a value names a build as the SDK reads it (`development` or `production`, trimmed,
 /// in any case).
 fn names_a_build(value: &OsStr) -> bool {
-    let value = value.to_string_lossy().trim().to_lowercase();
+    let value = as_read(value);
     value == "development" || value == "production"
 }
 
@@ -26,7 +33,7 @@ pub fn build_env_to_add(
     if get(BUILD_ENV_VAR).is_some_and(|value| names_a_build(&value)) {
         return None;
     }
-    let node_env = get("NODE_ENV").map(|v| v.to_string_lossy().trim().to_lowercase());
+    let node_env = get("NODE_ENV").map(|v| as_read(&v));
     Some(match node_env.as_deref() {
         Some("production") => "production",
         Some("development") => "development",
@@ -40,14 +47,14 @@ pub fn build_env_to_add(
 /// reads it. Pure.
 pub fn has_development_condition(exec_argv: &[String]) -> bool {
     exec_argv.iter().enumerate().any(|(i, arg)| {
-        let arg = arg.trim();
+        let arg = arg.trim_matches(is_js_space);
         if arg == "--conditions" {
             return exec_argv
                 .get(i + 1)
-                .is_some_and(|next| next.trim() == "development");
+                .is_some_and(|next| next.trim_matches(is_js_space) == "development");
         }
         arg.strip_prefix("--conditions=")
-            .is_some_and(|list| list.split(',').any(|c| c.trim() == "development"))
+            .is_some_and(|list| list.split(',').any(|c| c.trim_matches(is_js_space) == "development"))
     })
 }
 
@@ -90,7 +97,7 @@ mod tests {
 
     #[test]
     fn a_value_naming_a_build_is_kept_in_any_case() {
-        for kept in ["development", "production", " Production ", "DEVELOPMENT"] {
+        for kept in ["development", "production", " Production ", "DEVELOPMENT", "\u{feff}development"] {
             assert_eq!(
                 build_env_to_add(env(&[(BUILD_ENV_VAR, kept)]), true),
                 None,
@@ -112,6 +119,8 @@ mod tests {
             (vec![("NODE_ENV", "test")], false, "production"),
             (vec![], false, "production"),
             (vec![], true, "development"),
+            // JavaScript's trim keeps U+0085 (Rust's would take it).
+            (vec![("NODE_ENV", "development\u{85}")], false, "production"),
         ];
         for (vars, condition, want) in cases {
             assert_eq!(

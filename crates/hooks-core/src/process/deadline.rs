@@ -118,7 +118,11 @@ pub(super) async fn drive(
             }
         }
     }
-    let pipes_closed = read_on(io, io_done, progress, grace).await;
+    // An abort does not wait out the grace: the run is over for its caller.
+    let pipes_closed = tokio::select! {
+        closed = read_on(io, io_done, progress, grace) => closed,
+        _ = abort.cancelled() => io_done,
+    };
     if stuck {
         tokio::spawn(reap_eventually(child));
     }
