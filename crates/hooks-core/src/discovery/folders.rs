@@ -237,8 +237,8 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
         }
         .clone()
         .into_iter()
-            .chain(cline_hooks())
-            .collect(),
+        .chain(cline_hooks())
+        .collect(),
         GlobalDir::At(p) => std::iter::once(p.clone()).chain(cline_hooks()).collect(),
     };
     let global = global_paths.into_iter().map(|path| HookDir {
@@ -340,13 +340,23 @@ mod tests {
             }
         };
         let system = Some(PathBuf::from("/sys/home"));
-        assert_eq!(sdk_home(env(&[("HOME", " /h \u{feff}")]), None), Some("/h".into()));
+        assert_eq!(
+            sdk_home(env(&[("HOME", " /h \u{feff}")]), None),
+            Some("/h".into())
+        );
         assert_eq!(
             sdk_home(env(&[("HOME", "~"), ("USERPROFILE", "/p")]), None),
             Some("/p".into())
         );
         assert_eq!(
-            sdk_home(env(&[("HOME", "  "), ("HOMEDRIVE", "C:"), ("HOMEPATH", "\\Users\\u")]), None),
+            sdk_home(
+                env(&[
+                    ("HOME", "  "),
+                    ("HOMEDRIVE", "C:"),
+                    ("HOMEPATH", "\\Users\\u")
+                ]),
+                None
+            ),
             Some("C:\\Users\\u".into())
         );
         assert_eq!(sdk_home(env(&[]), system.clone()), system);

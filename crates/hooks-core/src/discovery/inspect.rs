@@ -301,7 +301,10 @@ mod tests {
         );
         // Deleted between the listing and the look: gone, not "a broken symbolic link".
         std::fs::remove_file(&hook).unwrap();
-        assert_eq!(inspect(&hook, Some(listed_as), ShebangRule::Kernel, fp), None);
+        assert_eq!(
+            inspect(&hook, Some(listed_as), ShebangRule::Kernel, fp),
+            None
+        );
         assert_eq!(inspect(&hook, None, ShebangRule::Kernel, fp), None);
         // A real broken link is one.
         symlink(dir.join("missing"), &hook).unwrap();
@@ -331,8 +334,14 @@ mod tests {
     #[test]
     fn the_sdk_reads_a_shebang_line_trimmed_as_javascript_trims() {
         let read = |text: &str| parse_sdk_shebang(text.as_bytes());
-        assert_eq!(read("\u{feff}#!/usr/bin/env python3\n").as_deref(), Some("/usr/bin/env python3"));
-        assert_eq!(read("  #! /bin/bash -e \r\necho\n").as_deref(), Some("/bin/bash -e"));
+        assert_eq!(
+            read("\u{feff}#!/usr/bin/env python3\n").as_deref(),
+            Some("/usr/bin/env python3")
+        );
+        assert_eq!(
+            read("  #! /bin/bash -e \r\necho\n").as_deref(),
+            Some("/bin/bash -e")
+        );
         assert_eq!(read("#!/bin/sh\u{a0}\n").as_deref(), Some("/bin/sh"));
         assert_eq!(read("#!\n"), None);
         assert_eq!(read("echo #!/bin/sh\n"), None);

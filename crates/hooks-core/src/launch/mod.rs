@@ -370,10 +370,16 @@ pub mod tests {
             ("/bin/BASH -e", vec!["/usr/bin/bash", "-e", p]),
             ("/usr/local/bin/bash", vec!["/usr/bin/bash", p]),
             ("/bin/zsh", vec!["/opt/zsh", p]),
-            ("/usr/bin/env -S python3 -u", vec!["/usr/bin/python3", "-u", p]),
+            (
+                "/usr/bin/env -S python3 -u",
+                vec!["/usr/bin/python3", "-u", p],
+            ),
             ("/usr/bin/Python3", vec!["/usr/bin/python3", p]),
             // Any other program is the one named, when it exists.
-            ("/usr/bin/node --no-warnings", vec!["/usr/bin/node", "--no-warnings", p]),
+            (
+                "/usr/bin/node --no-warnings",
+                vec!["/usr/bin/node", "--no-warnings", p],
+            ),
             // A relative name is looked up on PATH, as the SDK's spawn does.
             ("node", vec!["/usr/bin/node", p]),
         ] {
@@ -383,7 +389,11 @@ pub mod tests {
         let m = &mut FixedMachine::unix().with("py", r"C:\Windows\py.exe");
         let mut tools = Interpreters::new(m, None, true);
         assert_eq!(
-            strings(interpreted_command(Path::new(p), Some("/usr/bin/python3"), &mut tools)),
+            strings(interpreted_command(
+                Path::new(p),
+                Some("/usr/bin/python3"),
+                &mut tools
+            )),
             [r"C:\Windows\py.exe", "-3", p]
         );
     }

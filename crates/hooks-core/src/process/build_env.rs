@@ -10,7 +10,10 @@ pub const BUILD_ENV_VAR: &str = "CLINE_BUILD_ENV";
 
 /// A value as the SDK reads it: trimmed as JavaScript trims, in lower case.
 fn as_read(value: &OsStr) -> String {
-    value.to_string_lossy().trim_matches(is_js_space).to_lowercase()
+    value
+        .to_string_lossy()
+        .trim_matches(is_js_space)
+        .to_lowercase()
 }
 
 /// Whether a value names a build as the SDK reads it (`development` or `production`, trimmed,
@@ -53,8 +56,10 @@ pub fn has_development_condition(exec_argv: &[String]) -> bool {
                 .get(i + 1)
                 .is_some_and(|next| next.trim_matches(is_js_space) == "development");
         }
-        arg.strip_prefix("--conditions=")
-            .is_some_and(|list| list.split(',').any(|c| c.trim_matches(is_js_space) == "development"))
+        arg.strip_prefix("--conditions=").is_some_and(|list| {
+            list.split(',')
+                .any(|c| c.trim_matches(is_js_space) == "development")
+        })
     })
 }
 
@@ -97,7 +102,13 @@ mod tests {
 
     #[test]
     fn a_value_naming_a_build_is_kept_in_any_case() {
-        for kept in ["development", "production", " Production ", "DEVELOPMENT", "\u{feff}development"] {
+        for kept in [
+            "development",
+            "production",
+            " Production ",
+            "DEVELOPMENT",
+            "\u{feff}development",
+        ] {
             assert_eq!(
                 build_env_to_add(env(&[(BUILD_ENV_VAR, kept)]), true),
                 None,
