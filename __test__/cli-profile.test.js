@@ -987,8 +987,8 @@ child.unref();`
 const child = require('child_process').spawn(process.execPath, ['-e', \`
   const parent = \${process.pid};
   const poll = setInterval(() => {
-    try { process.kill(parent, 0) } catch { clearInterval(poll); require('fs').writeFileSync(${JSON.stringify(seen)}, 'gone'); setTimeout(() => {}, 8000) }
-  }, 10);\`], { stdio: ['ignore', 'inherit', 'ignore'], detached: true });
+    try { process.kill(parent, 0) } catch { clearInterval(poll); require('fs').writeFileSync(process.argv[1], 'gone'); setTimeout(() => {}, 8000) }
+  }, 10);\`, ${JSON.stringify(seen)}], { stdio: ['ignore', 'inherit', 'ignore'], detached: true });
 require('fs').writeFileSync(${JSON.stringify(path.join(tmp, 'child.pid'))}, String(child.pid));
 child.unref();`)
     const controller = new AbortController()
@@ -1015,10 +1015,10 @@ child.unref();`)
         const before = await build();
         const inWorker = await new Promise((resolve, reject) => {
           const worker = new Worker(\`
-            const { parentPort } = require('worker_threads');
-            const { runHook } = require(${JSON.stringify(ROOT)});
-            runHook('PreToolUse', {}, \${JSON.stringify(options)}).then((r) => parentPort.postMessage(JSON.parse(r.contextModification).build));
-          \`, { eval: true, execArgv: [] });
+            const { parentPort, workerData } = require('worker_threads');
+            const { runHook } = require(workerData.root);
+            runHook('PreToolUse', {}, workerData.options).then((r) => parentPort.postMessage(JSON.parse(r.contextModification).build));
+          \`, { eval: true, execArgv: [], workerData: { root: ${JSON.stringify(ROOT)}, options } });
           worker.once('message', resolve);
           worker.once('error', reject);
         });
