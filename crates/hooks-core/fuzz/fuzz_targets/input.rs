@@ -3,6 +3,7 @@
 //! one line of JSON holding the caller's members unchanged plus the filled fields.
 #![no_main]
 
+use cline_hooks_core::discovery::Profile;
 use cline_hooks_core::event::HookInput;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -35,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(input) = ours else { return };
     let bytes = input
-        .complete("PreToolUse", &["/w".into()], "1")
+        .complete(Profile::Extension, "PreToolUse", &["/w".into()], "1")
         .expect("an object completes");
     assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
     assert_eq!(bytes.last(), Some(&b'\n'));
@@ -49,9 +50,15 @@ fuzz_target!(|data: &[u8]| {
     for key in ["hookName", "timestamp", "workspaceRoots", "model"] {
         assert!(back.get(key).is_some(), "{key} filled");
     }
+    // The cli profile fills the same fields but `model`, which no payload of the Cline SDK has.
+    let cli = input
+        .complete(Profile::Cli, "PreToolUse", &["/w".into()], "1")
+        .expect("an object completes");
+    let cli: Value = serde_json::from_slice(&cli).expect("completed input parses");
+    assert_eq!(cli.get("model"), given.get("model"));
     // From a Value, the same object comes back.
     let again = HookInput::from_value(Value::Object(given.clone()))
-        .complete("PreToolUse", &["/w".into()], "1")
+        .complete(Profile::Extension, "PreToolUse", &["/w".into()], "1")
         .expect("an object completes");
     assert_eq!(
         serde_json::from_slice::<Value>(&again).expect("parses"),
