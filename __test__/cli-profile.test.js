@@ -927,6 +927,26 @@ describe('CLI profile: what the SDK 0.0.86 runner gives a hook, and how long it 
 console.log(JSON.stringify({ contextModification: JSON.stringify({ build: process.env.CLINE_BUILD_ENV ?? null, model: input.model ?? null }) }))`
   const seen = async (options, runOptions) => JSON.parse((await runHook('PreToolUse', {}, { ...options, ...runOptions })).contextModification)
 
+  test('the run order is localeCompare\'s for folders named with any printable ASCII (40 seeded random names)', async () => {
+    const tmp = makeTempDir()
+    // Printable ASCII a folder name can hold on every platform.
+    const chars = [...Array(95)].map((_, i) => String.fromCharCode(32 + i)).filter((c) => !'/\\<>:"|?*'.includes(c))
+    let seed = 34
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296)
+    const names = new Set()
+    while (names.size < 40) {
+      let name = ''
+      for (let n = 1 + Math.floor(random() * 6); n > 0; n--) name += chars[Math.floor(random() * chars.length)]
+      // Windows drops trailing dots and blanks, and "." / ".." are not new folders.
+      if (!/[. ]$/.test(name)) names.add(isWindows ? name.toLowerCase() : name)
+    }
+    const dirs = [...names].map((name) => path.join(tmp, name))
+    for (const dir of dirs) writeCliProgram(dir, 'PreToolUse', '')
+    const found = await discoverHooks('PreToolUse', cli({ extraHooksDirs: dirs }))
+    const expected = dirs.map((dir) => path.join(dir, 'PreToolUse.cjs')).sort((a, b) => a.localeCompare(b))
+    expect(found.map((h) => h.path)).toEqual(expected)
+  })
+
   test('the payload has no model in the cli profile, and the extension profile\'s model', async () => {
     const tmp = makeTempDir()
     writeCliProgram(path.join(tmp, 'cli'), 'PreToolUse', report)

@@ -2,6 +2,8 @@
 # it (test:package, build:cross). Sourced; sets MAX_BYTES and MAX_TEXT. It was 2 MiB until
 # trust, the policy store, managed hooks, the failure policy and scrubEnv took it to 2.19 MiB,
 # and 2.5 MiB until observability (2.47 MiB) and the hook header with persistent hooks
-# (2.77 MiB) filled it.
-MAX_BYTES=$((3 * 1024 * 1024))
-MAX_TEXT="3 MiB"
+# (2.77 MiB) filled it, and 3 MiB until the cli profile's parity with the Cline SDK 0.0.86 (its
+# run order, #! rules and CLINE_BUILD_ENV) took it to 3.002 MiB. (ICU's collation tables for
+# that order would have added 1.2 MiB: discovery/run_order.rs has its own, exact for ASCII.)
+MAX_BYTES=$((3 * 1024 * 1024 + 256 * 1024))
+MAX_TEXT="3.25 MiB"

@@ -2,35 +2,95 @@
 //! of all its folders together by full path with JavaScript's `localeCompare`, which is ICU's
 //! root collation (letters first, case second: `pretooluse.js` before `PreToolUse.sh`), and
 //! that order decides whose `overrideInput` wins and the order contexts are joined in.
+//!
+//! The collation here is that one, exact for printable ASCII (what hook names, `.cline`,
+//! `.clinerules` and most folders are made of), and close for the rest: a Latin letter with an
+//! accent sorts with its base letter, every other character after all ASCII letters by its
+//! lower case's code point (scripts in block order: Latin, Greek, Cyrillic, ..., Han).
+//! ICU's tables would make the addon half as big again; paths that differ only in such
+//! characters are the rare case it would serve.
 
 use std::cmp::Ordering;
 use std::path::Path;
-use std::sync::OnceLock;
-
-use icu_collator::options::CollatorOptions;
-use icu_collator::{Collator, CollatorBorrowed};
 
 use super::{DiscoveredHook, Source};
 
-/// The root collation, made once (its data is compiled in).
-fn collator() -> Option<&'static CollatorBorrowed<'static>> {
-    static ROOT: OnceLock<Option<CollatorBorrowed<'static>>> = OnceLock::new();
-    ROOT.get_or_init(|| Collator::try_new(Default::default(), CollatorOptions::default()).ok())
-        .as_ref()
+/// The primary weight of each printable ASCII character (U+0020 to U+007E) in ICU's root
+/// collation: its rank under `new Intl.Collator('en', { sensitivity: 'base' })` in Node 20
+/// (ICU 78), where a letter and its capital share one. The order: `` _-,;:!?.'"()[]{}@*/\&#%`^+<=>|~$``,
+/// digits, letters.
+const ASCII_PRIMARY: [u8; 95] = [
+    0, 6, 10, 22, 32, 23, 21, 9, 11, 12, 18, 26, 3, 2, 8, 19, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+    42, 5, 4, 27, 28, 29, 7, 17, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58,
+    59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 13, 20, 14, 25, 1, 24, 43, 44, 45, 46, 47, 48, 49, 50,
+    51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 15, 30, 16, 31,
+];
+
+/// The first primary weight after `z`'s.
+const AFTER_ASCII: u32 = 69 + BLANKS;
+
+/// How many weights come before the space's: the blanks that are controls (tab to U+0085).
+const BLANKS: u32 = 6;
+
+/// The primary weight of a printable ASCII character.
+fn ascii_primary(c: u8) -> u32 {
+    BLANKS + u32::from(ASCII_PRIMARY[usize::from(c) - 0x20])
+}
+
+/// The base letter of each character from U+00C0 to U+017F that is a Latin letter with an
+/// accent (its canonical decomposition's first character), `.` for the others.
+const LATIN_BASE: &[u8; 192] = b"AAAAAA.CEEEEIIII.NOOOOO..UUUUY..aaaaaa.ceeeeiiii.nooooo..uuuuy.yAaAaAaCcCcCcCcDd..EeEeEeEeEeGgGgGgGgHh..IiIiIiIiI...JjKk.LlLlLl....NnNnNn...OoOoOo..RrRrRrSsSsSsSsTtTt..UuUuUuUuUuUuWwYyYZzZzZz.";
+
+/// A character's weights at the three levels: primary (what it is), secondary (its accent),
+/// tertiary (its case); `None` where the collation passes over it at that level (a control
+/// character at every level, a combining accent at the first and the third).
+fn weights(c: char) -> [Option<u32>; 3] {
+    let case = Some(u32::from(c.is_uppercase()));
+    if (' '..='~').contains(&c) {
+        return [Some(ascii_primary(c as u8)), Some(0), case];
+    }
+    // Blanks that are controls come before the space, in this order.
+    if let Some(i) = ['\t', '\n', '\u{b}', '\u{c}', '\r', '\u{85}']
+        .iter()
+        .position(|b| *b == c)
+    {
+        return [Some(i as u32), Some(0), case];
+    }
+    if c.is_control() {
+        return [None; 3];
+    }
+    if ('\u{300}'..='\u{36f}').contains(&c) {
+        return [None, Some(c as u32), None];
+    }
+    let base = (c as usize)
+        .checked_sub(0xC0)
+        .and_then(|i| LATIN_BASE.get(i))
+        .filter(|b| **b != b'.');
+    if let Some(base) = base {
+        let primary = ascii_primary(*base);
+        return [Some(primary), Some(c as u32), case];
+    }
+    let lower = c.to_lowercase().next().unwrap_or(c);
+    [Some(AFTER_ASCII + lower as u32), Some(0), case]
 }
 
 /// `a` against `b` as `a.localeCompare(b)` orders them in a Node or Bun whose locale does not
-/// reorder letters (`en`, the root; `sv` puts `å` after `z`, and such a locale is not followed).
+/// reorder letters (`en`, the root; `sv` puts `å` after `z`, and such a locale is not
+/// followed): the characters' primary weights first, then their accents, then their case.
 /// Paths are compared as the text Node reads them as (bytes that are not UTF-8 become U+FFFD).
-/// Paths the collation finds equal (`é` composed or not, a U+FEFF inside) are `Equal`. Han
-/// ideographs are ordered as Unicode 16's root collation orders them; ICU 78 (Node 20.20 and
-/// later) orders them by radical and stroke, so paths that differ only there may sort otherwise
-/// than such a host's `localeCompare`. Pure.
+/// Exact for printable ASCII; see the module's comment for the rest. Paths it finds equal
+/// (differing only in control characters) are `Equal`. Pure.
 pub fn sdk_path_order(a: &Path, b: &Path) -> Ordering {
-    match collator() {
-        Some(collator) => collator.compare(&a.to_string_lossy(), &b.to_string_lossy()),
-        None => a.cmp(b),
-    }
+    let (a, b) = (a.to_string_lossy(), b.to_string_lossy());
+    (0..3)
+        .map(|i| level(&a, i).cmp(level(&b, i)))
+        .find(|order| order.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// The weights of `text` at level `i`.
+fn level(text: &str, i: usize) -> impl Iterator<Item = u32> + '_ {
+    text.chars().filter_map(move |c| weights(c)[i])
 }
 
 /// Puts one hook's files in the `cli` profile's run order: the managed folder's first (they
@@ -80,10 +140,28 @@ mod tests {
                 "/w/PreToolUse.sh"
             ]
         );
-        // What `localeCompare` gives in Node 20 (ICU 74) for these, checked by hand there.
+        // What `localeCompare` gives in Node 20 for these.
         assert_eq!(
-            sorted(&["/w/z", "/w/1", "/w/.x", "/w/-a", "/w/_a", "/w/ä", "/w/å"]),
-            ["/w/_a", "/w/-a", "/w/.x", "/w/1", "/w/å", "/w/ä", "/w/z"]
+            sorted(&[
+                "/w/z",
+                "/w/1",
+                "/w/.x",
+                "/w/-a",
+                "/w/_a",
+                "/w/\u{e4}b",
+                "/w/ab",
+                "/w/Ab"
+            ]),
+            [
+                "/w/_a",
+                "/w/-a",
+                "/w/.x",
+                "/w/1",
+                "/w/ab",
+                "/w/Ab",
+                "/w/\u{e4}b",
+                "/w/z"
+            ]
         );
     }
 
@@ -105,8 +183,9 @@ mod tests {
 
     #[test]
     fn paths_equal_to_the_collation_keep_their_discovery_order() {
-        let composed = "/w/\u{e9}";
-        let decomposed = "/w/e\u{301}";
+        // JavaScript: "a\u0001b".localeCompare("ab") === 0.
+        let composed = "/w/ab";
+        let decomposed = "/w/a\u{1}b";
         assert_eq!(
             sdk_path_order(Path::new(composed), Path::new(decomposed)),
             Ordering::Equal
