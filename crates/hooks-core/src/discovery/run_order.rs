@@ -82,8 +82,15 @@ fn weights(c: char) -> [Option<u32>; 3] {
 /// (differing only in control characters) are `Equal`. Pure.
 pub fn sdk_path_order(a: &Path, b: &Path) -> Ordering {
     let (a, b) = (a.to_string_lossy(), b.to_string_lossy());
+    // Each character weighs the same wherever it stands, so a common start counts for nothing
+    // (paths of one hook share most of theirs).
+    let mut same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(same) {
+        same -= 1;
+    }
+    let (a, b) = (&a[same..], &b[same..]);
     (0..3)
-        .map(|i| level(&a, i).cmp(level(&b, i)))
+        .map(|i| level(a, i).cmp(level(b, i)))
         .find(|order| order.is_ne())
         .unwrap_or(Ordering::Equal)
 }
