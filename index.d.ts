@@ -15,11 +15,28 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class HookFactory {
   /**
+   * Stops this factory's hooks and lets go of what it holds: its running hook trees are
+   * stopped as `terminateAll()` stops them (their runs resolve, reporting `aborted`, and keep
+   * the cancels already printed), hooks waiting for a slot never start, its persistent
+   * hooks' processes end, and its folder watches are closed. Resolves once the trees are
+   * gone (at most 5 s for processes stuck in the kernel). Every later call on the factory
+   * or a runner it made rejects with `ERR_HOOK_FACTORY_DISPOSED`; calling `dispose()` again
+   * resolves. Also `await using factory = new HookFactory(...)` where Node has
+   * `Symbol.asyncDispose`.
+   */
+  dispose(): Promise<void>
+  /**
+   * Stops this factory's running hooks only (the global `terminateAll()` stops every
+   * hook of the process, other factories' and `runHook`'s too), as `terminateAll()` does:
+   * resolves with how many trees it stopped, once they are gone. The factory stays usable.
+   */
+  terminateAll(): Promise<number>
+  /**
    * Rescans the hooks folders now, even if nothing was seen to change (a change the
    * watches cannot see: a symlinked hook's target, an interpreter installed on PATH, a
    * policy store edited by another process). Resolves once the rescan is done: the next
    * `hasHook` or `create` answers from it. Rejects with `ERR_HOOK_DISCOVERY_TIMEOUT` if the
-   * folders do not answer within 30.25 s.
+   * folders do not answer within 30.25 s, and with `ERR_HOOK_FACTORY_DISPOSED` after `dispose()`.
    */
   refresh(): Promise<void>
   /**
@@ -157,18 +174,22 @@ export interface DiscoveryOptions {
   persistentIdleMs?: number
   /**
    * The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
-   * hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
-   * CLI's is `~/.cline/hooks-policy.json`). It must not be inside a workspace root. Without
-   * it, no hook is disabled or approved by a store. A store that cannot be used counts as
-   * empty and each run's `warnings` says why.
+   * hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled`. Default: the
+   * `cline-hooks` CLI's store, `$CLINE_DIR/hooks-policy.json`, else
+   * `~/.cline/hooks-policy.json` (not used when it lies inside a workspace root), so an
+   * approval made with `cline-hooks trust` counts here; `null`: no store (no hook is
+   * disabled or approved by one). A store named here must not be inside a workspace root. A
+   * store that cannot be used counts as empty and each run's `warnings` says why; a missing
+   * one is empty.
    */
-  policyFile?: string
+  policyFile?: string | null
   /**
    * Which hooks must be approved (`trustHook`) before they run: `"off"` (default, none),
    * `"workspace"` (the hooks of workspace roots, which a cloned repository brings:
    * recommended), or `"all"` (every hook but managed ones). A hook not approved for its
    * current bytes is listed `enabled: false` with reason `not trusted: new` or
-   * `not trusted: changed since approved`, and is not started. Needs `policyFile`.
+   * `not trusted: changed since approved`, and is not started. Needs a policy store (the
+   * default one will do).
    */
   trust?: 'workspace' | 'all' | 'off'
   /**
@@ -298,8 +319,13 @@ export interface HookExecution {
   output: Record<string, unknown> | null
   /** Its exit code; null when it was killed by a signal or never started. */
   exitCode: number | null
-  /** The signal that killed it, for example `SIGKILL (9)`; null otherwise. */
+  /**
+   * The name of the signal that killed it, for example `SIGKILL`; null otherwise (and
+   * always on Windows, which has no signals).
+   */
   signal: string | null
+  /** The number of that signal, for example `9`; null otherwise. */
+  signalNumber: number | null
   /** Wall time from queueing to the end, in milliseconds. */
   durationMs: number
   /**
@@ -315,12 +341,12 @@ export interface HookExecution {
   /** Why it failed, timed out or was aborted, in one sentence for the hook's author. */
   failure?: string
   /**
-   * How it failed, as `onFailure` names it: `timeout` (timed out, or waited for a process
+   * How it failed, as `onFailure` names it: `timedOut` (timed out, or waited for a process
    * slot until its timeout), `crash` (exited non-zero, killed by a signal, or an internal
    * error), `startFailure` (could not start), `invalidOutput` (exited 0, output unusable).
    * Absent when it completed, was started detached, or was aborted.
    */
-  failureKind?: 'timeout' | 'crash' | 'startFailure' | 'invalidOutput'
+  failureKind?: 'timedOut' | 'crash' | 'startFailure' | 'invalidOutput'
   /**
    * Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
    * objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
@@ -497,7 +523,12 @@ export interface LogRecord {
  * left out is allowed).
  */
 export interface OnFailurePolicy {
-  /** A hook still running at its timeout (or waiting for a process slot until it). */
+  /**
+   * A hook still running at its timeout (or waiting for a process slot until it): the
+   * executions with `failureKind: 'timedOut'`.
+   */
+  timedOut?: 'allow' | 'block'
+  /** The old name of `timedOut` (deprecated; it still works). */
   timeout?: 'allow' | 'block'
   /** A hook that exited with a non-zero code or was killed by a signal. */
   crash?: 'allow' | 'block'
@@ -527,7 +558,7 @@ export interface RunHookOptions {
   /** See `DiscoveryOptions.clineDir`. */
   clineDir?: string
   /** See `DiscoveryOptions.policyFile`. */
-  policyFile?: string
+  policyFile?: string | null
   /** See `DiscoveryOptions.trust`. */
   trust?: 'workspace' | 'all' | 'off'
   /** See `DiscoveryOptions.managedHooksDir`. */

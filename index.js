@@ -12,6 +12,7 @@
 const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } = require('fs')
 const { dirname, isAbsolute, join, sep } = require('path')
 const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('./platform-package.js')
+const { HookError, HookArgumentError } = require('./hook-error.js')
 const manifest = require('./package.json')
 
 // musl or glibc: /usr/bin/ldd names musl, else the C library mapped into this process does. Not
@@ -74,10 +75,7 @@ function inspectBinary(file) {
 }
 
 function fail(problem, cause) {
-  const error = new Error(problem.message)
-  error.code = problem.code
-  if (cause !== undefined) error.cause = cause
-  throw error
+  throw new HookError(problem.message, cause === undefined ? { code: problem.code } : { code: problem.code, cause })
 }
 
 // The checks on a binary before the system loads it. `release` is binaryProblem's say on where
@@ -149,16 +147,39 @@ if (typeof binding.runHook !== 'function' || typeof binding.HookFactory !== 'fun
       'and every napi-rs package in the process reads it. Unset it, or point it at a cline-hooks .node file.',
   })
 }
+// From here on, every error the binary makes on this thread is a HookError.
+binding.useErrorClasses(HookError, HookArgumentError)
+
+// A runner comes from `factory.create(name)`; `new HookRunner()` says so (the class itself has
+// no constructor), and `runner instanceof HookRunner` still holds.
+function HookRunner() {
+  throw new HookError('HookRunner has no public constructor: get one from `await factory.create(hookName)` (a HookFactory), or call runHook(hookName, input, options)', {
+    code: 'ERR_HOOK_NO_CONSTRUCTOR',
+  })
+}
+HookRunner.prototype = binding.HookRunner.prototype
+
+// `await using factory = new HookFactory(...)` disposes of it at the end of the block.
+if (typeof Symbol.asyncDispose === 'symbol') {
+  Object.defineProperty(binding.HookFactory.prototype, Symbol.asyncDispose, {
+    value: function asyncDispose() {
+      return this.dispose()
+    },
+    writable: true,
+    configurable: true,
+  })
+}
+
 // Each export by name, so that Node's ES module import sees it (`import { runHook } from
 // '@cline/hooks'`); __test__/platform-package.test.js checks this list against binding.js's.
-module.exports = binding
-// Which artifact this is, as binding.js reports it: a generated WASI loader says so itself.
-module.exports.__napiBindingTarget = typeof binding.__napiBindingTarget === 'string' ? binding.__napiBindingTarget : 'native'
+// The binding's own helpers (useErrorClasses) are not among them.
+module.exports = {}
+module.exports.HookError = HookError
 module.exports.HookFactory = binding.HookFactory
-module.exports.HookRunner = binding.HookRunner
+module.exports.HookRunner = HookRunner
 module.exports.diagnoseHooks = binding.diagnoseHooks
 module.exports.discoverHooks = binding.discoverHooks
-module.exports.KNOWN_HOOKS = binding.KNOWN_HOOKS
+module.exports.KNOWN_HOOKS = Object.freeze(binding.KNOWN_HOOKS)
 module.exports.runHook = binding.runHook
 module.exports.setHookEnabled = binding.setHookEnabled
 module.exports.setLogger = binding.setLogger

@@ -85,8 +85,13 @@ describe('onFailure', () => {
     expect(notCrash.cancel).toBe(false)
     const timeout = await failing('timeout')
     const notTimeout = await timeout.runner.run({}, { timeoutMs: TIMEOUT_MS, onFailure: { crash: 'block' } })
-    expect(notTimeout.hooks[0].failureKind).toBe('timeout')
+    expect(notTimeout.hooks[0].failureKind).toBe('timedOut')
     expect(notTimeout.cancel).toBe(false)
+    // The key is the failureKind's word; `timeout`, its old name, still blocks.
+    for (const onFailure of [{ timedOut: 'block' }, { timeout: 'block' }]) {
+      const blocked = await timeout.runner.run({}, { timeoutMs: TIMEOUT_MS, onFailure })
+      expect({ onFailure, cancel: blocked.cancel, failureKind: blocked.hooks[0].failureKind }).toEqual({ onFailure, cancel: true, failureKind: 'timedOut' })
+    }
   }, 120000)
 
   test('runHook takes onFailure too', async () => {
@@ -161,7 +166,7 @@ describe('onFailure', () => {
       ['deny', /invalid option onFailure: "deny" is not a failure policy; use "allow", "block", or an object/],
       [true, /invalid option onFailure: a boolean was given; use "allow", "block", or an object/],
       [['block'], /invalid option onFailure: an array was given; use "allow", "block"/],
-      [{ timout: 'block' }, /invalid option onFailure: "timout" is not a kind of failure: did you mean "timeout"\? \(the keys of onFailure are timeout, crash, startFailure, invalidOutput\)/],
+      [{ timout: 'block' }, /invalid option onFailure: "timout" is not a kind of failure: did you mean "timedOut"\? \(the keys of onFailure are timedOut, crash, startFailure, invalidOutput\)/],
       [{ crash: 'Block' }, /invalid option onFailure: onFailure\.crash is "Block"; use "allow" or "block"/],
       [{ crash: 1 }, /invalid option onFailure: onFailure\.crash is a number; use "allow" or "block"/],
     ]

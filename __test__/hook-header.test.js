@@ -156,7 +156,7 @@ describe('timeout= : a hook of its own timeout, capped by maxTimeoutMs', () => {
     writeProgram(hooksDirOf(root), 'TaskStart', STAY_ALIVE, { header: 'timeout=1500ms' })
     const started = Date.now()
     const result = await runHook('TaskStart', {}, opts({ workspaceRoots: [root], timeoutMs: 120000 }))
-    expect(result.hooks[0]).toEqual(expect.objectContaining({ status: 'timedOut', timeoutMs: 1500, failureKind: 'timeout' }))
+    expect(result.hooks[0]).toEqual(expect.objectContaining({ status: 'timedOut', timeoutMs: 1500, failureKind: 'timedOut' }))
     expect(result.hooks[0].failure).toMatch(/did not finish within 1500 ms/)
     // Far below the run's two minutes (generous: a loaded machine is slow to stop a tree).
     expect(Date.now() - started).toBeLessThan(60000)
@@ -230,6 +230,6 @@ describe('onFailure= : a hook of its own failure policy', () => {
     writeProgram(hooksDirOf(root), 'PreToolUse', STAY_ALIVE, { header: 'timeout=1500ms onFailure=block' })
     const result = await runHook('PreToolUse', {}, opts({ workspaceRoots: [root], timeoutMs: 120000 }))
     expect(result.cancel).toBe(true)
-    expect(result.errorMessage).toBe('PreToolUse (workspace) timed out after 1.5 s; blocking because onFailure.timeout is "block"')
+    expect(result.errorMessage).toBe('PreToolUse (workspace) timed out after 1.5 s; blocking because onFailure.timedOut is "block"')
   })
 })

@@ -292,7 +292,7 @@ describe('its timeout', () => {
 
     const started = Date.now()
     const hung = only(await runHook('PreToolUse', { id: 'hang', hang: true }, options({ timeoutMs: SHORT_MS })))
-    expect(hung).toEqual(expect.objectContaining({ status: 'timedOut', failureKind: 'timeout', timeoutMs: SHORT_MS, started: true }))
+    expect(hung).toEqual(expect.objectContaining({ status: 'timedOut', failureKind: 'timedOut', timeoutMs: SHORT_MS, started: true }))
     expect(hung.failure).toMatch(new RegExp(`^did not finish within ${SHORT_MS} ms, so its process tree was stopped`))
     expect(hung.warnings).toContain("its persistent process tree was stopped at the event's timeout; the next event starts a fresh process")
     // It says how it ended: SIGTERM (or SIGKILL, for a tree deaf to it); Windows has no signals.
@@ -329,7 +329,7 @@ describe('its timeout', () => {
       clearInterval(ticker)
     }
     const execution = only(result)
-    expect(execution).toEqual(expect.objectContaining({ status: 'timedOut', failureKind: 'timeout' }))
+    expect(execution).toEqual(expect.objectContaining({ status: 'timedOut', failureKind: 'timedOut' }))
     // A thread blocked on the full pipe would show one gap as long as the whole timeout.
     expect(longestGap).toBeLessThan(Math.min(1000, timeoutMs / 2))
     expect(ticks).toBeGreaterThanOrEqual(10)
@@ -683,7 +683,7 @@ describe('the failure policy applies to persistent hooks', () => {
     const timedOut = await runHook('PreToolUse', { hang: true }, hanging.options({ onFailure: { timeout: 'block' }, timeoutMs: SHORT_MS }))
     expect(only(timedOut).status).toBe('timedOut')
     expect(timedOut.cancel).toBe(true)
-    expect(timedOut.errorMessage).toMatch(/^PreToolUse \(workspace\) timed out after .*; blocking because onFailure.timeout is "block"$/)
+    expect(timedOut.errorMessage).toMatch(/^PreToolUse \(workspace\) timed out after .*; blocking because onFailure.timedOut is "block"$/)
   }, 120000)
 
   test('header onFailure=block: a crash of a persistent hook cancels', async () => {

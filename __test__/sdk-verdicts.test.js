@@ -54,7 +54,7 @@ const neverStarted = execution('Slow.cjs', {
   started: false,
   exitCode: null,
   failure: 'never started: no process slot was free before its timeout of 3000 ms',
-  failureKind: 'timeout',
+  failureKind: 'timedOut',
 })
 const stoppedBeforeStart = execution('Stopped.cjs', {
   status: 'aborted',

@@ -690,7 +690,7 @@ describe('bad input', () => {
       [() => trustHook(hook, { policyFile, polcyFile: 1 }), 'ERR_INVALID_OPTION', /policyFile/],
       [() => trustHook(42, { policyFile }), 'ERR_INVALID_OPTION', /hook file's path/],
       [() => setHookEnabled(hook, 'yes', { policyFile }), 'ERR_INVALID_OPTION', /true to enable/],
-      [() => discoverHooks('PreToolUse', { trust: 'workspace' }), 'ERR_INVALID_OPTION', /needs a policyFile/],
+      [() => discoverHooks('PreToolUse', { trust: 'workspace', policyFile: null }), 'ERR_INVALID_OPTION', /needs a policy store/],
       [() => discoverHooks('PreToolUse', { trust: 'some', policyFile }), 'ERR_INVALID_OPTION', /not a trust scope/],
       [
         () => runHook('PreToolUse', {}, { workspaceRoots: [root], policyFile: path.join(root, '.cline', 'p.json') }),

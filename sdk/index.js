@@ -49,19 +49,20 @@ const RUNTIME_OPTIONS = [
 ]
 
 /** The kinds of failure `onFailure` can block (see RunOptions.onFailure). */
-const FAILURE_KINDS = ['timeout', 'crash', 'startFailure', 'invalidOutput']
+const FAILURE_KINDS = ['timedOut', 'crash', 'startFailure', 'invalidOutput']
 
 /** `onFailure` by the runtime's rules, so a bad one throws now rather than at the first tool call. */
 function checkOnFailure(value) {
   if (value === undefined || value === 'allow' || value === 'block') return
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [kind, verdict] of Object.entries(value)) {
-      if (!FAILURE_KINDS.includes(kind)) throw invalidOption(`onFailure.${kind} is not a kind of failure; the kinds are ${FAILURE_KINDS.join(', ')}`)
+      // `timeout`: timedOut's name before 0.2, still accepted.
+      if (!FAILURE_KINDS.includes(kind) && kind !== 'timeout') throw invalidOption(`onFailure.${kind} is not a kind of failure; the kinds are ${FAILURE_KINDS.join(', ')}`)
       if (verdict !== undefined && verdict !== 'allow' && verdict !== 'block') throw invalidOption(`onFailure.${kind} must be "allow" or "block"`)
     }
     return
   }
-  throw invalidOption('onFailure must be "allow", "block", or an object such as { timeout: "block" }')
+  throw invalidOption('onFailure must be "allow", "block", or an object such as { timedOut: "block" }')
 }
 
 /** `scrubEnv` by the runtime's rules. */

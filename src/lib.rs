@@ -77,7 +77,7 @@ pub fn run_hook<'env>(
         Ok((Target::Discover(factory, name), options, run))
     };
     match read() {
-        Ok((target, options, run)) => start_run(env, target, input, options.as_ref(), run),
+        Ok((target, options, run)) => start_run(env, target, input, options.as_ref(), run, None),
         Err(failure) => settle::reject(env, failure),
     }
 }
@@ -141,6 +141,8 @@ pub fn terminate_all(env: &Env) -> Result<PromiseRaw<'_, u32>> {
 #[napi]
 pub struct HookFactory {
     inner: Arc<Factory>,
+    /// Its runs' owner (its own, within its environment's) and whether it is disposed of.
+    scope: node::lifecycle::Scope,
     /// `maxTimeoutMs` and `persistentIdleMs` given to the factory, for its runners' runs.
     defaults: options::RunDefaults,
     /// The runner handed out per name, while discovery is unchanged. Saves building a new
@@ -175,6 +177,7 @@ impl HookFactory {
         match built {
             Ok((factory, defaults)) => Ok(HookFactory {
                 inner: Arc::new(factory),
+                scope: node::lifecycle::Scope::new(teardown::ensure(env)),
                 defaults,
                 runners: RefCell::new(HashMap::new()),
             }),
@@ -195,6 +198,9 @@ impl HookFactory {
         env: &'env Env,
         hook_name: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, bool>> {
+        if let Err(err) = self.scope.usable() {
+            return settle::now(env, Err(err));
+        }
         let hook_name = match options::hook_name(env, hook_name) {
             Ok(name) => name,
             Err(err) => return settle::now(env, Err(err)),
@@ -233,6 +239,9 @@ impl HookFactory {
         env: &'env Env,
         hook_name: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunner>> {
+        if let Err(err) = self.scope.usable() {
+            return settle::now(env, Err(err));
+        }
         let hook_name = match options::hook_name(env, hook_name) {
             Ok(name) => name,
             Err(err) => return settle::now(env, Err(err)),
@@ -244,6 +253,7 @@ impl HookFactory {
         }
         let factory = self.inner.clone();
         let defaults = self.defaults;
+        let scope = self.scope.clone();
         settle::spawn(
             env,
             None,
@@ -251,7 +261,7 @@ impl HookFactory {
                 let snapshot = factory
                     .snapshot(&hook_name, factory::DISCOVERY_LIMIT)
                     .await?;
-                Ok((snapshot.runner(), defaults))
+                Ok((snapshot.runner(), defaults, scope))
             },
             HookRunner::of,
         )
@@ -277,7 +287,8 @@ impl HookFactory {
                 PromiseRaw::resolve(env, runner)?.raw(),
             ));
         }
-        let runner = HookRunner::new(snapshot.runner(), self.defaults).into_reference(*env)?;
+        let runner = HookRunner::new(snapshot.runner(), self.defaults, Some(self.scope.clone()))
+            .into_reference(*env)?;
         let mut runners = self.runners.borrow_mut();
         if runners.len() >= RUNNER_CACHE_LIMIT {
             runners.clear();
@@ -296,17 +307,26 @@ pub struct HookRunner {
     runner: Arc<Runner>,
     /// Its factory's `maxTimeoutMs` and `persistentIdleMs`.
     defaults: options::RunDefaults,
+    /// Its factory's owner and disposal.
+    scope: Option<node::lifecycle::Scope>,
 }
 
 impl HookRunner {
-    fn of((runner, defaults): (Runner, options::RunDefaults)) -> HookRunner {
-        HookRunner::new(runner, defaults)
+    fn of(
+        (runner, defaults, scope): (Runner, options::RunDefaults, node::lifecycle::Scope),
+    ) -> HookRunner {
+        HookRunner::new(runner, defaults, Some(scope))
     }
 
-    fn new(runner: Runner, defaults: options::RunDefaults) -> HookRunner {
+    fn new(
+        runner: Runner,
+        defaults: options::RunDefaults,
+        scope: Option<node::lifecycle::Scope>,
+    ) -> HookRunner {
         HookRunner {
             runner: Arc::new(runner),
             defaults,
+            scope,
         }
     }
 }
@@ -341,6 +361,9 @@ impl HookRunner {
         options: Option<Unknown<'env>>,
     ) -> Result<PromiseRaw<'env, HookRunResult>> {
         let read = || -> std::result::Result<_, Failure<'env>> {
+            if let Some(scope) = &self.scope {
+                scope.usable()?;
+            }
             let options = options::options_object(options)?;
             let run: RunOptions = options::read(env, options.as_ref(), "runner.run")?;
             Ok((options, self.defaults.under(run)))
@@ -352,6 +375,7 @@ impl HookRunner {
                 input,
                 options.as_ref(),
                 run,
+                self.scope.as_ref().map(node::lifecycle::Scope::owner),
             ),
             Err(failure) => settle::reject(env, failure),
         }
@@ -372,8 +396,10 @@ fn start_run<'env>(
     input: Option<Unknown<'env>>,
     options: Option<&Object<'env>>,
     run: RunOptions,
+    owner: Option<cline_hooks_core::process::Owner>,
 ) -> Result<PromiseRaw<'env, HookRunResult>> {
-    let owner = teardown::ensure(env);
+    // A factory's runs are its own (its dispose() stops them); others are the environment's.
+    let owner = owner.unwrap_or_else(|| teardown::ensure(env));
     let checked = (|| -> std::result::Result<_, Failure<'env>> {
         let signal = signal::read(env, options)?;
         if let SignalState::Aborted(signal) = &signal {

@@ -1,5 +1,7 @@
 //! Core errors -> JavaScript errors with a stable `code` (and `name`, for AbortError), and the
-//! JavaScript exceptions a caller's own code threw while we read its arguments.
+//! JavaScript exceptions a caller's own code threw while we read its arguments. Each is an
+//! instance of the package's `HookError` class (hook-error.js), which the loader hands over
+//! once per JavaScript thread before exporting anything.
 
 use napi::bindgen_prelude::*;
 
@@ -53,6 +55,26 @@ pub fn take_exception<'env>(env: &'env Env) -> Option<Unknown<'env>> {
     }
 }
 
+/// The constructors of `HookError` (for `Error`-kind errors) and of its `TypeError` kind, per
+/// JavaScript thread (each has its own classes).
+type ErrorClass = FunctionRef<String, Unknown<'static>>;
+
+thread_local! {
+    static CLASSES: std::cell::RefCell<Option<(ErrorClass, ErrorClass)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Called once by the loader (index.js) with hook-error.js's classes: every error made on this
+/// thread from then on is one of theirs. Not part of the API (index.js does not export it).
+#[napi_derive::napi(skip_typescript, js_name = "useErrorClasses")]
+pub fn use_error_classes(
+    hook_error: Function<String, Unknown<'static>>,
+    type_error: Function<String, Unknown<'static>>,
+) -> Result<()> {
+    let classes = (hook_error.create_ref()?, type_error.create_ref()?);
+    CLASSES.with(|cell| *cell.borrow_mut() = Some(classes));
+    Ok(())
+}
+
 /// The `code` of each error, as documented in index.d.ts.
 pub fn code(err: &HookError) -> (&'static str, &'static str) {
     match err {
@@ -64,11 +86,12 @@ pub fn code(err: &HookError) -> (&'static str, &'static str) {
             ("TypeError", "ERR_INVALID_OPTION")
         }
         HookError::Aborted => ("AbortError", "ABORT_ERR"),
-        HookError::DiscoveryTimedOut { .. } => ("Error", "ERR_HOOK_DISCOVERY_TIMEOUT"),
-        HookError::NoThread { .. } => ("Error", "ERR_HOOK_NO_THREAD"),
-        HookError::Internal(_) => ("Error", "ERR_CLINE_HOOKS_INTERNAL"),
-        HookError::PolicyFile(_) => ("Error", "ERR_HOOK_POLICY_FILE"),
-        HookError::NotAHook { .. } => ("Error", "ERR_NOT_A_HOOK"),
+        HookError::DiscoveryTimedOut { .. } => ("HookError", "ERR_HOOK_DISCOVERY_TIMEOUT"),
+        HookError::NoThread { .. } => ("HookError", "ERR_HOOK_NO_THREAD"),
+        HookError::Internal(_) => ("HookError", "ERR_CLINE_HOOKS_INTERNAL"),
+        HookError::PolicyFile(_) => ("HookError", "ERR_HOOK_POLICY_FILE"),
+        HookError::NotAHook { .. } => ("HookError", "ERR_NOT_A_HOOK"),
+        HookError::Disposed => ("HookError", "ERR_HOOK_FACTORY_DISPOSED"),
     }
 }
 
@@ -110,8 +133,30 @@ pub fn to_js(env: &Env, err: &HookError, cause: Option<Unknown>) -> Error {
     })
 }
 
-/// A fresh `TypeError` (so `instanceof TypeError` holds, as documented) or `Error`.
+/// A fresh `HookError`, of its `TypeError` kind (so `instanceof TypeError` holds too, as
+/// documented) or not; a plain `TypeError` or `Error` before the loader handed the classes over.
 fn new_error<'env>(env: &'env Env, type_error: bool, message: &str) -> Result<Object<'env>> {
+    let made = CLASSES.with(|cell| -> Option<Result<Unknown<'env>>> {
+        let classes = cell.borrow();
+        let (hook_error, of_type) = classes.as_ref()?;
+        let class = if type_error { of_type } else { hook_error };
+        Some(
+            class
+                .borrow_back(env)
+                .and_then(|class| class.new_instance(message.to_owned())),
+        )
+    });
+    match made {
+        Some(Ok(error)) => {
+            // Safety: a `new` of an Error class is an object.
+            return Ok(unsafe { error.cast::<Object>() }?);
+        }
+        // A pending exception (the constructor threw: a host broke Error) must not stay.
+        Some(Err(_)) => {
+            let _ = take_exception(env);
+        }
+        None => {}
+    }
     let message = env.create_string(message)?;
     let mut raw = std::ptr::null_mut();
     // Safety: plain napi calls on this thread's env with a valid message string.

@@ -5,16 +5,15 @@
 //! settles, and nothing of a run is left to deliver (or to keep Node alive) after it. The
 //! runtime never waits for the JavaScript thread; what `onEvent` throws is dropped.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
-use crate::node::errors::{take_exception, Failure};
+use crate::node::errors::Failure;
 use crate::node::results::{self, ExecutionJson};
-use crate::node::settle::Poster;
+use crate::node::settle::{Callback, Event, Poster, Reserved};
 use cline_hooks_core::error::HookError;
 use cline_hooks_core::observe::{EventKind, HookEvent as CoreEvent, Observer};
 
@@ -50,33 +49,6 @@ pub struct HookEvent {
     pub execution: Option<crate::node::results::HookExecution>,
 }
 
-/// A run's `onEvent`, held by its pending promise on the JavaScript thread.
-pub type Callback = FunctionRef<(), ()>;
-
-/// Line events queued for the JavaScript thread at most, in bytes, all runs together: a thread
-/// that falls this far behind gets each hook's lines cut short (a `truncated` line), never a
-/// `start`, `slow` or `end` dropped.
-const QUEUED_LINES_LIMIT: usize = 16 << 20;
-
-/// Bytes of line events queued now.
-static QUEUED_LINES: AtomicUsize = AtomicUsize::new(0);
-
-/// One event on its way to JavaScript, as JSON text.
-pub struct Event {
-    text: String,
-    ascii: bool,
-    /// What it counts in [`QUEUED_LINES`], given back when it is delivered or dropped.
-    counted: usize,
-}
-
-impl Drop for Event {
-    fn drop(&mut self) {
-        if self.counted > 0 {
-            QUEUED_LINES.fetch_sub(self.counted, Ordering::Relaxed);
-        }
-    }
-}
-
 /// Reads `options.onEvent`: a function, or nothing. A getter that throws is the cause.
 pub fn read<'env>(
     env: &'env Env,
@@ -110,7 +82,7 @@ pub fn read<'env>(
             option: "onEvent",
             reason: format!(
                 "{} was given; use a function, (event) => void",
-                crate::node::options::describe_type(other)
+                crate::node::describe::describe_type(other)
             ),
         }
         .into()),
@@ -151,12 +123,10 @@ impl Observer for JsObserver {
         // An event's own fields are small; a line is at most 4 KiB. The one truncated line
         // that ends a hook's lines always goes: a hook cut short must say so.
         let counted = line.map_or(0, |l| l.len() + 256);
-        let queued = QUEUED_LINES.fetch_add(counted, Ordering::Relaxed) + counted;
-        let over = counted > 0 && queued > QUEUED_LINES_LIMIT;
-        if over && line != Some(cline_hooks_core::observe::TRUNCATED_LINE) {
-            QUEUED_LINES.fetch_sub(counted, Ordering::Relaxed);
+        let always = line == Some(cline_hooks_core::observe::TRUNCATED_LINE);
+        let Some(reserved) = Reserved::take(counted, always) else {
             return false;
-        }
+        };
         let json = EventJson {
             kind: event.kind.as_str(),
             hook_name: &event.hook.hook_name,
@@ -171,32 +141,9 @@ impl Observer for JsObserver {
         };
         // Strings, booleans and finite numbers: serializing cannot fail.
         let text = serde_json::to_string(&json).unwrap_or_else(|_| "{}".to_owned());
-        let ascii = text.is_ascii();
-        self.poster.post(Event {
-            text,
-            ascii,
-            counted,
-        });
+        self.poster.post(Event::new(text, reserved));
         true
     }
-}
-
-/// Calls `observer` with `event` (on the JavaScript thread). What it throws is dropped: it
-/// must not reach the host as an uncaught exception, nor stop the run's other events.
-pub fn call(env: &Env, observer: sys::napi_value, event: Event) {
-    let Ok(object) = results::object_from_json(env, &event.text, event.ascii) else {
-        let _ = take_exception(env);
-        return;
-    };
-    drop(event);
-    let mut undefined = std::ptr::null_mut();
-    let mut returned = std::ptr::null_mut();
-    // Safety: plain napi calls on this thread's env; `observer` is a function of this scope.
-    unsafe {
-        sys::napi_get_undefined(env.raw(), &mut undefined);
-        sys::napi_call_function(env.raw(), undefined, observer, 1, &object, &mut returned);
-    }
-    let _ = take_exception(env);
 }
 
 /// Stands in for the `onEvent` field during struct conversion (for index.d.ts); the function

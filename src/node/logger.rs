@@ -468,7 +468,7 @@ pub fn set_logger(env: &Env, logger: Option<Unknown>, options: Option<Unknown>) 
                 option: "logger",
                 reason: format!(
                     "{} was given; pass a function taking one record ({{ level, target, message, fields }}), or null to stop logging",
-                    crate::node::options::describe_type(other)
+                    crate::node::describe::describe_type(other)
                 ),
             });
             return Err(errors::throw(env, failure));
@@ -534,7 +534,7 @@ fn logger_level<'env>(
         }
         other => Err(refuse(format!(
             "{} was given",
-            crate::node::options::describe_type(other)
+            crate::node::describe::describe_type(other)
         ))
         .into()),
     }

@@ -1,10 +1,12 @@
 //! Conversions between JavaScript and the core. No behaviour lives here.
 
 pub mod decisions;
+pub mod describe;
 pub mod diagnosis;
 pub mod errors;
 pub mod events;
 pub mod host;
+pub mod lifecycle;
 pub mod logger;
 pub mod options;
 pub mod panic_hook;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
+
+use crate::node::describe::{describe_type, describe_value, js_number};
 use napi_derive::napi;
 
 use crate::node::errors::{self, Failure};
@@ -64,16 +66,21 @@ pub struct DiscoveryOptions {
     /// factory's runs (a run's own `persistentIdleMs` replaces it).
     pub persistent_idle_ms: Option<f64>,
     /// The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
-    /// hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled` (the `cline-hooks`
-    /// CLI's is `~/.cline/hooks-policy.json`). It must not be inside a workspace root. Without
-    /// it, no hook is disabled or approved by a store. A store that cannot be used counts as
-    /// empty and each run's `warnings` says why.
-    pub policy_file: Option<String>,
+    /// hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled`. Default: the
+    /// `cline-hooks` CLI's store, `$CLINE_DIR/hooks-policy.json`, else
+    /// `~/.cline/hooks-policy.json` (not used when it lies inside a workspace root), so an
+    /// approval made with `cline-hooks trust` counts here; `null`: no store (no hook is
+    /// disabled or approved by one). A store named here must not be inside a workspace root. A
+    /// store that cannot be used counts as empty and each run's `warnings` says why; a missing
+    /// one is empty.
+    #[napi(ts_type = "string | null")]
+    pub policy_file: Option<Either<String, Null>>,
     /// Which hooks must be approved (`trustHook`) before they run: `"off"` (default, none),
     /// `"workspace"` (the hooks of workspace roots, which a cloned repository brings:
     /// recommended), or `"all"` (every hook but managed ones). A hook not approved for its
     /// current bytes is listed `enabled: false` with reason `not trusted: new` or
-    /// `not trusted: changed since approved`, and is not started. Needs `policyFile`.
+    /// `not trusted: changed since approved`, and is not started. Needs a policy store (the
+    /// default one will do).
     #[napi(ts_type = "'workspace' | 'all' | 'off'")]
     pub trust: Option<String>,
     /// The managed hooks folder, searched first; its hooks run before all others and are
@@ -193,7 +200,8 @@ pub struct RunHookOptions {
     /// See `DiscoveryOptions.clineDir`.
     pub cline_dir: Option<String>,
     /// See `DiscoveryOptions.policyFile`.
-    pub policy_file: Option<String>,
+    #[napi(ts_type = "string | null")]
+    pub policy_file: Option<Either<String, Null>>,
     /// See `DiscoveryOptions.trust`.
     #[napi(ts_type = "'workspace' | 'all' | 'off'")]
     pub trust: Option<String>,
@@ -269,14 +277,14 @@ impl RunDefaults {
 /// index.d.ts, where `policyFile` is required).
 #[derive(Default)]
 pub struct PolicyOptions {
-    /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
+    /// The hooks policy store (see `DiscoveryOptions.policyFile`); default: the CLI's store.
     pub policy_file: Option<String>,
 }
 
 /// Where `trustHook` records the approval, and of which bytes (typed inline in index.d.ts).
 #[derive(Default)]
 pub struct TrustOptions {
-    /// The hooks policy store (see `DiscoveryOptions.policyFile`); required.
+    /// The hooks policy store (see `DiscoveryOptions.policyFile`); default: the CLI's store.
     pub policy_file: Option<String>,
     /// The sha256 the user reviewed (as `discoverHooks` reported it): the hook is approved
     /// only if its bytes still have it, so a file changed after it was shown is not.
@@ -293,18 +301,29 @@ pub fn env_and_paths_path<'env>(
     env_and_paths::path(env, option, value, if_empty)
 }
 
-/// The store a policy call names: `policyFile`, required and made absolute.
+/// A policy call's `policyFile`: `null` means the default store there, as leaving it out does
+/// (a decision needs a store to be recorded in).
+fn named_store(option: Option<Either<String, Null>>) -> Option<String> {
+    match option {
+        Some(Either::A(file)) => Some(file),
+        _ => None,
+    }
+}
+
+/// The store a policy call names: `policyFile` made absolute, else the default store.
 pub fn policy_file(
     policy_file: Option<&str>,
     call: &str,
 ) -> std::result::Result<PathBuf, HookError> {
-    let file = policy_file.ok_or_else(|| HookError::InvalidOption {
-        option: "policyFile",
-        reason: format!(
-            "{call} needs the policy store to record in; pass {{ policyFile: '/path/to/hooks-policy.json' }} (the CLI's is ~/.cline/hooks-policy.json)"
-        ),
-    })?;
-    absolute_path("policyFile", file)
+    match policy_file {
+        Some(file) => absolute_path("policyFile", file),
+        None => cline_hooks_core::policy::default_policy_file().ok_or_else(|| HookError::InvalidOption {
+            option: "policyFile",
+            reason: format!(
+                "{call} has no default policy store here (neither CLINE_DIR nor a home folder is set); pass {{ policyFile: '/path/to/hooks-policy.json' }}"
+            ),
+        }),
+    }
 }
 
 /// Stands in for the `signal` field during struct conversion; the signal object itself is
@@ -408,11 +427,15 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .map(|p| absolute_path(option, p))
             .collect()
     };
-    let policy_file = options
-        .policy_file
-        .as_deref()
-        .map(|f| absolute_path("policyFile", f))
-        .transpose()?;
+    let workspace_roots = absolute("workspaceRoots", &options.workspace_roots)?;
+    // Left out: the default store (the CLI's), unless it lies inside a workspace root, where a
+    // repository could bring its own approvals; `null`: no store.
+    let policy_file = match &options.policy_file {
+        Some(Either::A(file)) => Some(absolute_path("policyFile", file)?),
+        Some(Either::B(Null)) => None,
+        None => cline_hooks_core::policy::default_policy_file()
+            .filter(|f| placement_problem(f, &workspace_roots).is_none()),
+    };
     let trust = match options.trust.as_deref() {
         None => TrustScope::Off,
         Some(name) => TrustScope::parse(name).ok_or_else(|| HookError::InvalidOption {
@@ -427,7 +450,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         return Err(HookError::InvalidOption {
             option: "trust",
             reason: format!(
-                "\"{}\" needs a policyFile, the store the approvals are kept in; pass one (the CLI's is ~/.cline/hooks-policy.json)",
+                "\"{}\" needs a policy store, where the approvals are kept, and there is none (policyFile is null, or the default ~/.cline/hooks-policy.json is inside a workspace root or has no home folder); pass a policyFile outside every workspace root",
                 trust.as_str()
             ),
         });
@@ -437,7 +460,6 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         Some(Either::A(dir)) => GlobalDir::At(absolute_path("globalHooksDir", dir)?),
         None => GlobalDir::Default,
     };
-    let workspace_roots = absolute("workspaceRoots", &options.workspace_roots)?;
     if let Some(reason) = policy_file
         .as_deref()
         .and_then(|f| placement_problem(f, &workspace_roots))
@@ -719,7 +741,7 @@ pub struct EnvAndPaths {
     extra_hooks_dirs: Option<Vec<String>>,
     global_hooks_dir: Option<Either<String, Null>>,
     cline_dir: Option<String>,
-    policy_file: Option<String>,
+    policy_file: Option<Either<String, Null>>,
     managed_hooks_dir: Option<Either<String, Null>>,
     require_hooks: Option<Vec<String>>,
     env: Option<EnvVars>,
@@ -756,6 +778,11 @@ impl EnvAndPaths {
                 self.global_hooks_dir = Some(Either::B(Null));
                 return Ok(());
             }
+            // `null` turns the policy store off.
+            Ok(ValueType::Null) if key == "policyFile" => {
+                self.policy_file = Some(Either::B(Null));
+                return Ok(());
+            }
             // `null` turns the managed folder off.
             Ok(ValueType::Null) if key == "managedHooksDir" => {
                 self.managed_hooks_dir = Some(Either::B(Null));
@@ -790,7 +817,7 @@ impl EnvAndPaths {
             }
             "policyFile" => {
                 let fix = "pass the path of a JSON file, such as ~/.cline/hooks-policy.json";
-                self.policy_file = Some(env_and_paths::path(env, key, value, fix)?);
+                self.policy_file = Some(Either::A(env_and_paths::path(env, key, value, fix)?));
             }
             "managedHooksDir" => {
                 let fix = "pass a directory path, null for no managed hooks, or leave the option out for the system's folder";
@@ -912,14 +939,14 @@ impl Known for RunOptions {
 impl Known for PolicyOptions {
     const KEYS: &'static [&'static str] = &["policyFile"];
     fn fill(&mut self, checked: EnvAndPaths) {
-        self.policy_file = checked.policy_file;
+        self.policy_file = named_store(checked.policy_file);
     }
     fn set(&mut self, _key: &str, _value: Plain) {}
 }
 impl Known for TrustOptions {
     const KEYS: &'static [&'static str] = &["policyFile", "sha256"];
     fn fill(&mut self, checked: EnvAndPaths) {
-        self.policy_file = checked.policy_file;
+        self.policy_file = named_store(checked.policy_file);
     }
     fn set(&mut self, key: &str, value: Plain) {
         if let ("sha256", Plain::Text(t)) = (key, value) {
@@ -990,34 +1017,8 @@ pub fn options_object_like<'env>(
         Ok(ValueType::Object) => Ok(Some(
             unsafe { value.cast::<Object>() }.map_err(|e| refuse(e.reason))?,
         )),
-        Ok(other) => Err(refuse(describe_type(other))),
+        Ok(_) => Err(refuse(describe_value(&value))),
         Err(e) => Err(refuse(e.reason)),
-    }
-}
-
-/// A number as JavaScript prints it (`Infinity`, not Rust's `inf`).
-pub fn js_number(n: f64) -> String {
-    match n {
-        f64::INFINITY => "Infinity".to_owned(),
-        f64::NEG_INFINITY => "-Infinity".to_owned(),
-        n => n.to_string(),
-    }
-}
-
-/// `a string`, `a number`, ... for messages.
-pub fn describe_type(t: ValueType) -> String {
-    match t {
-        ValueType::Undefined => "undefined".to_owned(),
-        ValueType::Null => "null".to_owned(),
-        ValueType::Boolean => "a boolean".to_owned(),
-        ValueType::Number => "a number".to_owned(),
-        ValueType::String => "a string".to_owned(),
-        ValueType::Symbol => "a symbol".to_owned(),
-        ValueType::Object => "an object".to_owned(),
-        ValueType::Function => "a function".to_owned(),
-        ValueType::External => "an external".to_owned(),
-        ValueType::BigInt => "a BigInt".to_owned(),
-        other => format!("{other}").to_lowercase(),
     }
 }
 
@@ -1250,8 +1251,8 @@ pub fn hook_name(env: &Env, value: Option<Unknown>) -> std::result::Result<Strin
         // Safety: checked to be a string.
         Ok(ValueType::String) => unsafe { String::from_napi_value(env.raw(), value.raw()) }
             .map_err(|e| HookError::HookNameNotString { got: e.reason }),
-        Ok(other) => Err(HookError::HookNameNotString {
-            got: describe_type(other),
+        Ok(_) => Err(HookError::HookNameNotString {
+            got: describe_value(&value),
         }),
         Err(e) => Err(HookError::HookNameNotString { got: e.reason }),
     }
@@ -1267,7 +1268,7 @@ pub fn check_input(input: &Unknown) -> std::result::Result<(), HookError> {
             Err(not("an array".to_owned()))
         }
         Ok(ValueType::Object) => Ok(()),
-        Ok(other) => Err(not(describe_type(other))),
+        Ok(_) => Err(not(describe_value(input))),
         Err(e) => Err(HookError::InvalidInput(e.reason.clone())),
     }
 }

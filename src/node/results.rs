@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use cline_hooks_core::discovery::DiscoveredHook as CoreHook;
 use cline_hooks_core::event::RunReport;
-use cline_hooks_core::process::Execution;
+use cline_hooks_core::process::{signal_parts, Execution};
 
 /// A hook file found by discovery.
 #[napi(object, object_from_js = false)]
@@ -182,9 +182,13 @@ pub struct HookExecution {
     /// Its exit code; null when it was killed by a signal or never started.
     #[napi(ts_type = "number | null")]
     pub exit_code: Either<i32, Null>,
-    /// The signal that killed it, for example `SIGKILL (9)`; null otherwise.
+    /// The name of the signal that killed it, for example `SIGKILL`; null otherwise (and
+    /// always on Windows, which has no signals).
     #[napi(ts_type = "string | null")]
     pub signal: Either<String, Null>,
+    /// The number of that signal, for example `9`; null otherwise.
+    #[napi(ts_type = "number | null")]
+    pub signal_number: Either<i32, Null>,
     /// Wall time from queueing to the end, in milliseconds.
     pub duration_ms: f64,
     /// The last 16 KiB of its stdout, for reading what it printed (its verdict is read from
@@ -197,11 +201,11 @@ pub struct HookExecution {
     pub stderr: String,
     /// Why it failed, timed out or was aborted, in one sentence for the hook's author.
     pub failure: Option<String>,
-    /// How it failed, as `onFailure` names it: `timeout` (timed out, or waited for a process
+    /// How it failed, as `onFailure` names it: `timedOut` (timed out, or waited for a process
     /// slot until its timeout), `crash` (exited non-zero, killed by a signal, or an internal
     /// error), `startFailure` (could not start), `invalidOutput` (exited 0, output unusable).
     /// Absent when it completed, was started detached, or was aborted.
-    #[napi(ts_type = "'timeout' | 'crash' | 'startFailure' | 'invalidOutput'")]
+    #[napi(ts_type = "'timedOut' | 'crash' | 'startFailure' | 'invalidOutput'")]
     pub failure_kind: Option<String>,
     /// Things worth knowing that did not make it fail (non-JSON tokens read as null, JSON
     /// objects ignored after the verdict, UTF-16 output, a verdict printed on stderr, legacy
@@ -320,6 +324,7 @@ pub(crate) struct ExecutionJson<'a> {
     output: Option<&'a serde_json::Map<String, Value>>,
     exit_code: Option<i32>,
     signal: Option<&'a str>,
+    signal_number: Option<i32>,
     duration_ms: f64,
     stdout: &'a str,
     stderr: &'a str,
@@ -350,7 +355,8 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             override_input: e.override_input.as_ref(),
             output: e.output.as_ref(),
             exit_code: e.exit_code,
-            signal: e.signal.as_deref(),
+            signal: e.signal.as_deref().map(|s| signal_parts(s).0),
+            signal_number: e.signal.as_deref().and_then(|s| signal_parts(s).1),
             duration_ms: millis(e.duration),
             stdout: &e.stdout,
             stderr: &e.stderr,

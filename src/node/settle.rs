@@ -20,12 +20,13 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 
 use crate::node::errors;
-use crate::node::events::{self, Callback, Event};
 use crate::node::signal::Listener;
 use cline_hooks_core::error::HookError;
+pub use live_event::{Callback, Event, Reserved};
 use unwinding::{panic_text, Unwinding};
 
 mod libuv_wake;
+mod live_event;
 mod tsfn_wake;
 mod unwinding;
 
@@ -344,7 +345,7 @@ fn drain(env: &Env, channel: &Channel) {
             Queued::Settlement(settlement) => settle(env, settlement),
             Queued::Event(id, event) => {
                 if let Some(observer) = observer_of(env, id) {
-                    events::call(env, observer, event);
+                    live_event::call(env, observer, event);
                 }
             }
         }));

@@ -12,14 +12,15 @@ pub fn ensure(env: &Env) -> Owner {
     static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
     thread_local! {
         // One Node environment per JavaScript thread.
-        static OWNER: std::cell::Cell<Owner> = const { std::cell::Cell::new(0) };
+        static OWNER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
     let existing = OWNER.with(|o| o.get());
     if existing != 0 {
-        return existing;
+        return Owner::environment(existing);
     }
-    let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
-    OWNER.with(|o| o.set(owner));
+    let id = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
+    OWNER.with(|o| o.set(id));
+    let owner = Owner::environment(id);
     let _ = env.add_env_cleanup_hook(owner, |owner| {
         process::kill_now(Some(owner));
     });

@@ -17,9 +17,12 @@ pub enum HookError {
     },
 
     /// The hook name was not a string at all.
-    #[error("the hook name must be a string such as \"PreToolUse\", not {got}.")]
+    #[error(
+        "the hook name (the first argument) must be a string such as \"PreToolUse\", not {got}."
+    )]
     HookNameNotString {
-        /// What was given instead, as the sentence names it (`null or undefined`).
+        /// What was given instead, as the sentence names it (`null or undefined`, `the
+        /// number 12345`).
         got: String,
     },
 
@@ -78,6 +81,10 @@ pub enum HookError {
         /// Why, and what a hook file looks like.
         reason: String,
     },
+
+    /// A call on a `HookFactory`, or on a runner it made, after its `dispose()`.
+    #[error("this HookFactory was disposed of (its dispose() was called), so it runs and finds nothing more; create a new HookFactory for more runs")]
+    Disposed,
 
     /// Something failed that should not have (a bug in this package, or a host that broke
     /// its side of a call); the text says what.

@@ -359,6 +359,14 @@ impl Factory {
         }
     }
 
+    /// Lets go of what the factory holds between calls (its watches, its last scan), for a
+    /// host that is done with it: a later call works, scanning again from nothing.
+    pub fn release(&self) {
+        self.watch.release();
+        *self.stored.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.scanner.lock().unwrap_or_else(|p| p.into_inner()) = Scanner::default();
+    }
+
     /// How many rescans this factory has done.
     pub fn rescans(&self) -> u64 {
         self.rescans.load(Ordering::Relaxed)

@@ -6,8 +6,8 @@
 use napi::bindgen_prelude::{Env, Error, Function, JsValue, Status, Unknown, ValueType};
 use napi::sys;
 
+use crate::node::describe::describe_type;
 use crate::node::errors::Failure;
-use crate::node::options::describe_type;
 use cline_hooks_core::error::{quoted, HookError};
 
 /// What stops the OS from taking a string.
@@ -193,7 +193,7 @@ pub fn env_value_kind(t: ValueType, number: Option<f64>) -> EnvValue {
         (ValueType::Undefined, _) => EnvValue::LeftOut,
         (ValueType::Number, n) => EnvValue::Refused(format!(
             "{}; use a string or a finite number",
-            n.map(crate::node::options::js_number)
+            n.map(crate::node::describe::js_number)
                 .unwrap_or_else(|| "a number".to_owned())
         )),
         // Node would pass the text "null" or "false", which reads as set (and true) to most

@@ -1,18 +1,19 @@
 //! `onFailure`, read from JavaScript by hand: `'allow'`, `'block'`, or an object giving either
-//! for `timeout`, `crash`, `startFailure` and `invalidOutput`. The rules are the pure functions
+//! for `timedOut` (or its old name `timeout`), `crash`, `startFailure` and `invalidOutput`. The rules are the pure functions
 //! at the top; the napi reading follows.
 
 use napi::bindgen_prelude::{Env, Error, JsValue, Object, Status, TypeName, Unknown, ValueType};
 use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, ValidateNapiValue};
 use napi_derive::napi;
 
+use crate::node::describe::describe_type;
 use crate::node::errors::Failure;
-use crate::node::options::{closest, describe_type, own_keys};
+use crate::node::options::{closest, own_keys};
 use cline_hooks_core::error::{quoted, HookError};
 use cline_hooks_core::verdict::{FailurePolicy, OnFailure};
 
 /// The keys of an `onFailure` object, as the API spells them.
-pub const KINDS: [&str; 4] = ["timeout", "crash", "startFailure", "invalidOutput"];
+pub const KINDS: [&str; 4] = ["timedOut", "crash", "startFailure", "invalidOutput"];
 
 /// The object form of `onFailure`: `'allow'` or `'block'` for each kind of failure (a kind
 /// left out is allowed).
@@ -20,7 +21,11 @@ pub const KINDS: [&str; 4] = ["timeout", "crash", "startFailure", "invalidOutput
 #[napi(object, object_to_js = false)]
 #[allow(dead_code)]
 pub struct OnFailurePolicy {
-    /// A hook still running at its timeout (or waiting for a process slot until it).
+    /// A hook still running at its timeout (or waiting for a process slot until it): the
+    /// executions with `failureKind: 'timedOut'`.
+    #[napi(ts_type = "'allow' | 'block'")]
+    pub timed_out: Option<String>,
+    /// The old name of `timedOut` (deprecated; it still works).
     #[napi(ts_type = "'allow' | 'block'")]
     pub timeout: Option<String>,
     /// A hook that exited with a non-zero code or was killed by a signal.
@@ -35,7 +40,7 @@ pub struct OnFailurePolicy {
 }
 
 /// `word` as a policy, or the reason to refuse it; `label` names where it was given
-/// (`onFailure`, `onFailure.timeout`).
+/// (`onFailure`, `onFailure.timedOut`).
 pub fn on_failure_word(label: &str, word: &str) -> Result<OnFailure, String> {
     match word {
         "allow" => Ok(OnFailure::Allow),
@@ -51,12 +56,21 @@ pub fn on_failure_word(label: &str, word: &str) -> Result<OnFailure, String> {
 /// is not one, naming the closest.
 pub fn set_kind(policy: &mut FailurePolicy, key: &str, value: OnFailure) -> Result<(), String> {
     match key {
-        "timeout" => policy.timeout = value,
+        // `timeout`: its name before 0.2 (deprecated), kept so older settings still block.
+        "timedOut" | "timeout" => policy.timeout = value,
         "crash" => policy.crash = value,
         "startFailure" => policy.start_failure = value,
         "invalidOutput" => policy.invalid_output = value,
         other => {
-            let hint = match closest(other, &KINDS) {
+            // The old name counts as near: `timout` means `timedOut`.
+            let near = closest(other, &[KINDS.as_slice(), &["timeout"]].concat()).map(|near| {
+                if near == "timeout" {
+                    "timedOut"
+                } else {
+                    near
+                }
+            });
+            let hint = match near {
                 Some(near) => format!(": did you mean \"{near}\"?"),
                 None => "; remove it".to_owned(),
             };
@@ -118,7 +132,7 @@ pub fn read<'env>(env: &'env Env, value: &Unknown<'env>) -> Result<FailurePolicy
         let word = text(env, value).map_err(internal)?;
         let all = on_failure_word("onFailure", &word).map_err(|_| {
             refuse(format!(
-                "{} is not a failure policy; use \"allow\", \"block\", or an object such as {{ timeout: 'block', crash: 'block' }}",
+                "{} is not a failure policy; use \"allow\", \"block\", or an object such as {{ timedOut: 'block', crash: 'block' }}",
                 quoted(&word)
             ))
         })?;
@@ -192,12 +206,12 @@ mod tests {
             set_kind(&mut policy, key, OnFailure::Block).unwrap();
         }
         assert_eq!(policy, FailurePolicy::block());
-        let err = set_kind(&mut policy, "timout", OnFailure::Block).unwrap_err();
+        let err = set_kind(&mut policy, "timedout", OnFailure::Block).unwrap_err();
         assert!(
-            err.starts_with("\"timout\" is not a kind of failure: did you mean \"timeout\"?"),
+            err.starts_with("\"timedout\" is not a kind of failure: did you mean \"timedOut\"?"),
             "{err}"
         );
         let err = set_kind(&mut policy, "zzz", OnFailure::Block).unwrap_err();
-        assert_eq!(err, "\"zzz\" is not a kind of failure; remove it (the keys of onFailure are timeout, crash, startFailure, invalidOutput)");
+        assert_eq!(err, "\"zzz\" is not a kind of failure; remove it (the keys of onFailure are timedOut, crash, startFailure, invalidOutput)");
     }
 }

@@ -8,8 +8,8 @@ use napi::bindgen_prelude::{Env, Error, JsValue, Status, TypeName, Unknown, Valu
 use napi::bindgen_prelude::{FromNapiValue, ValidateNapiValue};
 use napi::sys;
 
+use crate::node::describe::describe_type;
 use crate::node::errors::Failure;
-use crate::node::options::describe_type;
 use crate::node::options::env_and_paths::check_text;
 use cline_hooks_core::error::{quoted, HookError};
 use cline_hooks_core::process::ScrubEnv;

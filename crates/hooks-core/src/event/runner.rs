@@ -83,7 +83,7 @@ impl Default for RunSettings {
             detached: false,
             abort: CancellationToken::new(),
             max_processes: None,
-            owner: 0,
+            owner: crate::process::Owner::default(),
             on_failure: FailurePolicy::default(),
             scrub_env: ScrubEnv::Off,
             records: crate::record::Records::default(),
@@ -412,7 +412,7 @@ impl Runner {
                 .map(crate::factory::limiter)
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
-            start_permission: crate::process::start_permission(),
+            start_permission: crate::process::start_permission(settings.owner),
             profile: self.profile,
             run: crate::process::RunIdentity::new(self.workspace_roots.first().cloned()),
         });

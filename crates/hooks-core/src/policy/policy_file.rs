@@ -922,3 +922,69 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The name of the policy store in the Cline data folder.
+pub const POLICY_FILE_NAME: &str = "hooks-policy.json";
+
+/// The default policy store, the same file the `cline-hooks` CLI uses:
+/// `$CLINE_DIR/hooks-policy.json` (`CLINE_DIR` set and not empty, relative to `cwd`), else
+/// `~/.cline/hooks-policy.json`, the home folder as Node's `os.homedir()` finds it (`HOME`,
+/// `USERPROFILE` on Windows, else the system's record), read from this process.
+pub fn default_policy_file() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    default_policy_file_from(|name| std::env::var_os(name), &cwd, dirs::home_dir())
+}
+
+/// [`default_policy_file`]'s rule. Pure: `var` reads the environment.
+pub fn default_policy_file_from(
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    cwd: &Path,
+    system_home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    if let Some(dir) = set("CLINE_DIR") {
+        return Some(cwd.join(dir).join(POLICY_FILE_NAME));
+    }
+    let home_var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    let home = set(home_var).map(PathBuf::from).or(system_home)?;
+    Some(home.join(".cline").join(POLICY_FILE_NAME))
+}
+
+#[cfg(test)]
+mod default_store_tests {
+    use super::*;
+
+    fn vars<'a>(
+        pairs: &'a [(&'a str, &'a str)],
+    ) -> impl Fn(&str) -> Option<std::ffi::OsString> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).into())
+        }
+    }
+
+    #[test]
+    fn cline_dir_first_then_home() {
+        let cwd = Path::new("/work");
+        let home = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+        assert_eq!(
+            default_policy_file_from(vars(&[("CLINE_DIR", "/c"), (home, "/h")]), cwd, None),
+            Some(PathBuf::from("/c").join(POLICY_FILE_NAME))
+        );
+        assert_eq!(
+            default_policy_file_from(vars(&[("CLINE_DIR", "rel")]), cwd, None),
+            Some(cwd.join("rel").join(POLICY_FILE_NAME))
+        );
+        assert_eq!(
+            default_policy_file_from(vars(&[("CLINE_DIR", ""), (home, "/h")]), cwd, None),
+            Some(PathBuf::from("/h").join(".cline").join(POLICY_FILE_NAME))
+        );
+        assert_eq!(
+            default_policy_file_from(vars(&[]), cwd, Some(PathBuf::from("/sys"))),
+            Some(PathBuf::from("/sys").join(".cline").join(POLICY_FILE_NAME))
+        );
+        assert_eq!(default_policy_file_from(vars(&[]), cwd, None), None);
+    }
+}

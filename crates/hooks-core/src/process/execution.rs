@@ -75,11 +75,11 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// Its name as the Node API reports it: `timeout`, `crash`, `startFailure` or
-    /// `invalidOutput`.
+    /// Its name as the Node API reports it (and `onFailure` keys it): `timedOut` (the same
+    /// word as the status), `crash`, `startFailure` or `invalidOutput`.
     pub fn as_str(self) -> &'static str {
         match self {
-            FailureKind::Timeout => "timeout",
+            FailureKind::Timeout => "timedOut",
             FailureKind::Crash => "crash",
             FailureKind::StartFailure => "startFailure",
             FailureKind::InvalidOutput => "invalidOutput",

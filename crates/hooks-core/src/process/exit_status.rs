@@ -46,6 +46,31 @@ pub(super) fn signal_name(status: &ExitStatus) -> Option<String> {
     Some(format!("{name} ({signal})"))
 }
 
+/// The name and number of a signal as [`signal_name`] writes it (`SIGKILL (9)`), for callers
+/// that report them apart; an unnamed one (`signal 34`) keeps its text and its number.
+pub fn signal_parts(text: &str) -> (&str, Option<i32>) {
+    if let Some((name, rest)) = text.split_once(" (") {
+        if let Some(number) = rest.strip_suffix(')').and_then(|n| n.parse().ok()) {
+            return (name, Some(number));
+        }
+    }
+    let number = text.strip_prefix("signal ").and_then(|n| n.parse().ok());
+    (text, number)
+}
+
+#[cfg(test)]
+mod signal_parts_tests {
+    use super::signal_parts;
+
+    #[test]
+    fn name_and_number_apart() {
+        assert_eq!(signal_parts("SIGKILL (9)"), ("SIGKILL", Some(9)));
+        assert_eq!(signal_parts("SIGTERM (15)"), ("SIGTERM", Some(15)));
+        assert_eq!(signal_parts("signal 34"), ("signal 34", Some(34)));
+        assert_eq!(signal_parts("odd"), ("odd", None));
+    }
+}
+
 /// Windows has no signals.
 #[cfg(not(unix))]
 pub(super) fn signal_name(_status: &ExitStatus) -> Option<String> {

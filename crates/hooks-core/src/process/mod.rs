@@ -6,6 +6,7 @@
 // Stages of a run, used only inside this room.
 mod admission;
 mod exit_status;
+pub use exit_status::signal_parts;
 mod spawn;
 mod spawn_failure;
 
@@ -38,8 +39,8 @@ pub use identity::*;
 pub(crate) use marker::*;
 pub(crate) use persistent::run_persistent;
 pub use persistent::{
-    crash_disabled, note_per_event_runs, retire_others, CRASH_LIMIT, CRASH_WINDOW, EVENT_ID_FIELD,
-    LINE_KEEP, MODE_VAR, RETIRE_GRACE,
+    crash_disabled, note_per_event_runs, retire_others, retire_scope, CRASH_LIMIT, CRASH_WINDOW,
+    EVENT_ID_FIELD, LINE_KEEP, MODE_VAR, RETIRE_GRACE,
 };
 pub use pipes::*;
 pub use registry::*;

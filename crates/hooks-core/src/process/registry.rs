@@ -24,9 +24,40 @@ struct Entry {
     stopping: bool,
 }
 
-/// Who started a run (for example one Node environment of several in a process), so that
-/// tearing one down stops only its own hooks. `0` is "nobody in particular".
-pub type Owner = u64;
+/// Who started a run: one Node environment of several in a process (so that tearing one down
+/// stops only its own hooks) and, within it, one factory (so that disposing of it, or its
+/// `terminateAll`, stops only that factory's). The default is "nobody in particular".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Owner {
+    environment: u64,
+    /// `0`: the environment itself, not one factory of it.
+    factory: u64,
+}
+
+impl Owner {
+    /// The owner for environment `id`.
+    pub const fn environment(id: u64) -> Owner {
+        Owner {
+            environment: id,
+            factory: 0,
+        }
+    }
+
+    /// A new factory's scope within this environment, distinct from every other.
+    pub fn new_factory(self) -> Owner {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Owner {
+            environment: self.environment,
+            factory: NEXT.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Whether a run of `self` is one of `scope`'s: the same owner, or `scope` is the
+    /// environment `self` is a factory of.
+    pub fn within(self, scope: Owner) -> bool {
+        self == scope || (scope.factory == 0 && self.environment == scope.environment)
+    }
+}
 
 #[derive(Default)]
 struct Registry {
@@ -34,6 +65,8 @@ struct Registry {
     gone: Notify,
     /// Cancelled by `terminate_all`: hooks still waiting to start when it was called never do.
     queued: Mutex<CancellationToken>,
+    /// Per factory: a child of `queued` that [`terminate`] of that factory cancels alone.
+    scoped: Mutex<HashMap<Owner, CancellationToken>>,
 }
 
 fn registry() -> &'static Registry {
@@ -50,14 +83,40 @@ fn lock() -> MutexGuard<'static, HashMap<u64, Entry>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A token that `terminate_all` cancels: taken when a run begins, it tells the run's hooks
-/// that have not started yet to never start.
-pub(crate) fn start_permission() -> CancellationToken {
-    registry()
+/// A token that `terminate_all` (and a [`terminate`] of `owner`'s factory) cancels: taken when
+/// a run begins, it tells the run's hooks that have not started yet to never start.
+pub(crate) fn start_permission(owner: Owner) -> CancellationToken {
+    let all = registry()
         .queued
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    if owner.factory == 0 {
+        return all;
+    }
+    let mut scoped = registry()
+        .scoped
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A cancelled token was spent by an earlier stop: runs begun after it start again.
+    scoped
+        .entry(owner)
+        .and_modify(|token| {
+            if token.is_cancelled() {
+                *token = all.child_token();
+            }
+        })
+        .or_insert_with(|| all.child_token())
         .clone()
+}
+
+/// Forgets a factory's start permission (the factory is gone): nothing else would.
+pub fn forget_scope(owner: Owner) {
+    registry()
+        .scoped
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .remove(&owner);
 }
 
 /// A hook tree, registered from just before its process starts until its process ends.
@@ -185,19 +244,37 @@ const TERMINATE_WAIT: Duration = Duration::from_secs(5);
 /// Asks every running hook tree to stop, stops hooks still waiting to start from ever
 /// starting, and waits until each tree it stopped is gone. Returns how many it stopped.
 pub async fn terminate_all() -> usize {
-    {
-        let mut queued = registry()
-            .queued
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        queued.cancel();
-        *queued = CancellationToken::new();
+    terminate(None).await
+}
+
+/// [`terminate_all`] for the runs of `scope` only (a factory, or an environment and its
+/// factories); `None` is every run of the process.
+pub async fn terminate(scope: Option<Owner>) -> usize {
+    match scope {
+        None => {
+            let mut queued = registry()
+                .queued
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            queued.cancel();
+            *queued = CancellationToken::new();
+        }
+        Some(scope) => {
+            let scoped = registry()
+                .scoped
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            for (_, token) in scoped.iter().filter(|(of, _)| of.within(scope)) {
+                token.cancel();
+            }
+        }
     }
     let ids: Vec<u64> = {
         let mut entries = lock();
         entries
             .iter_mut()
             .filter(|(_, entry)| !entry.stopping)
+            .filter(|(_, entry)| scope.is_none_or(|scope| entry.owner.within(scope)))
             .map(|(id, entry)| {
                 entry.stopping = true;
                 entry.stop.cancel();
@@ -229,7 +306,7 @@ pub fn kill_now(owner: Option<Owner>) -> usize {
     let before = entries.len();
     let mut marked = Vec::new();
     entries.retain(|_, entry| {
-        let ours = !entry.detached && owner.is_none_or(|o| entry.owner == o);
+        let ours = !entry.detached && owner.is_none_or(|o| entry.owner.within(o));
         if let (true, Some(tree)) = (ours, &entry.tree) {
             tree.signal_group(Stop::Kill);
             marked.push(tree.marked());

@@ -11,10 +11,12 @@ use crate::process::Execution;
 
 /// The audit line of `exec` (newline-terminated): `time` (ISO 8601, UTC), `runId`, `hookName`,
 /// `path`, `source`, `sha256` (of the file discovery read; null when unknown), `status`,
-/// `durationMs`, `exitCode`, `signal`, `failureKind`, `cancel`, `review`, `inputOverridden`,
-/// `stdoutBytes`, `stderrBytes`. Pure.
+/// `durationMs`, `exitCode`, `signal` (its name), `signalNumber`, `failureKind`, `cancel`,
+/// `review`, `inputOverridden`, `stdoutBytes`, `stderrBytes`: the names and words of the API's
+/// `HookExecution`. Pure.
 pub fn audit_line(exec: &Execution, sha256: Option<&str>, run_id: &str, time: &str) -> String {
     let duration_ms = (exec.duration.as_secs_f64() * 1_000_000.0).round() / 1000.0;
+    let signal = exec.signal.as_deref().map(crate::process::signal_parts);
     let line = json!({
         "time": time,
         "runId": run_id,
@@ -25,7 +27,8 @@ pub fn audit_line(exec: &Execution, sha256: Option<&str>, run_id: &str, time: &s
         "status": exec.status.as_str(),
         "durationMs": duration_ms,
         "exitCode": exec.exit_code,
-        "signal": exec.signal,
+        "signal": signal.map(|(name, _)| name),
+        "signalNumber": signal.and_then(|(_, number)| number),
         "failureKind": exec.failure_kind.map(|k| k.as_str()),
         "cancel": exec.cancel,
         "review": exec.review,
@@ -93,7 +96,7 @@ mod tests {
             json!({
                 "time": "2026-11-24T17:00:00.000Z", "runId": "run1", "hookName": "PreToolUse",
                 "path": "/ws/.clinerules/hooks/PreToolUse", "source": "workspace", "sha256": "ab12",
-                "status": "failed", "durationMs": 12.345, "exitCode": 3, "signal": null,
+                "status": "failed", "durationMs": 12.345, "exitCode": 3, "signal": null, "signalNumber": null,
                 "failureKind": "crash", "cancel": true, "review": false, "inputOverridden": true,
                 "stdoutBytes": 10, "stderrBytes": 20
             })

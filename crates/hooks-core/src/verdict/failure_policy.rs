@@ -107,7 +107,7 @@ pub fn apply_failure_policy(
     combined.error_message = lines.join("\n");
 }
 
-/// `PreToolUse (workspace) timed out after 30 s; blocking because onFailure.timeout is
+/// `PreToolUse (workspace) timed out after 30 s; blocking because onFailure.timedOut is
 /// "block"`, on one line. `ambiguous`: another hook of the run has the same name and source,
 /// so the path is named too.
 fn blocking_sentence(exec: &Execution, kind: FailureKind, ambiguous: bool) -> String {
@@ -200,7 +200,7 @@ mod tests {
         assert!(combined.cancel);
         assert_eq!(
             combined.error_message,
-            "PreToolUse (workspace) timed out after 30 s; blocking because onFailure.timeout is \"block\""
+            "PreToolUse (workspace) timed out after 30 s; blocking because onFailure.timedOut is \"block\""
         );
     }
 

@@ -95,6 +95,16 @@ impl Watch {
         }
     }
 
+    /// Lets go of every folder watched (the factory is disposed of): its inotify descriptor is
+    /// closed now, not when the last reference to the factory goes.
+    pub fn release(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            *held = linux::Held::default();
+        }
+    }
+
     /// Whether a watched folder changed since `mark` (`false` for [`Mark::Unwatched`]: the
     /// age decides then). Cheap: with io_uring, a read of the ring's memory and no system
     /// call unless something changed.

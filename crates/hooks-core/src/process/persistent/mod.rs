@@ -77,7 +77,7 @@ use tokio::time::{sleep_until, Instant};
 pub use crash_loop::{crash_disabled, CRASH_LIMIT, CRASH_WINDOW};
 pub use framing::{EVENT_ID_FIELD, LINE_KEEP};
 pub use live::RETIRE_GRACE;
-pub use pool::retire_others;
+pub use pool::{retire_others, retire_scope};
 
 use super::admission::terminated_before_start;
 use super::execution::{run_hook_watched, Execution, FailureKind, RunContext, Status};

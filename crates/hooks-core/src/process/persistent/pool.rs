@@ -94,6 +94,13 @@ pub fn retire_others(owner: Owner, hook_name: &str, keep: &[&std::path::Path]) {
     });
 }
 
+/// Retires every session of `scope` (a factory disposed of): their processes end once the
+/// events already sent are served, or at once when [`terminate`](crate::process::terminate)
+/// stops them.
+pub fn retire_scope(scope: Owner) {
+    pool().retain(|(of, _, _), _| !of.within(scope));
+}
+
 /// Session `id` of `key` leaves the pool if no event waits for it (`None`: it has left, and
 /// its channel is closed and empty), else hands back the event that waits.
 pub(super) fn leave(key: &Key, id: u64, rx: &mut UnboundedReceiver<Job>) -> Option<Job> {
