@@ -24,8 +24,8 @@ const SIGNAL_EXITS = { SIGHUP: EXIT.SIGHUP, SIGINT: EXIT.SIGINT, SIGTERM: EXIT.S
 
 /** [status, meaning] rows for `--help`, in order. */
 const EXIT_TABLE = [
-  [EXIT.OK, 'list printed; or the hooks allowed the operation (a hook that failed or timed out never blocks)'],
-  [EXIT.CANCEL, 'the hooks cancelled the operation (a hook printed "cancel": true)'],
+  [EXIT.OK, 'list printed; or the hooks allowed the operation (a hook that failed or timed out blocks only with --on-failure block)'],
+  [EXIT.CANCEL, 'the hooks cancelled the operation (a hook printed "cancel": true, or failed with --on-failure block)'],
   [EXIT.USAGE, `usage or input error, and no hook ran: a bad option or hook name; an --input that is unreadable, not a JSON object or over ${INPUT_LIMIT_TEXT}; a hooks folder that did not answer in time`],
   [EXIT.STRICT, 'run --strict: the hooks allowed the operation, but a hook did not complete (failed, timed out, did not start) or a file meant for the hook will not run'],
   [EXIT.INTERNAL, 'internal error in cline-hooks: one line on stderr says how to report it'],

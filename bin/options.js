@@ -2,10 +2,11 @@
 
 // The command line: every option in one table (OPTIONS) and the parser that reads argv against
 // it and a table of commands. An option is one entry here plus its name in the `options` list of
-// the commands that take it.
+// the commands that take it (GLOBAL_OPTIONS apply to every command and to none).
 
 const { UsageError } = require('./errors')
 const { INPUT_LIMIT_TEXT } = require('./read-input')
+const { closestName } = require('./closest-name')
 
 function parseTimeout(value, flag) {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} wants a whole number of milliseconds, not '${value}'`)
@@ -26,6 +27,19 @@ function parseTrust(value, flag) {
 
 function parseLang(value, flag) {
   if (!['bash', 'python', 'node', 'powershell'].includes(value)) throw new UsageError(`${flag} is bash, python, node or powershell, not '${value}'`)
+  return value
+}
+
+/** `KEY=VALUE` → [KEY, VALUE] (VALUE may be empty; it is cut at the first `=`). */
+function parseEnv(value, flag) {
+  const eq = value.indexOf('=')
+  if (eq === -1) throw new UsageError(`${flag} wants KEY=VALUE, not '${value}' (no '=')`)
+  if (eq === 0) throw new UsageError(`${flag} wants KEY=VALUE, not '${value}' (the KEY is empty)`)
+  return [value.slice(0, eq), value.slice(eq + 1)]
+}
+
+function parseOnFailure(value, flag) {
+  if (value !== 'allow' && value !== 'block') throw new UsageError(`${flag} is 'allow' or 'block', not '${value}'`)
   return value
 }
 
@@ -97,6 +111,19 @@ const OPTIONS = {
     flag: '--strict',
     help: 'run: exit 3 when a hook did not complete (failed, timed out, did not start) or a file meant for the hook will not run, for CI',
   },
+  env: {
+    flag: '--env',
+    arg: 'KEY=VALUE',
+    repeat: true,
+    parse: parseEnv,
+    help: "run: set the variable KEY to VALUE in the hooks' environment, over the inherited one (repeatable; VALUE may be empty; of one KEY the last wins; the runtime's own CLINE_HOOK_* and CLINE_WORKSPACE_ROOT stay)",
+  },
+  'on-failure': {
+    flag: '--on-failure',
+    arg: 'allow|block',
+    parse: parseOnFailure,
+    help: "run: what a hook that fails, times out, cannot start or prints unusable output means: allow (default: it never blocks) or block (it cancels the operation, exit 1); a hook's own cline-hook: onFailure= line wins",
+  },
   'policy-file': {
     flag: '--policy-file',
     arg: 'FILE',
@@ -135,9 +162,17 @@ const OPTIONS = {
   help: {
     flag: '--help',
     alias: '-h',
-    help: 'show this help',
+    help: "show this help (after a command: that command's help)",
+  },
+  version: {
+    flag: '--version',
+    alias: '-V',
+    help: 'print the version of cline-hooks',
   },
 }
+
+/** The options every command takes, and the command line without one: they print and exit. */
+const GLOBAL_OPTIONS = ['help', 'version']
 
 const FLAG_TO_KEY = new Map()
 for (const [key, spec] of Object.entries(OPTIONS)) {
@@ -165,7 +200,8 @@ function parseArgs(argv, COMMANDS) {
           continue
         }
         if (!Object.prototype.hasOwnProperty.call(COMMANDS, token)) {
-          throw new UsageError(`unknown command '${token}'`)
+          const closest = closestName(token, [...Object.keys(COMMANDS), 'help'])
+          throw new UsageError(`unknown command '${token}'${closest ? `. Did you mean '${closest}'?` : ''}`)
         }
         command = token
       } else {
@@ -181,7 +217,12 @@ function parseArgs(argv, COMMANDS) {
     const eq = token.startsWith('--') ? token.indexOf('=') : -1
     const flag = eq === -1 ? token : token.slice(0, eq)
     const key = FLAG_TO_KEY.get(flag)
-    if (key === undefined) throw new UsageError(`unknown option ${flag}`)
+    if (key === undefined) {
+      // The command's own options once it is known; before it, any option.
+      const keys = command === null ? Object.keys(OPTIONS) : [...COMMANDS[command].options, ...GLOBAL_OPTIONS]
+      const closest = closestName(flag, keys.flatMap((k) => [OPTIONS[k].flag, OPTIONS[k].alias].filter(Boolean)))
+      throw new UsageError(`unknown option ${flag}${closest ? `. Did you mean ${closest}?` : ''}`)
+    }
     const spec = OPTIONS[key]
 
     let value = true
@@ -205,17 +246,17 @@ function parseArgs(argv, COMMANDS) {
     if (spec.repeat) {
       ;(opts[key] = opts[key] || []).push(value)
     } else {
-      if (key in opts && key !== 'help') throw new UsageError(`option ${flag} was given more than once`)
+      if (key in opts && !GLOBAL_OPTIONS.includes(key)) throw new UsageError(`option ${flag} was given more than once`)
       opts[key] = value
     }
   }
 
-  if (opts.help) return { command, positionals, opts }
+  if (opts.help || opts.version) return { command, positionals, opts }
   if (command === null) throw new UsageError(`missing command: ${Object.keys(COMMANDS).join(', ')}`)
 
   const def = COMMANDS[command]
   for (const key of Object.keys(opts)) {
-    if (key !== 'help' && !def.options.includes(key)) {
+    if (!GLOBAL_OPTIONS.includes(key) && !def.options.includes(key)) {
       throw new UsageError(`option ${OPTIONS[key].flag} does not apply to '${command}'`)
     }
     for (const other of OPTIONS[key].conflicts || []) {
@@ -224,7 +265,8 @@ function parseArgs(argv, COMMANDS) {
   }
   const required = def.positionals.filter((p) => !p.optional).length
   if (positionals.length < required) {
-    throw new UsageError(`'${command}' needs a ${def.positionals[positionals.length].name}, for example PreToolUse`)
+    const missing = def.positionals[positionals.length]
+    throw new UsageError(`'${command}' needs a ${missing.name}, for example ${missing.example}`)
   }
   if (positionals.length > def.positionals.length) {
     throw new UsageError(`unexpected argument '${positionals[def.positionals.length]}'`)
@@ -232,4 +274,4 @@ function parseArgs(argv, COMMANDS) {
   return { command, positionals, opts }
 }
 
-module.exports = { OPTIONS, parseArgs }
+module.exports = { OPTIONS, GLOBAL_OPTIONS, parseArgs }

@@ -1,7 +1,7 @@
 'use strict'
 
-// `cline-hooks trust`, `enable` and `disable`: the user's decisions about hook files, kept in
-// the policy store (--policy-file, default $CLINE_DIR/hooks-policy.json, else
+// `cline-hooks trust`, `untrust`, `enable` and `disable`: the user's decisions about hook files,
+// kept in the policy store (--policy-file, default $CLINE_DIR/hooks-policy.json, else
 // ~/.cline/hooks-policy.json). `trust` lists the hooks not approved for their current bytes,
 // with their first lines (all of them with --full), and approves exactly the bytes shown once
 // the user confirms.
@@ -193,6 +193,22 @@ async function cmdTrust({ opts }, session) {
   return { text: `${head}${done.join('\n')}\n`, code: failed > 0 ? EXIT.USAGE : EXIT.OK }
 }
 
+/** `untrust <path>`: withdraws the approval of the hook file, and says whether there was one. */
+async function cmdUntrust({ positionals, opts }, session) {
+  const { untrustHook } = hooksLib(session)
+  const file = path.resolve(positionals[0])
+  const policyFile = policyFileOf(opts)
+  let withdrawn
+  try {
+    withdrawn = await untrustHook(file, { policyFile })
+  } catch (e) {
+    if (e && e.code === 'ERR_HOOK_POLICY_FILE') throw new UsageError(e.message, { hint: false })
+    throw asUsageError(e)
+  }
+  const store = `(store: ${displayPath(policyFile)})`
+  return { text: withdrawn ? `untrusted ${displayPath(file)} ${store}\n` : `${displayPath(file)} was not approved ${store}\n`, code: EXIT.OK }
+}
+
 /** Problems `enable` itself fixes: any other means the file still would not run. */
 const ENABLE_FIXES = new Set(['notExecutable'])
 
@@ -243,4 +259,4 @@ function cmdSetEnabled(enabled) {
   }
 }
 
-module.exports = { cmdTrust, cmdEnable: cmdSetEnabled(true), cmdDisable: cmdSetEnabled(false), withPolicy, policyFileOf }
+module.exports = { cmdTrust, cmdUntrust, cmdEnable: cmdSetEnabled(true), cmdDisable: cmdSetEnabled(false), withPolicy, policyFileOf }

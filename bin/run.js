@@ -118,6 +118,8 @@ async function cmdRun({ positionals, opts }, session) {
   if (opts['timeout-ms'] !== undefined) runOptions.timeoutMs = opts['timeout-ms']
   if (opts.sequential) runOptions.sequential = true
   if (opts.require) runOptions.requireHooks = [hookName]
+  if (opts.env) runOptions.env = Object.fromEntries(opts.env)
+  if (opts['on-failure'] !== undefined) runOptions.onFailure = opts['on-failure']
 
   // The live view writes to stdout in order with the report; the first failed write is
   // reported as the report's own would be.
