@@ -839,7 +839,6 @@ module.exports.HookFactory = nativeBinding.HookFactory
 module.exports.HookRunner = nativeBinding.HookRunner
 module.exports.diagnoseHooks = nativeBinding.diagnoseHooks
 module.exports.discoverHooks = nativeBinding.discoverHooks
-module.exports.KNOWN_HOOKS = nativeBinding.KNOWN_HOOKS
 module.exports.runHook = nativeBinding.runHook
 module.exports.setHookEnabled = nativeBinding.setHookEnabled
 module.exports.setLogger = nativeBinding.setLogger

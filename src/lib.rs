@@ -49,16 +49,19 @@ pub fn on_load(_exports: Object, env: Env) -> Result<()> {
 /// The hook names Cline fires today: TaskStart, TaskResume, TaskCancel, TaskComplete,
 /// TaskError, PreToolUse, PostToolUse, UserPromptSubmit, PreCompact, SessionShutdown,
 /// Notification. Other names of the same shape are accepted too, and so are the CLI's event
-/// names (`tool_call`, `agent_start`, ...).
-#[napi]
+/// names (`tool_call`, `agent_start`, ...). Declared by hand in src/node/contract.d.ts
+/// (`readonly HookName[]`).
+#[napi(skip_typescript)]
 pub const KNOWN_HOOKS: [&str; 11] = cline_hooks_core::discovery::KNOWN_HOOKS;
 
 /// Runs every hook named `hookName` found for `options` with `input` on stdin, and combines
 /// their verdicts. Never rejects because of what a hook did (see `HookExecution.status`);
-/// rejects for a bad name, input or option, and with an `AbortError` when aborted.
+/// rejects for a bad name, input or option, and with an `AbortError` when aborted. `input` is
+/// typed by `hookName` (`HookInputFor`); the fields the runtime fills may be left out.
 #[napi(
     catch_unwind,
-    ts_args_type = "hookName: string, input: object, options?: RunHookOptions",
+    ts_generic_types = "N extends HookName | CliEventName",
+    ts_args_type = "hookName: N, input: HookInputFor<N>, options?: RunHookOptions",
     ts_return_type = "Promise<HookRunResult>"
 )]
 pub fn run_hook<'env>(
@@ -86,7 +89,7 @@ pub fn run_hook<'env>(
 /// would be started with, in run order.
 #[napi(
     catch_unwind,
-    ts_args_type = "hookName: string, options?: DiscoveryOptions",
+    ts_args_type = "hookName: HookName | CliEventName, options?: DiscoveryOptions",
     ts_return_type = "Promise<DiscoveredHook[]>"
 )]
 pub fn discover_hooks<'env>(
@@ -190,7 +193,7 @@ impl HookFactory {
     /// and a blocking `onFailure` still blocks.
     #[napi(
         catch_unwind,
-        ts_args_type = "hookName: string",
+        ts_args_type = "hookName: HookName | CliEventName",
         ts_return_type = "Promise<boolean>"
     )]
     pub fn has_hook<'env>(
@@ -228,11 +231,13 @@ impl HookFactory {
         )
     }
 
-    /// A runner for `hookName`; when no hook exists it runs nothing and resolves at once.
+    /// A runner for `hookName`; when no hook exists it runs nothing and resolves at once. Its
+    /// type carries the name (`HookRunnerFor`), so its `run` takes that hook's input.
     #[napi(
         catch_unwind,
-        ts_args_type = "hookName: string",
-        ts_return_type = "Promise<HookRunner>"
+        ts_generic_types = "N extends HookName | CliEventName",
+        ts_args_type = "hookName: N",
+        ts_return_type = "Promise<HookRunnerFor<N>>"
     )]
     pub fn create<'env>(
         &self,
@@ -334,7 +339,7 @@ impl HookRunner {
 #[napi]
 impl HookRunner {
     /// The hook name this runner runs.
-    #[napi(getter)]
+    #[napi(getter, ts_return_type = "HookName | CliEventName")]
     pub fn hook_name(&self) -> String {
         self.runner.hook_name.clone()
     }
@@ -348,10 +353,13 @@ impl HookRunner {
         HookList(hooks.iter().map(DiscoveredHook::from).collect())
     }
 
-    /// Runs the hooks with `input` on stdin and combines their verdicts.
+    /// Runs the hooks with `input` on stdin and combines their verdicts. `input` is typed by
+    /// the runner's hook name (`HookInputFor`); a runner typed without its name takes any
+    /// hook's input.
     #[napi(
         catch_unwind,
-        ts_args_type = "input: object, options?: RunOptions",
+        ts_generic_types = "N extends HookName | CliEventName",
+        ts_args_type = "this: { readonly hookName: N }, input: HookInputFor<N>, options?: RunOptions",
         ts_return_type = "Promise<HookRunResult>"
     )]
     pub fn run<'env>(

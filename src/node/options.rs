@@ -94,6 +94,7 @@ pub struct DiscoveryOptions {
     /// exists; all are disabled, untrusted or misnamed; none could start) is `cancel: true`,
     /// with an `errorMessage` naming the hook and why none ran. A hook skipped by its header's
     /// `tools=` counts as present. Default: none.
+    #[napi(ts_type = "Array<HookName | CliEventName>")]
     pub require_hooks: Option<Vec<String>>,
 }
 
@@ -209,6 +210,7 @@ pub struct RunHookOptions {
     #[napi(ts_type = "string | null")]
     pub managed_hooks_dir: Option<Either<String, Null>>,
     /// See `DiscoveryOptions.requireHooks`.
+    #[napi(ts_type = "Array<HookName | CliEventName>")]
     pub require_hooks: Option<Vec<String>>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
