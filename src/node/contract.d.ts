@@ -413,10 +413,12 @@ export type HookErrorCode =
 /**
  * Every error the API throws or rejects with: `e instanceof HookError`, then `e.code` says
  * which (`if (e instanceof HookError && e.code === 'ERR_INVALID_OPTION')`). An abort keeps
- * `name: 'AbortError'` (code `ABORT_ERR`). Made by the package only.
+ * `name: 'AbortError'` (code `ABORT_ERR`). A bad argument or option's error is of its `TypeError`
+ * kind: `instanceof TypeError` holds too, and `name` is `'TypeError'`; the others are named
+ * `'HookError'`. Callers may make one (a wrapper that rethrows, a test double).
  */
 export declare class HookError extends Error {
-  private constructor()
+  constructor(message: string, options?: { code?: HookErrorCode; cause?: unknown })
   /** Which error: see `HookErrorCode`. */
   readonly code: HookErrorCode
   /**
