@@ -1125,12 +1125,12 @@ export interface RunOptions {
 }
 
 /**
- * Records in the store `policyFile` whether the hook file at `path` runs. Discovery lists a
+ * Records in the policy store (as `trustHook`) whether the hook file at `path` runs. Discovery lists a
  * disabled hook `enabled: false` with reason `disabled`. Enabling a file without the exec
  * bit (macOS/Linux) sets it; one that is a link (or in a linked folder) leading out of its
  * workspace root or hooks folder is refused with `ERR_NOT_A_HOOK` instead.
  */
-export declare function setHookEnabled(path: string, enabled: boolean, options: { policyFile: string }): Promise<void>
+export declare function setHookEnabled(path: string, enabled: boolean, options?: { policyFile?: string | null }): Promise<void>
 
 /**
  * Routes the runtime's log records to `logger` (one call per record, `{ level, target,
@@ -1153,14 +1153,14 @@ export declare function terminateAll(): Promise<number>
 
 /**
  * Approves the hook file at `path` as its bytes are now (with `sha256`: only if they still
- * have it), in the store `policyFile`. Rejects with `ERR_NOT_A_HOOK` for a path that is not a
+ * have it), in the policy store (`policyFile`, default the CLI's, `$CLINE_DIR` or `~/.cline`). Rejects with `ERR_NOT_A_HOOK` for a path that is not a
  * hook file and `ERR_HOOK_POLICY_FILE` when the store cannot be read or written (a corrupt
  * store is never overwritten).
  */
-export declare function trustHook(path: string, options: { policyFile: string; sha256?: string }): Promise<HookApproval>
+export declare function trustHook(path: string, options?: { policyFile?: string | null; sha256?: string | undefined }): Promise<HookApproval>
 
 /**
- * Withdraws the approval of the hook file at `path` from the store `policyFile`; resolves
+ * Withdraws the approval of the hook file at `path` from the policy store (as `trustHook`); resolves
  * with whether there was one.
  */
-export declare function untrustHook(path: string, options: { policyFile: string }): Promise<boolean>
+export declare function untrustHook(path: string, options?: { policyFile?: string | null }): Promise<boolean>

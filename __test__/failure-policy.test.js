@@ -39,7 +39,7 @@ async function failing(kind) {
   const root = makeWorkspace()
   const dir = hooksDirOf(root)
   const source = {
-    timeout: STAY_ALIVE,
+    timedOut: STAY_ALIVE,
     crash: 'process.exit(3)\n',
     startFailure: 'process.exit(0)\n',
     invalidOutput: printJson({ contextModification: 42 }),
@@ -47,18 +47,18 @@ async function failing(kind) {
   const hook = writeProgram(dir, 'PreToolUse', source)
   const runner = await new HookFactory(opts({ workspaceRoots: [root] })).create('PreToolUse')
   if (kind === 'startFailure') fs.rmSync(hook)
-  const timeoutMs = kind === 'timeout' ? TIMEOUT_MS : START_MS
+  const timeoutMs = kind === 'timedOut' ? TIMEOUT_MS : START_MS
   return { runner, timeoutMs }
 }
 
 const SENTENCES = {
-  timeout: /^PreToolUse \(workspace\) timed out after 1\.5 s; blocking because onFailure\.timeout is "block"$/,
+  timedOut: /^PreToolUse \(workspace\) timed out after 1\.5 s; blocking because onFailure\.timedOut is "block"$/,
   crash: /^PreToolUse \(workspace\) exited with code 3; blocking because onFailure\.crash is "block"$/,
   startFailure: /^PreToolUse \(workspace\) could not start: .+; blocking because onFailure\.startFailure is "block"$/,
   invalidOutput: /^PreToolUse \(workspace\) printed output that cannot be used: .+; blocking because onFailure\.invalidOutput is "block"$/,
 }
 
-const STATUS = { timeout: 'timedOut', crash: 'failed', startFailure: 'failed', invalidOutput: 'failed' }
+const STATUS = { timedOut: 'timedOut', crash: 'failed', startFailure: 'failed', invalidOutput: 'failed' }
 
 describe('onFailure', () => {
   test.each(Object.keys(SENTENCES))('a hook whose run ends in %s is reported with its failureKind and blocks only under "block"', async (kind) => {
@@ -83,7 +83,7 @@ describe('onFailure', () => {
     const crash = await failing('crash')
     const notCrash = await crash.runner.run({}, { onFailure: { timeout: 'block', startFailure: 'block', invalidOutput: 'block', crash: 'allow' } })
     expect(notCrash.cancel).toBe(false)
-    const timeout = await failing('timeout')
+    const timeout = await failing('timedOut')
     const notTimeout = await timeout.runner.run({}, { timeoutMs: TIMEOUT_MS, onFailure: { crash: 'block' } })
     expect(notTimeout.hooks[0].failureKind).toBe('timedOut')
     expect(notTimeout.cancel).toBe(false)

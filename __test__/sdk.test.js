@@ -477,7 +477,7 @@ describe('createFileHooks: options', () => {
       [{ workspacePath: '/w', onFailure: 'deny' }, /onFailure must be "allow", "block"/],
       [{ workspacePath: '/w', onFailure: { timout: 'block' } }, /onFailure\.timout is not a kind of failure/],
       [{ workspacePath: '/w', scrubEnv: ['A=B'] }, /scrubEnv must be/],
-      [{ workspacePath: '/w', trust: 'workspace' }, /needs a policyFile/],
+      [{ workspacePath: '/w', trust: 'workspace', policyFile: null }, /needs a policy store/],
     ]
     for (const [options, message] of cases) {
       let error

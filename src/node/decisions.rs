@@ -22,12 +22,12 @@ pub struct HookApproval {
 }
 
 /// Approves the hook file at `path` as its bytes are now (with `sha256`: only if they still
-/// have it), in the store `policyFile`. Rejects with `ERR_NOT_A_HOOK` for a path that is not a
+/// have it), in the policy store (`policyFile`, default the CLI's, `$CLINE_DIR` or `~/.cline`). Rejects with `ERR_NOT_A_HOOK` for a path that is not a
 /// hook file and `ERR_HOOK_POLICY_FILE` when the store cannot be read or written (a corrupt
 /// store is never overwritten).
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, options: { policyFile: string; sha256?: string }",
+    ts_args_type = "path: string, options?: { policyFile?: string | null; sha256?: string | undefined }",
     ts_return_type = "Promise<HookApproval>"
 )]
 pub fn trust_hook<'env>(
@@ -57,11 +57,11 @@ pub fn trust_hook<'env>(
     )
 }
 
-/// Withdraws the approval of the hook file at `path` from the store `policyFile`; resolves
+/// Withdraws the approval of the hook file at `path` from the policy store (as `trustHook`); resolves
 /// with whether there was one.
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, options: { policyFile: string }",
+    ts_args_type = "path: string, options?: { policyFile?: string | null }",
     ts_return_type = "Promise<boolean>"
 )]
 pub fn untrust_hook<'env>(
@@ -81,13 +81,13 @@ pub fn untrust_hook<'env>(
     )
 }
 
-/// Records in the store `policyFile` whether the hook file at `path` runs. Discovery lists a
+/// Records in the policy store (as `trustHook`) whether the hook file at `path` runs. Discovery lists a
 /// disabled hook `enabled: false` with reason `disabled`. Enabling a file without the exec
 /// bit (macOS/Linux) sets it; one that is a link (or in a linked folder) leading out of its
 /// workspace root or hooks folder is refused with `ERR_NOT_A_HOOK` instead.
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, enabled: boolean, options: { policyFile: string }",
+    ts_args_type = "path: string, enabled: boolean, options?: { policyFile?: string | null }",
     ts_return_type = "Promise<void>"
 )]
 pub fn set_hook_enabled<'env>(
