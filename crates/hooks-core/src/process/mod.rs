@@ -8,6 +8,7 @@ mod admission;
 mod exit_status;
 mod spawn;
 mod spawn_failure;
+mod start_retry;
 
 mod build_env;
 mod confine;
@@ -20,6 +21,7 @@ mod marker;
 mod persistent;
 mod pipes;
 mod registry;
+mod run;
 mod slots;
 mod tree;
 mod verified_start;
@@ -39,10 +41,12 @@ pub(crate) use marker::*;
 pub(crate) use persistent::run_persistent;
 pub use persistent::{
     crash_disabled, note_per_event_runs, retire_others, CRASH_LIMIT, CRASH_WINDOW, EVENT_ID_FIELD,
-    LINE_KEEP, MODE_VAR, RETIRE_GRACE,
+    LINE_KEEP, RETIRE_GRACE,
 };
 pub use pipes::*;
 pub use registry::*;
+pub use run::*;
+pub use spawn::MODE_VAR;
 pub(crate) use tree::*;
 pub use verified_start::changed_at_start;
 pub(crate) use watchdog::*;
