@@ -439,6 +439,19 @@ pub(crate) mod tests {
     use std::ffi::OsString;
     use std::path::PathBuf;
 
+    /// A fresh empty folder under the system temp dir.
+    pub(crate) fn scratch(tag: &str) -> PathBuf {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "cline-hooks-discover-{tag}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     /// The one pick for `hook_name`, where one at most is expected.
     fn pick_one(hook_name: &str, entries: &[Entry], platform: &Platform) -> Option<Pick> {
         let mut picks = pick(hook_name, entries, platform);

@@ -278,7 +278,7 @@ pub(crate) fn is_executable(_meta: &std::fs::Metadata) -> bool {
 mod tests {
     use super::*;
     #[cfg(unix)]
-    use crate::discovery::scan::tests::scratch;
+    use crate::discovery::fixtures::scratch;
 
     #[cfg(unix)]
     #[test]

@@ -304,7 +304,7 @@ mod acl {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::discovery::scan::tests::scratch;
+    use crate::discovery::fixtures::scratch;
     use crate::discovery::Entry;
     use std::os::unix::fs::PermissionsExt;
 

@@ -10,11 +10,13 @@ mod folders;
 mod header;
 mod hook_files;
 mod inspect;
+mod listing;
 mod managed;
 mod managed_scan;
 mod names;
 mod run_order;
 mod scan;
+mod source;
 mod tool_names;
 pub mod watch;
 
@@ -23,10 +25,12 @@ pub use folders::*;
 pub use header::*;
 pub use hook_files::*;
 pub use inspect::*;
+pub use listing::*;
 pub use managed::*;
 pub use names::*;
 pub use run_order::*;
 pub use scan::*;
+pub use source::*;
 pub use tool_names::*;
 
 /// Test fixtures other modules' tests build listings with.

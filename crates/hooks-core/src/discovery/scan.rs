@@ -12,50 +12,11 @@ use std::time::{Duration, SystemTime};
 use super::hook_files::stem_key;
 use super::inspect::{inspect, ShebangRule};
 use super::{
-    could_be_hook_file, is_file_of, launch_for, Entry, HookDir, Platform, Profile, Source,
+    could_be_hook_file, is_file_of, launch_for, Contents, Entry, HookDir, Listing, Platform,
+    Profile, Source, Stray,
 };
 use crate::launch::Interpreters;
 use crate::policy::Fingerprints;
-
-/// What a directory held, as far as hook discovery cares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Contents {
-    /// It does not exist (or a file stands where it would be): no hooks, nothing to say.
-    Missing,
-    /// It cannot be listed; the sentence says why and what to do.
-    Unreadable(String),
-    /// Its entries named like the hooks asked for, by name.
-    Entries(Vec<Entry>),
-}
-
-/// One searched directory and what it held when it was scanned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
-    /// The directory.
-    pub dir: HookDir,
-    /// What it held.
-    pub contents: Contents,
-    /// The directory as the user's policy store keys its hooks, when it exists: with every
-    /// symbolic link on its path resolved, but a root's hooks folder leading out of its root
-    /// spelled in that root (see [`crate::policy::policy_dir`]).
-    pub real_dir: Option<PathBuf>,
-    /// Its files meant for a known hook that no hook will run (see [`Stray`]), by name.
-    pub strays: Arc<[Stray]>,
-}
-
-/// A file in a hooks folder named for a known hook (`PreToolUse.py`, `PreTooluse`,
-/// `PreTolUse`) that is no file of that hook under the rules in force, so it never runs: a run
-/// of that hook names it in its warnings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stray {
-    /// Its name in the folder.
-    pub name: String,
-    /// The hook it is meant for ([`crate::diagnosis::meant_hook`]).
-    pub meant: &'static str,
-    /// How many more strays of that hook the folder holds past this one, the last kept (see
-    /// `STRAYS_LIMIT`); 0 for every other.
-    pub more: usize,
-}
 
 /// How many strays of one hook a folder keeps: a folder of thousands of look-alikes is named
 /// by its first ones (a run's warnings stay bounded).
@@ -472,8 +433,9 @@ mod errno {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
+    use crate::discovery::fixtures::scratch;
     #[cfg(unix)]
     use crate::launch::tests::FixedMachine;
 
@@ -550,19 +512,6 @@ pub(super) mod tests {
         std::fs::write(dir.join("TaskStart"), "#!/bin/sh\n").unwrap();
         assert_eq!(list_at(Some(marked), later).candidates.len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// A fresh empty folder under the system temp dir.
-    pub(crate) fn scratch(tag: &str) -> PathBuf {
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "cline-hooks-discover-{tag}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
     }
 
     #[test]

@@ -1,28 +1,13 @@
 //! A hook's output cut into lines for its live events: what a line is (its ending removed, cut
-//! at [`LINE_BYTES`]), and the limit on how many one hook sends.
+//! at [`LINE_BYTES`]), each one handed to the hook's [`HookWatch`] as it ends.
 
 use std::sync::Arc;
 
+use super::watch::Stream;
 use super::HookWatch;
-
-/// Most output lines sent for one hook, stdout and stderr together; then one
-/// [`TRUNCATED_LINE`], and no more.
-pub const LINE_LIMIT: u32 = 1000;
 
 /// Longest line sent, in bytes of UTF-8: the rest of a longer line is dropped.
 pub const LINE_BYTES: usize = 4096;
-
-/// The line sent, on the stream that went over, in place of a hook's lines past
-/// [`LINE_LIMIT`] (or once the observer wants no more).
-pub const TRUNCATED_LINE: &str =
-    "[truncated: the rest of this hook's output is not sent as events]";
-
-/// Which pipe a line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stream {
-    Stdout,
-    Stderr,
-}
 
 /// One pipe's bytes split into lines for a [`HookWatch`]: the start of the line not ended
 /// yet (at most [`LINE_BYTES`] of it) is all it keeps.
@@ -77,6 +62,18 @@ impl Lines {
         self.pending.clear();
         self.cut = false;
         self.watch.line(self.stream, &text);
+    }
+}
+
+impl HookWatch {
+    /// A splitter of one of its pipes into lines sent from here.
+    pub(crate) fn lines(self: &Arc<Self>, stdout: bool) -> Lines {
+        let stream = if stdout {
+            Stream::Stdout
+        } else {
+            Stream::Stderr
+        };
+        Lines::new(self.clone(), stream)
     }
 }
 

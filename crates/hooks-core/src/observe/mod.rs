@@ -12,8 +12,9 @@ use crate::discovery::DiscoveredHook;
 use crate::process::Execution;
 
 pub(crate) use lines::Lines;
-pub use lines::{LINE_BYTES, LINE_LIMIT, TRUNCATED_LINE};
+pub use lines::LINE_BYTES;
 pub(crate) use watch::HookWatch;
+pub use watch::{LINE_LIMIT, TRUNCATED_LINE};
 
 /// The default [`RunSettings::slow_threshold`](crate::event::RunSettings::slow_threshold).
 pub const DEFAULT_SLOW_THRESHOLD: Duration = Duration::from_secs(2);

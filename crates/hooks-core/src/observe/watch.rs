@@ -8,10 +8,25 @@ use std::time::Duration;
 
 use tokio::time::{sleep_until, Instant};
 
-use super::lines::{Lines, Stream, LINE_LIMIT, TRUNCATED_LINE};
 use super::{EventKind, HookEvent, Observer};
 use crate::discovery::DiscoveredHook;
 use crate::process::Execution;
+
+/// Most output lines sent for one hook, stdout and stderr together; then one
+/// [`TRUNCATED_LINE`], and no more.
+pub const LINE_LIMIT: u32 = 1000;
+
+/// The line sent, on the stream that went over, in place of a hook's lines past
+/// [`LINE_LIMIT`] (or once the observer wants no more).
+pub const TRUNCATED_LINE: &str =
+    "[truncated: the rest of this hook's output is not sent as events]";
+
+/// Which pipe a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    Stdout,
+    Stderr,
+}
 
 /// The events of one hook's turn in a run.
 pub(crate) struct HookWatch {
@@ -54,16 +69,6 @@ impl HookWatch {
     /// Its process started.
     pub(crate) fn start(&self) {
         self.send(EventKind::Start);
-    }
-
-    /// A splitter of one of its pipes into lines sent from here.
-    pub(crate) fn lines(self: &Arc<Self>, stdout: bool) -> Lines {
-        let stream = if stdout {
-            Stream::Stdout
-        } else {
-            Stream::Stderr
-        };
-        Lines::new(self.clone(), stream)
     }
 
     /// Whether lines are still sent: once they are not, its output is not even split.

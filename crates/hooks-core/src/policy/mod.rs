@@ -5,6 +5,7 @@
 
 mod access;
 mod decisions;
+mod enforce;
 mod fingerprint;
 mod paths;
 mod policy_file;
@@ -13,6 +14,7 @@ mod trust;
 
 pub use access::*;
 pub use decisions::*;
+pub use enforce::*;
 pub use fingerprint::*;
 pub use paths::*;
 pub use policy_file::*;

@@ -6,9 +6,9 @@
 // Stages of a run, used only inside this room.
 mod admission;
 mod exit_status;
-pub use exit_status::signal_parts;
 mod spawn;
 mod spawn_failure;
+mod start_retry;
 
 mod build_env;
 mod confine;
@@ -21,6 +21,7 @@ mod marker;
 mod persistent;
 mod pipes;
 mod registry;
+mod run;
 mod slots;
 mod tree;
 mod verified_start;
@@ -35,15 +36,18 @@ pub use deadline::*;
 pub use detached::*;
 pub use environment::*;
 pub use execution::*;
+pub use exit_status::signal_parts;
 pub use identity::*;
 pub(crate) use marker::*;
 pub(crate) use persistent::run_persistent;
 pub use persistent::{
     crash_disabled, note_per_event_runs, retire_others, retire_scope, CRASH_LIMIT, CRASH_WINDOW,
-    EVENT_ID_FIELD, LINE_KEEP, MODE_VAR, RETIRE_GRACE,
+    EVENT_ID_FIELD, LINE_KEEP, RETIRE_GRACE,
 };
 pub use pipes::*;
 pub use registry::*;
+pub use run::*;
+pub use spawn::MODE_VAR;
 pub(crate) use tree::*;
 pub use verified_start::changed_at_start;
 pub(crate) use watchdog::*;

@@ -13,20 +13,16 @@ use tokio::process::{Child, Command};
 
 use super::execution::Status;
 use crate::discovery::{DiscoveredHook, HookMode};
-use crate::process::spawn_failure::is_passing_refusal;
+use crate::process::start_retry::{is_passing_refusal, START_ATTEMPTS, START_PAUSES};
 use crate::process::verified_start::VerifiedFile;
-use crate::process::{announce, ProcessTree, Registration, StartMarker, MODE_VAR};
+use crate::process::{announce, ProcessTree, Registration, StartMarker};
 
 /// The variable that gives every hook its own file's path (its `$0` may be
 /// `/proc/self/fd/N` when it was started from its verified file: see verified_start.rs).
 pub const HOOK_PATH_VAR: &str = "CLINE_HOOK_PATH";
 
-/// How many times a start is tried when the system refuses it for a reason that passes (see
-/// [`is_passing_refusal`]), and the pauses between the tries. A refused start ran nothing, so
-/// trying again cannot run a hook twice.
-pub(super) const START_ATTEMPTS: usize = 3;
-const START_PAUSES: [Duration; START_ATTEMPTS - 1] =
-    [Duration::from_millis(25), Duration::from_millis(100)];
+/// The variable that tells a hook it runs as a persistent process: `persistent`.
+pub const MODE_VAR: &str = "CLINE_HOOK_MODE";
 
 /// What a hook reads on stdin: a pipe the run writes its input into, or (a detached run) a
 /// file holding it. Each try of a start takes its own handle to it.

@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::spawn::START_ATTEMPTS;
+use super::start_retry::{is_passing_refusal, START_ATTEMPTS};
 use crate::discovery::DiscoveredHook;
 use crate::launch;
 
@@ -54,40 +54,6 @@ pub(super) fn explain_start_error(err: &io::Error, hook: &DiscoveredHook, cwd: &
         shebang_program,
     };
     start_failure(&StartError::of(err), &hook.path, &program, cwd, &facts)
-}
-
-/// Whether the system refused a start for a reason that passes, having run nothing: no
-/// process to spare (Unix), or memory, quotas or system resources running short, or an
-/// internal error of process creation, which Wine reports for a new process that died while
-/// it was being set up (Windows, where a hook is created suspended, so nothing of it ran
-/// whichever step failed). Pure: by the error code.
-pub(super) fn is_passing_refusal(err: &io::Error) -> bool {
-    passing_refusal_code(err.raw_os_error())
-}
-
-#[cfg(windows)]
-fn passing_refusal_code(code: Option<i32>) -> bool {
-    // ERROR_NOT_ENOUGH_MEMORY, ERROR_OUTOFMEMORY, ERROR_INTERNAL_ERROR,
-    // ERROR_NO_SYSTEM_RESOURCES, ERROR_NONPAGED_SYSTEM_RESOURCES, ERROR_PAGED_SYSTEM_RESOURCES,
-    // ERROR_WORKING_SET_QUOTA, ERROR_PAGEFILE_QUOTA, ERROR_COMMITMENT_LIMIT,
-    // ERROR_NOT_ENOUGH_QUOTA.
-    matches!(
-        code,
-        Some(8 | 14 | 1359 | 1450 | 1451 | 1452 | 1453 | 1454 | 1455 | 1816)
-    )
-}
-
-#[cfg(unix)]
-fn passing_refusal_code(code: Option<i32>) -> bool {
-    // fork's "no process to spare" (RLIMIT_NPROC, a cgroup's pids.max, the pid space): only
-    // fork and exec report it, so the hook never ran. Not ENOMEM: the runtime's own steps
-    // after the process exists (pidfd, epoll) report that, and a retry would run it twice.
-    matches!(code, Some(libc::EAGAIN))
-}
-
-#[cfg(not(any(unix, windows)))]
-fn passing_refusal_code(_code: Option<i32>) -> bool {
-    false
 }
 
 /// How starting a process failed, as far as the explanation differs.
@@ -436,40 +402,6 @@ mod tests {
             StartError::of(&io::Error::from_raw_os_error(216)),
             StartError::OtherMachine
         );
-    }
-
-    /// A start refused for want of resources (or, on Windows, by an internal error of process
-    /// creation) is tried again; a refusal that will not pass (a missing file, no permission,
-    /// a busy file, not a program) is not.
-    #[test]
-    fn only_refusals_that_pass_are_tried_again() {
-        #[cfg(unix)]
-        let (passing, lasting) = (
-            [libc::EAGAIN],
-            [
-                libc::ENOMEM,
-                libc::ENOENT,
-                libc::EACCES,
-                libc::ETXTBSY,
-                libc::E2BIG,
-                libc::ENOEXEC,
-            ],
-        );
-        #[cfg(windows)]
-        let (passing, lasting) = ([8, 14, 1359, 1450, 1455, 1816], [2, 3, 5, 32, 193, 216]);
-        for code in passing {
-            assert!(
-                is_passing_refusal(&io::Error::from_raw_os_error(code)),
-                "{code}"
-            );
-        }
-        for code in lasting {
-            assert!(
-                !is_passing_refusal(&io::Error::from_raw_os_error(code)),
-                "{code}"
-            );
-        }
-        assert!(!is_passing_refusal(&io::Error::other("no code")));
     }
 
     /// A start refused at every try says so, that the hook is not at fault, and what to do.

@@ -2,28 +2,22 @@
 //! folder (`.clinerules/logs/` beside `.clinerules/hooks/`; `Logs/` beside the global
 //! `Hooks/`), one entry per execution (a header line, then its stdout and stderr tails), kept
 //! under [`HOOK_LOG_CAP`] by renaming it once to `.log.1`. Writers in many runs and processes
-//! take an OS lock on `<HookName>.log.lock` while they rotate and append. Where it goes and
-//! what a handle may be are decided here (pure); logs_folder.rs does the I/O.
+//! take an OS lock on `<HookName>.log.lock` while they rotate and append. Where it goes, what
+//! an entry says and what a handle may be are decided here (pure); logs_folder.rs does the
+//! I/O, appending an entry there.
 
-use std::ffi::{OsStr, OsString};
-use std::fs::File;
-use std::io::{self, Write};
+use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use thiserror::Error;
 
-use super::logs_folder::{Access, LogsFolder};
 use crate::discovery::Source;
-use crate::file_lock::{lock_within, LockRefused};
 use crate::process::{Execution, Status};
 
 /// Past this size a hook log is renamed to `.log.1` (replacing the last one) before the next
 /// entry is appended, so a hook's logs take at most twice this.
 pub const HOOK_LOG_CAP: u64 = 1 << 20;
-
-/// Longest wait for another writer's lock on a hook log.
-const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Where a hook's logs folder is, split where the user's own path ends: the `anchor` is
 /// opened as it is (links followed: the user's own), each folder `below` it without following
@@ -83,6 +77,15 @@ pub fn logs_dir(source: Source, hook_path: &Path) -> Option<PathBuf> {
 /// appended: when it would pass [`HOOK_LOG_CAP`] and holds anything. Pure.
 pub fn must_rotate(current: u64, entry: usize) -> bool {
     current > 0 && current.saturating_add(entry as u64) > HOOK_LOG_CAP
+}
+
+/// What a file of the logs folder is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A log: created when missing, written at its end.
+    Append,
+    /// A lock file: created when missing, never written.
+    Lock,
 }
 
 /// What an opened handle was meant to be.
@@ -242,51 +245,6 @@ impl HookLogEntry {
             text: entry_text(exec, run_id, time),
         })
     }
-
-    /// Appends the entry (one write), renaming the log to `.log.1` first when it would pass
-    /// [`HOOK_LOG_CAP`], under the log's lock; creates the logs folder (not its parent). Every
-    /// file is opened and renamed within the logs folder held open (reached through no link
-    /// below the anchor of its [`LogsPlace`]), so nothing outside it is created, written or
-    /// renamed.
-    pub fn append(&self) -> Result<(), HookLogError> {
-        self.append_in_folder().map_err(|problem| HookLogError {
-            log: self.log.clone(),
-            problem,
-        })
-    }
-
-    fn append_in_folder(&self) -> Result<(), Problem> {
-        let folder = LogsFolder::open(&self.place)?;
-        let name = self.log.file_name().unwrap_or(OsStr::new("hook.log"));
-        let _lock = lock(&folder, &with_suffix(name, ".lock"))?;
-        // Opened (and so checked) before anything is renamed.
-        let mut file = folder.open_file(name, Access::Append)?;
-        let current = file.metadata().map_or(0, |m| m.len());
-        if must_rotate(current, self.text.len()) {
-            let old = with_suffix(name, ".1");
-            folder.rename(name, &old).map_err(|error| Problem::Rename {
-                to: folder.path().join(&old),
-                error,
-            })?;
-            // The renamed file is open: start the new log.
-            file = folder.open_file(name, Access::Append)?;
-        }
-        match file.write(self.text.as_bytes()) {
-            Ok(n) if n == self.text.len() => Ok(()),
-            Ok(written) => Err(Problem::ShortWrite {
-                written,
-                len: self.text.len(),
-            }),
-            Err(e) => Err(Problem::Write(e)),
-        }
-    }
-}
-
-/// `name` with `suffix` appended (`PreToolUse.log` → `PreToolUse.log.lock`).
-fn with_suffix(name: &OsStr, suffix: &str) -> OsString {
-    let mut name = name.to_owned();
-    name.push(suffix);
-    name
 }
 
 /// The text of one execution's entry: a header line (time, path, status, duration, exit,
@@ -348,23 +306,10 @@ fn one_line(text: &str) -> String {
     out
 }
 
-/// Takes the OS lock on the lock file `name` of `folder` (released when the file is closed,
-/// even if the process dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it
-/// would let two writers lock two different files.
-fn lock(folder: &LogsFolder, name: &OsStr) -> Result<File, Problem> {
-    let file = folder.open_file(name, Access::Lock)?;
-    let path = folder.path().join(name);
-    lock_within(file, LOCK_WAIT, Duration::from_millis(20)).map_err(|refused| match refused {
-        LockRefused::Held => Problem::LockHeld {
-            path,
-            seconds: LOCK_WAIT.as_secs(),
-        },
-        LockRefused::Failed(error) => Problem::LockFailed { path, error },
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::discovery::DiscoveredHook;
     use crate::file_lock::sibling;

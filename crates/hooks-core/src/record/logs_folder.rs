@@ -1,24 +1,21 @@
 //! The hook logs folder held open without following links (the I/O edge of `hookLogs`): each
 //! folder below the trusted anchor is opened as itself, never through a link, and every file
 //! of the folder is opened, and renamed, relative to the folder held, so nothing a repository
-//! plants (a link, a hard link, a swap racing the runtime) makes a write land outside it.
-//! What a handle may be is decided by [`super::judge`].
+//! plants (a link, a hard link, a swap racing the runtime) makes a write land outside it; and
+//! an entry appended to its log there ([`HookLogEntry::append`]), under the log's lock. What a
+//! handle may be is decided by [`super::judge`].
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use super::hook_logs::{judge, LogsPlace, Meant, Problem, Seen, SeenKind};
-
-/// What a file of the logs folder is opened for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    /// A log: created when missing, written at its end.
-    Append,
-    /// A lock file: created when missing, never written.
-    Lock,
-}
+use super::hook_logs::{
+    judge, must_rotate, Access, HookLogEntry, HookLogError, LogsPlace, Meant, Problem, Seen,
+    SeenKind,
+};
+use crate::file_lock::{lock_within, LockRefused};
 
 /// The logs folder, open. On Unix its descriptor (every file is opened, every rename done,
 /// relative to it); on Windows the handles of it and of each folder checked above it, held
@@ -127,6 +124,71 @@ impl LogsFolder {
         }
     }
 }
+
+impl HookLogEntry {
+    /// Appends the entry (one write), renaming the log to `.log.1` first when it would pass
+    /// [`HOOK_LOG_CAP`](super::HOOK_LOG_CAP), under the log's lock; creates the logs folder
+    /// (not its parent). Every file is opened and renamed within the logs folder held open
+    /// (reached through no link below the anchor of its [`LogsPlace`]), so nothing outside it
+    /// is created, written or renamed.
+    pub fn append(&self) -> Result<(), HookLogError> {
+        self.append_in_folder().map_err(|problem| HookLogError {
+            log: self.log.clone(),
+            problem,
+        })
+    }
+
+    fn append_in_folder(&self) -> Result<(), Problem> {
+        let folder = LogsFolder::open(&self.place)?;
+        let name = self.log.file_name().unwrap_or(OsStr::new("hook.log"));
+        let _lock = lock(&folder, &with_suffix(name, ".lock"))?;
+        // Opened (and so checked) before anything is renamed.
+        let mut file = folder.open_file(name, Access::Append)?;
+        let current = file.metadata().map_or(0, |m| m.len());
+        if must_rotate(current, self.text.len()) {
+            let old = with_suffix(name, ".1");
+            folder.rename(name, &old).map_err(|error| Problem::Rename {
+                to: folder.path().join(&old),
+                error,
+            })?;
+            // The renamed file is open: start the new log.
+            file = folder.open_file(name, Access::Append)?;
+        }
+        match file.write(self.text.as_bytes()) {
+            Ok(n) if n == self.text.len() => Ok(()),
+            Ok(written) => Err(Problem::ShortWrite {
+                written,
+                len: self.text.len(),
+            }),
+            Err(e) => Err(Problem::Write(e)),
+        }
+    }
+}
+
+/// `name` with `suffix` appended (`PreToolUse.log` → `PreToolUse.log.lock`).
+fn with_suffix(name: &OsStr, suffix: &str) -> OsString {
+    let mut name = name.to_owned();
+    name.push(suffix);
+    name
+}
+
+/// Takes the OS lock on the lock file `name` of `folder` (released when the file is closed,
+/// even if the process dies), waiting up to [`LOCK_WAIT`]. The lock file stays: deleting it
+/// would let two writers lock two different files.
+fn lock(folder: &LogsFolder, name: &OsStr) -> Result<File, Problem> {
+    let file = folder.open_file(name, Access::Lock)?;
+    let path = folder.path().join(name);
+    lock_within(file, LOCK_WAIT, Duration::from_millis(20)).map_err(|refused| match refused {
+        LockRefused::Held => Problem::LockHeld {
+            path,
+            seconds: LOCK_WAIT.as_secs(),
+        },
+        LockRefused::Failed(error) => Problem::LockFailed { path, error },
+    })
+}
+
+/// Longest wait for another writer's lock on a hook log.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// `file` (opened at `path` as `meant`) once [`judge`] accepts what the system says it is.
 fn checked(file: &File, path: &Path, meant: Meant) -> Result<(), Problem> {

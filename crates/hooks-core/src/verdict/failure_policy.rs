@@ -3,28 +3,8 @@
 
 use std::time::Duration;
 
-use super::Combined;
+use super::{Combined, OnFailure};
 use crate::process::{Execution, FailureKind};
-
-/// What a failure of one kind means for the run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum OnFailure {
-    /// The tool goes ahead (the documented default: a broken hook never blocks).
-    #[default]
-    Allow,
-    /// The run counts as `cancel: true` (fail closed).
-    Block,
-}
-
-impl OnFailure {
-    /// Its name in the Node API: `allow` or `block`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnFailure::Allow => "allow",
-            OnFailure::Block => "block",
-        }
-    }
-}
 
 /// What each kind of failure means. The default allows every one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

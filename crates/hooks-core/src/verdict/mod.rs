@@ -6,14 +6,18 @@ mod combine;
 mod encoding;
 mod failure_policy;
 mod fields;
+mod js_space;
 mod lenient;
 mod locate;
+mod on_failure;
 mod stream;
 
 pub use combine::*;
 pub use encoding::*;
 pub use failure_policy::*;
 pub use fields::*;
+pub use js_space::*;
 pub use lenient::*;
 pub use locate::*;
+pub use on_failure::*;
 pub use stream::*;

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::discovery::Profile;
-use crate::verdict::{self, Verdict};
+use crate::verdict::{self, is_js_space, Verdict};
 use crate::verdict::{whole_chars, Decoder, Encoding, Utf16Later};
 use crate::verdict::{Scan, Scanner};
 
@@ -298,11 +298,6 @@ impl ControlLines {
     }
 }
 
-/// What JavaScript's `String.prototype.trim` removes.
-pub fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,24 +385,6 @@ mod tests {
         let control = kept(&[long.as_bytes()], 64, 64).control.unwrap();
         assert!(control.last.is_none());
         assert!(control.broken_later.unwrap().contains("longer than 1 MiB"));
-    }
-
-    /// Every character JavaScript's `trim` removes (ECMA-262: WhiteSpace, i.e. tab, VT, FF,
-    /// ZWNBSP and the Zs category, and LineTerminator), and no other.
-    #[test]
-    fn js_space_is_what_javascript_trims() {
-        let zs = [
-            ' ', '\u{a0}', '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}',
-            '\u{2005}', '\u{2006}', '\u{2007}', '\u{2008}', '\u{2009}', '\u{200a}', '\u{202f}',
-            '\u{205f}', '\u{3000}',
-        ];
-        let others = [
-            '\t', '\u{b}', '\u{c}', '\u{feff}', '\n', '\r', '\u{2028}', '\u{2029}',
-        ];
-        for c in (0..=0x10ffff).filter_map(char::from_u32) {
-            let trimmed = zs.contains(&c) || others.contains(&c);
-            assert_eq!(is_js_space(c), trimmed, "U+{:04X}", c as u32);
-        }
     }
 
     /// Issue 13: a control line indented with any blank JavaScript's `trim` removes carries

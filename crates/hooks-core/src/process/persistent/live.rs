@@ -21,10 +21,11 @@ use crate::discovery::DiscoveredHook;
 use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
-use crate::process::execution::{conclude, read_verdict, Execution, FailureKind, Status};
+use crate::process::execution::{Execution, FailureKind, Status};
 use crate::process::pipes::{
     PipeGrace, Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP,
 };
+use crate::process::run::{conclude, read_verdict};
 use crate::process::spawn::{spawn_watched, HookEnv, NotStarted};
 use crate::process::spawn_failure::explain_start_error;
 use crate::process::verified_start::verify;

@@ -80,15 +80,15 @@ pub use live::RETIRE_GRACE;
 pub use pool::{retire_others, retire_scope};
 
 use super::admission::terminated_before_start;
-use super::execution::{run_hook_watched, Execution, FailureKind, RunContext, Status};
+use super::execution::{Execution, FailureKind, RunContext, Status};
+use super::run::run_hook_watched;
 use crate::discovery::DiscoveredHook;
 use crate::launch::LaunchKind;
 use crate::observe::HookWatch;
 use crate::policy::TrustState;
 use job::{Job, Turn};
-
-/// The variable that tells a hook it runs as a persistent process: `persistent`.
-pub const MODE_VAR: &str = "CLINE_HOOK_MODE";
+use pool::Handed;
+use session::Session;
 
 /// Runs one event on `hook`'s persistent process (started if none runs), waiting its turn
 /// behind the events already sent to it; per event while it is in a crash loop. `deadline` is
@@ -107,9 +107,18 @@ pub(crate) async fn run_persistent(
     }
     let (job, answer) = Job::new(hook, ctx, deadline, timeout, watch);
     let (turn, since) = (job.turn.clone(), job.since);
-    if pool::submit(job).is_some() {
-        tracing::debug!(hook = %hook.path.display(), "a busy persistent hook's event runs per event");
-        return per_event(hook, ctx, deadline, watch).await;
+    match pool::submit(job) {
+        Handed::Sent => {}
+        Handed::Opened(key, id, queue) => {
+            // The new session's task runs on this runtime: pool.rs keeps the sessions,
+            // session.rs serves one.
+            tokio::spawn(Session::new(key, id, queue).run());
+        }
+        Handed::Busy(job) => {
+            drop(job);
+            tracing::debug!(hook = %hook.path.display(), "a busy persistent hook's event runs per event");
+            return per_event(hook, ctx, deadline, watch).await;
+        }
     }
     tokio::pin!(answer);
     let gave_up = tokio::select! {

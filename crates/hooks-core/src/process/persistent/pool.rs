@@ -12,7 +12,6 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use tokio::sync::mpsc::{self, error::SendError, UnboundedReceiver, UnboundedSender};
 
 use super::job::{InFlight, Job};
-use super::session::Session;
 use crate::process::Owner;
 
 /// What one session serves: its owner (a Node environment), its hook file and the working
@@ -37,21 +36,35 @@ fn pool() -> MutexGuard<'static, HashMap<Key, Entry>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Hands `job` to its session, starting the session (on the current runtime) if there is
-/// none; hands it back when the session is answering another event, so that it runs per event
-/// rather than wait its turn with its timeout running (a queue would turn a cost into a
-/// verdict). Sent under the pool's lock, so a session that leaves (under the same lock) never
-/// leaves an event behind.
-pub(super) fn submit(mut job: Job) -> Option<Job> {
+/// What became of a job handed to the pool.
+// `Busy` hands the job back by value (moved once, on the busy path): no allocation.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Handed {
+    /// Sent to the session of its key.
+    Sent,
+    /// Its session is answering another event: the job comes back, to run per event.
+    Busy(Job),
+    /// No live session served its key: one is entered in the pool, the job first in its queue,
+    /// for the caller to start at once (on the current runtime) as `Session::new(key, id,
+    /// queue)`.
+    Opened(Key, u64, UnboundedReceiver<Job>),
+}
+
+/// Hands `job` to its session, entering a new session in the pool (for the caller to start)
+/// if there is none; hands it back when the session is answering another event, so that it
+/// runs per event rather than wait its turn with its timeout running (a queue would turn a
+/// cost into a verdict). Sent under the pool's lock, so a session that leaves (under the same
+/// lock) never leaves an event behind.
+pub(super) fn submit(mut job: Job) -> Handed {
     let key: Key = (job.owner, job.hook.path.clone(), job.cwd.clone());
     let hook_name = job.hook.hook_name.clone();
     let mut pool = pool();
     let job = match pool.get(&key) {
-        Some(entry) if entry.in_flight.load(Ordering::Acquire) > 0 => return Some(job),
+        Some(entry) if entry.in_flight.load(Ordering::Acquire) > 0 => return Handed::Busy(job),
         Some(entry) => {
             job.in_flight = Some(InFlight::new(entry.in_flight.clone()));
             match entry.tx.send(job) {
-                Ok(()) => return None,
+                Ok(()) => return Handed::Sent,
                 // Its task is gone (its runtime shut down): a new session takes over.
                 Err(SendError(job)) => job,
             }
@@ -75,9 +88,7 @@ pub(super) fn submit(mut job: Job) -> Option<Job> {
             hook_name,
         },
     );
-    drop(pool);
-    tokio::spawn(Session::new(key, id, rx).run());
-    None
+    Handed::Opened(key, id, rx)
 }
 
 /// Retires the sessions of `owner` for hooks named `hook_name` whose file is not in `keep`
