@@ -149,7 +149,7 @@ fn new_error<'env>(env: &'env Env, type_error: bool, message: &str) -> Result<Ob
     match made {
         Some(Ok(error)) => {
             // Safety: a `new` of an Error class is an object.
-            return Ok(unsafe { error.cast::<Object>() }?);
+            return unsafe { error.cast::<Object>() };
         }
         // A pending exception (the constructor threw: a host broke Error) must not stay.
         Some(Err(_)) => {

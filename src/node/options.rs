@@ -1488,14 +1488,19 @@ mod tests {
 
     #[test]
     fn the_default_timeout_is_the_contracts_30_seconds_and_bad_ones_are_refused() {
-        let settings = run_settings(RunOptions::default(), CancellationToken::new(), 0).unwrap();
+        let settings = run_settings(
+            RunOptions::default(),
+            CancellationToken::new(),
+            Owner::default(),
+        )
+        .unwrap();
         assert_eq!(settings.timeout, Duration::from_secs(30));
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let options = RunOptions {
                 timeout_ms: Some(bad),
                 ..RunOptions::default()
             };
-            let refused = run_settings(options, CancellationToken::new(), 0);
+            let refused = run_settings(options, CancellationToken::new(), Owner::default());
             assert!(
                 matches!(
                     refused,

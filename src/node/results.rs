@@ -1,7 +1,9 @@
 //! Core results -> JavaScript objects.
 
+mod file_report;
 mod handover;
 
+pub use file_report::HookFileReport;
 pub use handover::{capture, to_js};
 
 use napi::bindgen_prelude::{Either, Null};
@@ -248,7 +250,7 @@ pub struct HookRunResult {
     /// The files meant for this hook that will not run, as `diagnoseHooks()` reports them:
     /// hooks disabled, untrusted or unable to start, files misnamed for it (`PreToolUse.py`,
     /// `PreTooluse`), and files Windows passes over. Empty when every file of it runs.
-    pub not_run: Vec<crate::node::diagnosis::HookFileReport>,
+    pub not_run: Vec<HookFileReport>,
 }
 
 pub(crate) fn millis(d: std::time::Duration) -> f64 {

@@ -51,29 +51,7 @@ pub const CACHE_TTL: Duration = Duration::from_millis(250);
 /// How many hook names one factory inspects files for before it starts over from Cline's own.
 const WANTED_LIMIT: usize = 256;
 
-/// Default limit on hook processes running at once per limiter: 8 per core, at least 8.
-pub fn default_process_limit() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get() * 8)
-        .unwrap_or(8)
-        .max(8)
-}
-
-/// A limiter of `max_processes` hook processes at once: at least one (zero would run
-/// nothing, every hook waiting out its deadline for a slot) and at most what a semaphore holds.
-pub fn limiter(max_processes: usize) -> Arc<Semaphore> {
-    Arc::new(Semaphore::new(
-        max_processes.clamp(1, Semaphore::MAX_PERMITS),
-    ))
-}
-
-/// The limiter shared by every call that sets no limit of its own.
-pub fn shared_limiter() -> Arc<Semaphore> {
-    static SHARED: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
-    SHARED
-        .get_or_init(|| limiter(default_process_limit()))
-        .clone()
-}
+pub use crate::process::{default_process_limit, limiter, shared_limiter};
 
 /// The factory for `layout`, shared by every call that names the same directories, so that
 /// one-shot calls (`runHook`) get the same cached discovery as a long-lived factory.
@@ -540,7 +518,7 @@ impl Factory {
             "rescanning the hooks folders"
         );
         // Watched before they are read: a change from here on makes this snapshot stale.
-        let (mark, unwatched) = self.watch.follow(&dirs);
+        let (mark, unwatched) = self.watch.follow(&dirs, CACHE_TTL);
         if let Some(why) = &unwatched {
             tracing::warn!("{why}");
         }

@@ -409,7 +409,7 @@ impl Runner {
             abort,
             limiter: settings
                 .max_processes
-                .map(crate::factory::limiter)
+                .map(crate::process::limiter)
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
             start_permission: crate::process::start_permission(settings.owner),

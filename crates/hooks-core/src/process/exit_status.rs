@@ -58,6 +58,12 @@ pub fn signal_parts(text: &str) -> (&str, Option<i32>) {
     (text, number)
 }
 
+/// Windows has no signals.
+#[cfg(not(unix))]
+pub(super) fn signal_name(_status: &ExitStatus) -> Option<String> {
+    None
+}
+
 #[cfg(test)]
 mod signal_parts_tests {
     use super::signal_parts;
@@ -69,10 +75,4 @@ mod signal_parts_tests {
         assert_eq!(signal_parts("signal 34"), ("signal 34", Some(34)));
         assert_eq!(signal_parts("odd"), ("odd", None));
     }
-}
-
-/// Windows has no signals.
-#[cfg(not(unix))]
-pub(super) fn signal_name(_status: &ExitStatus) -> Option<String> {
-    None
 }

@@ -47,6 +47,7 @@ pub use persistent::{
 pub use pipes::*;
 pub use registry::*;
 pub use run::*;
+pub use slots::{default_process_limit, limiter, shared_limiter};
 pub use spawn::MODE_VAR;
 pub(crate) use tree::*;
 pub use verified_start::changed_at_start;

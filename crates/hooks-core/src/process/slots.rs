@@ -91,6 +91,30 @@ pub(crate) async fn asked_for(limiter: &Arc<Semaphore>) {
     }
 }
 
+/// Default limit on hook processes running at once per limiter: 8 per core, at least 8.
+pub fn default_process_limit() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get() * 8)
+        .unwrap_or(8)
+        .max(8)
+}
+
+/// A limiter of `max_processes` hook processes at once: at least one (zero would run
+/// nothing, every hook waiting out its deadline for a slot) and at most what a semaphore holds.
+pub fn limiter(max_processes: usize) -> Arc<Semaphore> {
+    Arc::new(Semaphore::new(
+        max_processes.clamp(1, Semaphore::MAX_PERMITS),
+    ))
+}
+
+/// The limiter shared by every call that sets no limit of its own.
+pub fn shared_limiter() -> Arc<Semaphore> {
+    static SHARED: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
+    SHARED
+        .get_or_init(|| limiter(default_process_limit()))
+        .clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

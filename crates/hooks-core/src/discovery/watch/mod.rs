@@ -21,6 +21,8 @@ mod targets;
 
 pub use targets::{targets, Role};
 
+use std::time::Duration;
+
 use crate::discovery::HookDir;
 
 /// Which change count a rescan started from.
@@ -69,7 +71,7 @@ impl Watch {
     /// ones watched before that are not among them, and returns the mark the rescan about to
     /// read them starts from, with why some folder could not be watched (a sentence for
     /// `warnings`), if so. Blocking I/O: call it on the rescan's thread, before reading.
-    pub fn follow(&self, dirs: &[HookDir]) -> (Mark, Option<String>) {
+    pub fn follow(&self, dirs: &[HookDir], revalidated_within: Duration) -> (Mark, Option<String>) {
         #[cfg(target_os = "linux")]
         {
             let wanted = targets(dirs, |p| p.is_dir());
@@ -82,7 +84,7 @@ impl Watch {
                         "The hooks folders are not watched ({why}): a change in them is seen \
                          within {} ms instead of at once. Raise the inotify limits \
                          (fs.inotify.max_user_watches, fs.inotify.max_user_instances) to fix this.",
-                        crate::factory::CACHE_TTL.as_millis()
+                        revalidated_within.as_millis()
                     )),
                 ),
             }
@@ -90,7 +92,7 @@ impl Watch {
         #[cfg(not(target_os = "linux"))]
         {
             // Not watched here: the revalidation by age stands, as documented.
-            let _ = dirs;
+            let _ = (dirs, revalidated_within);
             (Mark::Unwatched, None)
         }
     }
