@@ -28,6 +28,8 @@ class HookError extends Error {
 
 /** The TypeError kind of HookError (a bad argument or option); not exported by itself. */
 class HookArgumentError extends TypeError {}
+// Shown as `HookError [TypeError]` when logged, as HookError's own kind.
+Object.defineProperty(HookArgumentError, 'name', { value: 'HookError' })
 
 for (const [Class, name] of [
   [HookError, 'HookError'],

@@ -448,11 +448,14 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             ),
         })?,
     };
-    if trust != TrustScope::Off && policy_file.is_none() {
+    // A default store that cannot be used (inside a workspace root, no home folder) leaves
+    // nothing approved: every hook trust covers is listed not trusted, and none runs.
+    let explicitly_off = matches!(options.policy_file, Some(Either::B(Null)));
+    if trust != TrustScope::Off && explicitly_off {
         return Err(HookError::InvalidOption {
             option: "trust",
             reason: format!(
-                "\"{}\" needs a policy store, where the approvals are kept, and there is none (policyFile is null, or the default ~/.cline/hooks-policy.json is inside a workspace root or has no home folder); pass a policyFile outside every workspace root",
+                "\"{}\" needs a policy store, where the approvals are kept, and policyFile is null; leave it out for the default (~/.cline/hooks-policy.json) or pass a file outside every workspace root",
                 trust.as_str()
             ),
         });
