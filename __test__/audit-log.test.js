@@ -60,7 +60,7 @@ describe('auditLog', () => {
     expect(result.warnings).toEqual([])
     const [global, workspace] = jsonLines(auditLog)
     expect(Object.keys(workspace)).toEqual([
-      'time', 'runId', 'hookName', 'path', 'source', 'sha256', 'status', 'durationMs', 'exitCode', 'signal',
+      'time', 'runId', 'hookName', 'path', 'source', 'sha256', 'status', 'durationMs', 'exitCode', 'signal', 'signalNumber',
       'failureKind', 'cancel', 'review', 'inputOverridden', 'stdoutBytes', 'stderrBytes',
     ])
     expect(workspace.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)

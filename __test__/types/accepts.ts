@@ -114,7 +114,22 @@ export async function factoryAndRunner(): Promise<void> {
   await runHook('FutureHook' as HookName, {})
 
   await factory.refresh()
+  const stopped: number = await factory.terminateAll()
+  console.log(stopped)
+  await factory.dispose()
   await factory[Symbol.asyncDispose]()
+}
+
+export async function disposalAndWrapping(): Promise<void> {
+  try {
+    await runHook('PreToolUse', {})
+  } catch (e) {
+    if (e instanceof HookError) {
+      const code: HookErrorCode = e.code
+      if (code === 'ERR_HOOK_FACTORY_DISPOSED' || code === 'ABORT_ERR') console.log(e.message, e.cause)
+    }
+  }
+  throw new HookError('wrapped', { code: 'ERR_INVALID_OPTION', cause: new Error('inner') })
 }
 
 export function knownHooks(): void {

@@ -463,12 +463,15 @@ pub fn set_logger(env: &Env, logger: Option<Unknown>, options: Option<Unknown>) 
     let new = match logger.as_ref().map(|l| l.get_type()).transpose()? {
         None | Some(ValueType::Null | ValueType::Undefined) => None,
         Some(ValueType::Function) => Some(create(env, logger.as_ref(), level)?),
-        Some(other) => {
+        Some(_) => {
+            let given = logger
+                .as_ref()
+                .map(crate::node::describe::describe_value)
+                .unwrap_or_default();
             let failure = Failure::from(HookError::InvalidOption {
                 option: "logger",
                 reason: format!(
-                    "{} was given; pass a function taking one record ({{ level, target, message, fields }}), or null to stop logging",
-                    crate::node::describe::describe_type(other)
+                    "{given} was given; pass a function taking one record ({{ level, target, message, fields }}), or null to stop logging"
                 ),
             });
             return Err(errors::throw(env, failure));

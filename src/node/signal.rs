@@ -48,7 +48,7 @@ pub fn read<'env>(
     match value.get_type().map_err(thrown)? {
         ValueType::Undefined | ValueType::Null => return Ok(SignalState::Absent),
         ValueType::Object => {}
-        other => return Err(not_a_signal(&crate::node::describe::describe_type(other)).into()),
+        _ => return Err(not_a_signal(&crate::node::describe::describe_value(&value)).into()),
     }
     // Safety: checked to be an object just above.
     let signal: Object = unsafe { value.cast().map_err(thrown)? };
