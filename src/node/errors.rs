@@ -66,6 +66,8 @@ thread_local! {
 /// Called once by the loader (index.js) with hook-error.js's classes: every error made on this
 /// thread from then on is one of theirs. Not part of the API (index.js does not export it).
 #[napi_derive::napi(skip_typescript, js_name = "useErrorClasses")]
+// Called from JavaScript only: a Rust test build sees no caller.
+#[cfg_attr(test, allow(dead_code))]
 pub fn use_error_classes(
     hook_error: Function<String, Unknown<'static>>,
     type_error: Function<String, Unknown<'static>>,

@@ -110,7 +110,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         default_cwd: std::env::temp_dir(),
         abort,
         limiter: Arc::new(Semaphore::new(4)),
-        owner: 0,
+        owner: Default::default(),
         start_permission: CancellationToken::new(),
         profile: Profile::Extension,
         run: Default::default(),

@@ -46,7 +46,7 @@ pub(super) fn signal_name(status: &ExitStatus) -> Option<String> {
     Some(format!("{name} ({signal})"))
 }
 
-/// The name and number of a signal as [`signal_name`] writes it (`SIGKILL (9)`), for callers
+/// The name and number of a signal as an execution's `signal` holds it (`SIGKILL (9)`), for callers
 /// that report them apart; an unnamed one (`signal 34`) keeps its text and its number.
 pub fn signal_parts(text: &str) -> (&str, Option<i32>) {
     if let Some((name, rest)) = text.split_once(" (") {
