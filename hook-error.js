@@ -38,4 +38,11 @@ for (const [Class, name] of [
   Object.defineProperty(Class.prototype, 'name', { value: name, writable: true, configurable: true })
 }
 
-module.exports = { HookError, HookArgumentError }
+/** A HookError of the TypeError kind with `code`, for a bad argument found in JavaScript. */
+function argumentError(message, code) {
+  const error = new HookArgumentError(message)
+  Object.defineProperty(error, 'code', { value: code, enumerable: true, configurable: true, writable: true })
+  return error
+}
+
+module.exports = { HookError, HookArgumentError, argumentError }

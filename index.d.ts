@@ -385,6 +385,8 @@ export interface HookOutput {
  * - `ERR_NOT_A_HOOK`: a path that is not a hook file (`trustHook`, `setHookEnabled`).
  * - `ERR_HOOK_FACTORY_DISPOSED`: a call on a disposed `HookFactory` or one of its runners.
  * - `ERR_HOOK_NO_CONSTRUCTOR`: `new HookRunner()`; get one from `factory.create(name)`.
+ * - `ERR_INVALID_THIS`: a method of a `HookFactory` or `HookRunner` called on something else (taken
+ *   off its object, or `.call(other)`), or `HookFactory(...)` without `new`.
  * - `ERR_CLINE_HOOKS_INTERNAL`: a bug in this package (please report it).
  * - `ERR_CLINE_HOOKS_BINARY_MISSING`, `ERR_CLINE_HOOKS_BINARY_VERSION`,
  *   `ERR_CLINE_HOOKS_BINARY_INVALID`, `ERR_CLINE_HOOKS_BINARY_LOAD`,
@@ -403,6 +405,7 @@ export type HookErrorCode =
   | 'ERR_NOT_A_HOOK'
   | 'ERR_HOOK_FACTORY_DISPOSED'
   | 'ERR_HOOK_NO_CONSTRUCTOR'
+  | 'ERR_INVALID_THIS'
   | 'ERR_CLINE_HOOKS_INTERNAL'
   | 'ERR_CLINE_HOOKS_BINARY_MISSING'
   | 'ERR_CLINE_HOOKS_BINARY_VERSION'
@@ -562,16 +565,16 @@ export declare function discoverHooks(hookName: HookName | CliEventName, options
  */
 export interface DiscoveryOptions {
   /** Workspace roots, in order; each one's `.clinerules/hooks` is searched. Default: none. */
-  workspaceRoots?: Array<string>
+  workspaceRoots?: Array<string> | undefined
   /**
    * The global hooks folder. Default: the user's Documents folder + `/Cline/Hooks`
    * (the Documents known folder on Windows, `XDG_DOCUMENTS_DIR` on Linux, `~/Documents`
    * otherwise). `null` turns every global folder off (in the CLI profile, `$CLINE_DIR/hooks`
    * too).
    */
-  globalHooksDir?: string | null
+  globalHooksDir?: string | null | undefined
   /** More hooks folders, searched first (for example a CLI `--hooks-dir`). */
-  extraHooksDirs?: Array<string>
+  extraHooksDirs?: Array<string> | undefined
   /**
    * Whose conventions to follow. `"extension"` (default): `.clinerules/hooks`, one
    * executable per hook per folder. `"cli"`: the Cline CLI's file hooks: also
@@ -581,28 +584,28 @@ export interface DiscoveryOptions {
    * by full path, as `localeCompare` sorts); hooks get `CLINE_BUILD_ENV` and no `model`
    * field, and output is read for up to 1 s after a hook exits, as the SDK does.
    */
-  profile?: 'extension' | 'cli'
+  profile?: 'extension' | 'cli' | undefined
   /** The CLI profile's data folder; default `$CLINE_DIR`, else `~/.cline`. */
-  clineDir?: string
+  clineDir?: string | undefined
   /**
    * Most hook processes this factory runs at once, an integer from 1 to 1024; more wait
    * for a free slot (their timeout keeps running while they wait). Default: 8 per CPU
    * core, shared by all callers that set no limit.
    */
-  maxConcurrentHooks?: number
+  maxConcurrentHooks?: number | undefined
   /**
    * The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds, for this
    * factory's runs (a run's own `maxTimeoutMs` replaces it): from 1
    * to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
    * one, and the execution warns.
    */
-  maxTimeoutMs?: number
+  maxTimeoutMs?: number | undefined
   /**
    * Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
    * before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes); for this
    * factory's runs (a run's own `persistentIdleMs` replaces it).
    */
-  persistentIdleMs?: number
+  persistentIdleMs?: number | undefined
   /**
    * The user's hooks policy store: a JSON file of approved hook fingerprints and disabled
    * hooks, edited with `trustHook`, `untrustHook` and `setHookEnabled`. Default: the
@@ -613,7 +616,7 @@ export interface DiscoveryOptions {
    * store that cannot be used counts as empty and each run's `warnings` says why; a missing
    * one is empty.
    */
-  policyFile?: string | null
+  policyFile?: string | null | undefined
   /**
    * Which hooks must be approved (`trustHook`) before they run: `"off"` (default, none),
    * `"workspace"` (the hooks of workspace roots, which a cloned repository brings:
@@ -622,14 +625,14 @@ export interface DiscoveryOptions {
    * `not trusted: changed since approved`, and is not started. Needs a policy store (the
    * default one will do).
    */
-  trust?: 'workspace' | 'all' | 'off'
+  trust?: 'workspace' | 'all' | 'off' | undefined
   /**
    * The managed hooks folder, searched first; its hooks run before all others and are
    * refused when anyone but root/Administrators can write them or their folder. Default:
    * the system's (`/etc/cline/hooks`, `/Library/Application Support/Cline/Hooks`,
    * `%ProgramData%\Cline\Hooks`); `null`: none.
    */
-  managedHooksDir?: string | null
+  managedHooksDir?: string | null | undefined
   /**
    * Hooks this host requires (hook names such as `"PreToolUse"`, or CLI event names such
    * as `"tool_call"`): a run of one of them in which no hook of that name starts (none
@@ -637,7 +640,7 @@ export interface DiscoveryOptions {
    * with an `errorMessage` naming the hook and why none ran. A hook skipped by its header's
    * `tools=` counts as present. Default: none.
    */
-  requireHooks?: Array<HookName | CliEventName>
+  requireHooks?: Array<HookName | CliEventName> | undefined
 }
 
 /** An approval as `trustHook` recorded it. */
@@ -926,7 +929,7 @@ export interface LoggerOptions {
    * `'info'`, `'debug'` (discovery decisions, hook starts with their argv, exits, output
    * read) or `'trace'` (also each discovery cache hit and miss).
    */
-  level?: 'error' | 'warn' | 'info' | 'debug' | 'trace'
+  level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' | undefined
 }
 
 /** A record given to the logger of `setLogger`. */
@@ -950,15 +953,15 @@ export interface OnFailurePolicy {
    * A hook still running at its timeout (or waiting for a process slot until it): the
    * executions with `failureKind: 'timedOut'`.
    */
-  timedOut?: 'allow' | 'block'
+  timedOut?: 'allow' | 'block' | undefined
   /** The old name of `timedOut` (deprecated; it still works). */
-  timeout?: 'allow' | 'block'
+  timeout?: 'allow' | 'block' | undefined
   /** A hook that exited with a non-zero code or was killed by a signal. */
-  crash?: 'allow' | 'block'
+  crash?: 'allow' | 'block' | undefined
   /** A hook that could not start (its file or interpreter missing, not executable, ...). */
-  startFailure?: 'allow' | 'block'
+  startFailure?: 'allow' | 'block' | undefined
   /** A hook that exited 0 but printed output that cannot be used. */
-  invalidOutput?: 'allow' | 'block'
+  invalidOutput?: 'allow' | 'block' | undefined
 }
 
 /**
@@ -972,51 +975,51 @@ export declare function runHook<N extends HookName | CliEventName>(hookName: N, 
 /** `DiscoveryOptions & RunOptions`. */
 export interface RunHookOptions {
   /** See `DiscoveryOptions.workspaceRoots`. */
-  workspaceRoots?: Array<string>
+  workspaceRoots?: Array<string> | undefined
   /** See `DiscoveryOptions.globalHooksDir`. */
-  globalHooksDir?: string | null
+  globalHooksDir?: string | null | undefined
   /** See `DiscoveryOptions.extraHooksDirs`. */
-  extraHooksDirs?: Array<string>
+  extraHooksDirs?: Array<string> | undefined
   /** See `DiscoveryOptions.profile`. */
-  profile?: 'extension' | 'cli'
+  profile?: 'extension' | 'cli' | undefined
   /** See `DiscoveryOptions.clineDir`. */
-  clineDir?: string
+  clineDir?: string | undefined
   /** See `DiscoveryOptions.policyFile`. */
-  policyFile?: string | null
+  policyFile?: string | null | undefined
   /** See `DiscoveryOptions.trust`. */
-  trust?: 'workspace' | 'all' | 'off'
+  trust?: 'workspace' | 'all' | 'off' | undefined
   /** See `DiscoveryOptions.managedHooksDir`. */
-  managedHooksDir?: string | null
+  managedHooksDir?: string | null | undefined
   /** See `DiscoveryOptions.requireHooks`. */
-  requireHooks?: Array<HookName | CliEventName>
+  requireHooks?: Array<HookName | CliEventName> | undefined
   /** See `RunOptions.maxConcurrentHooks`. */
-  maxConcurrentHooks?: number
+  maxConcurrentHooks?: number | undefined
   /** See `RunOptions.timeoutMs`. */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
   /** See `RunOptions.maxTimeoutMs`. */
-  maxTimeoutMs?: number
+  maxTimeoutMs?: number | undefined
   /** See `RunOptions.persistentIdleMs`. */
-  persistentIdleMs?: number
+  persistentIdleMs?: number | undefined
   /** See `RunOptions.signal`. */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
   /** See `RunOptions.env`. */
-  env?: Record<string, string | undefined>
+  env?: Record<string, string | number | undefined>
   /** See `RunOptions.sequential`. */
-  sequential?: boolean
+  sequential?: boolean | undefined
   /** See `RunOptions.detached`. */
-  detached?: boolean
+  detached?: boolean | undefined
   /** See `RunOptions.onFailure`. */
-  onFailure?: 'allow' | 'block' | OnFailurePolicy
+  onFailure?: 'allow' | 'block' | OnFailurePolicy | undefined
   /** See `RunOptions.scrubEnv`. */
-  scrubEnv?: boolean | string[]
+  scrubEnv?: boolean | string[] | undefined
   /** See `RunOptions.auditLog`. */
-  auditLog?: string
+  auditLog?: string | undefined
   /** See `RunOptions.hookLogs`. */
-  hookLogs?: boolean
+  hookLogs?: boolean | undefined
   /** See `RunOptions.onEvent`. */
-  onEvent?: (event: HookEvent) => void
+  onEvent?: (event: HookEvent) => void | undefined
   /** See `RunOptions.slowThresholdMs`. */
-  slowThresholdMs?: number
+  slowThresholdMs?: number | undefined
 }
 
 /** How to run. */
@@ -1026,23 +1029,23 @@ export interface RunOptions {
    * whole process tree stopped and is reported `timedOut`. A hook's header `timeout=`
    * replaces it for that hook.
    */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
   /**
    * The longest timeout a hook's header (`timeout=`) may ask for, in milliseconds: from 1
    * to 86,400,000 (a day); default 600000 (10 minutes). A longer `timeout=` runs with this
    * one, and the execution warns.
    */
-  maxTimeoutMs?: number
+  maxTimeoutMs?: number | undefined
   /**
    * Milliseconds a persistent hook's process (header `mode=persistent`) may sit idle
    * before it is stopped: from 0 to 86,400,000; default 300000 (5 minutes).
    */
-  persistentIdleMs?: number
+  persistentIdleMs?: number | undefined
   /**
    * Aborting kills every running hook's process tree and rejects with an `AbortError`;
    * an already-aborted signal starts nothing.
    */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
   /**
    * Variables added to the inherited environment of every hook: a plain object (`{ ... }`
    * or `Object.create(null)`) of names to strings. Only its own enumerable string keys
@@ -1057,24 +1060,24 @@ export interface RunOptions {
    * the kernel starts no program. On Windows, where names ignore case, of two spellings of
    * one name the value given last wins.
    */
-  env?: Record<string, string | undefined>
+  env?: Record<string, string | number | undefined>
   /**
    * `false` (default): the hooks of one run start together. `true`: one after another.
    * Results are always combined in discovery order.
    */
-  sequential?: boolean
+  sequential?: boolean | undefined
   /**
    * Most hook processes this call runs at once, an integer from 1 to 1024, replacing the
    * factory's limit.
    */
-  maxConcurrentHooks?: number
+  maxConcurrentHooks?: number | undefined
   /**
    * Fire and forget, for observation-only hooks: start the hooks with their input and
    * resolve as soon as they have started (status `"started"`). Their output is not read,
    * and they never hold the caller, its event loop or its exit. Each takes a process slot
    * until its own process ends; `terminateAll()` stops them; the host's exit does not.
    */
-  detached?: boolean
+  detached?: boolean | undefined
   /**
    * What a hook's failure means. `'allow'` (default): a hook that times out, crashes,
    * cannot start or prints output that cannot be used never blocks. `'block'`: each of
@@ -1082,7 +1085,7 @@ export interface RunOptions {
    * what happened. An object sets each kind on its own (a kind left out is allowed). An
    * abort, `terminateAll()` and a disabled hook are never failures.
    */
-  onFailure?: 'allow' | 'block' | OnFailurePolicy
+  onFailure?: 'allow' | 'block' | OnFailurePolicy | undefined
   /**
    * Variables of the host's environment the hooks do not get. `true`: those whose names
    * look like credentials (containing, in any case, `TOKEN`, `SECRET`, `PASSWORD`,
@@ -1093,7 +1096,7 @@ export interface RunOptions {
    * environment or memory through `/proc`, gain privileges (`sudo`) or mount; where they are
    * not kept from the host, the run's `warnings` say so once (README, "Environment scrubbing").
    */
-  scrubEnv?: boolean | string[]
+  scrubEnv?: boolean | string[] | undefined
   /**
    * A file to append one JSON line to per hook execution (time, runId, hookName, path,
    * source, sha256, status, durationMs, exitCode, signal, failureKind, cancel, review,
@@ -1101,14 +1104,14 @@ export interface RunOptions {
    * processes can share it. Created with its folders if missing; a relative path is resolved
    * against the current directory. A failed write is a warning of the run, never a failure.
    */
-  auditLog?: string
+  auditLog?: string | undefined
   /**
    * `true`: each execution of a workspace or global hook is appended to
    * `<HookName>.log` beside its hooks folder (`.clinerules/logs/`, the global folder's
    * `Logs/`): a header line and the tails of its stdout and stderr; over 1 MiB it is renamed
    * to `.log.1`. Default `false`.
    */
-  hookLogs?: boolean
+  hookLogs?: boolean | undefined
   /**
    * Called with each hook's live events as they happen (see `HookEvent`): its start, each
    * line it prints (at most 1,000 per hook, each cut at 4 KiB), `slow` once past
@@ -1116,12 +1119,12 @@ export interface RunOptions {
    * before the returned promise settles. It runs on the JavaScript thread and never holds
    * the hooks; what it throws is ignored. Without it, output is not split into lines.
    */
-  onEvent?: (event: HookEvent) => void
+  onEvent?: (event: HookEvent) => void | undefined
   /**
    * Milliseconds a hook runs (or waits for a slot) before its `slow` event: a number, 0 or
    * more (default 2000).
    */
-  slowThresholdMs?: number
+  slowThresholdMs?: number | undefined
 }
 
 /**
@@ -1130,7 +1133,7 @@ export interface RunOptions {
  * bit (macOS/Linux) sets it; one that is a link (or in a linked folder) leading out of its
  * workspace root or hooks folder is refused with `ERR_NOT_A_HOOK` instead.
  */
-export declare function setHookEnabled(path: string, enabled: boolean, options?: { policyFile?: string | null }): Promise<void>
+export declare function setHookEnabled(path: string, enabled: boolean, options?: { policyFile?: string | undefined }): Promise<void>
 
 /**
  * Routes the runtime's log records to `logger` (one call per record, `{ level, target,
@@ -1157,10 +1160,10 @@ export declare function terminateAll(): Promise<number>
  * hook file and `ERR_HOOK_POLICY_FILE` when the store cannot be read or written (a corrupt
  * store is never overwritten).
  */
-export declare function trustHook(path: string, options?: { policyFile?: string | null; sha256?: string | undefined }): Promise<HookApproval>
+export declare function trustHook(path: string, options?: { policyFile?: string | undefined; sha256?: string | undefined }): Promise<HookApproval>
 
 /**
  * Withdraws the approval of the hook file at `path` from the policy store (as `trustHook`); resolves
  * with whether there was one.
  */
-export declare function untrustHook(path: string, options?: { policyFile?: string | null }): Promise<boolean>
+export declare function untrustHook(path: string, options?: { policyFile?: string | undefined }): Promise<boolean>

@@ -12,7 +12,7 @@
 const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } = require('fs')
 const { dirname, isAbsolute, join, sep } = require('path')
 const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('./platform-package.js')
-const { HookError, HookArgumentError } = require('./hook-error.js')
+const { HookError, HookArgumentError, argumentError } = require('./hook-error.js')
 const manifest = require('./package.json')
 
 // musl or glibc: /usr/bin/ldd names musl, else the C library mapped into this process does. Not
@@ -150,6 +150,72 @@ if (typeof binding.runHook !== 'function' || typeof binding.HookFactory !== 'fun
 // From here on, every error the binary makes on this thread is a HookError.
 binding.useErrorClasses(HookError, HookArgumentError)
 
+// A method called on something that is not one of ours (taken off its object, `.call({})`)
+// rejects with a HookError instead of throwing V8's bare `TypeError: Illegal invocation`; a
+// getter throws one. Both keep their `this` otherwise, at the cost of one call.
+function notOurs(className, name) {
+  const instance = className === 'HookFactory' ? 'factory' : 'runner'
+  return argumentError(
+    `${className}'s ${name} was called on something that is not a ${className} (a method taken off its object, or called with another \`this\`); call it on the ${instance} itself: ${instance}.${name}`,
+    'ERR_INVALID_THIS',
+  )
+}
+// The binary's prototypes outlive this module when it is evaluated again in the same thread (a
+// test runner's fresh module registry): the methods as the binary made them are kept aside once,
+// and each evaluation wraps those, with its own HookError.
+const UNGUARDED = Symbol.for('@cline/hooks: methods as the binary made them')
+function guard(Class, className) {
+  const proto = Class.prototype
+  if (!Object.prototype.hasOwnProperty.call(proto, UNGUARDED)) {
+    const originals = {}
+    for (const name of Object.getOwnPropertyNames(proto)) originals[name] = Object.getOwnPropertyDescriptor(proto, name)
+    Object.defineProperty(proto, UNGUARDED, { value: originals })
+  }
+  const originals = proto[UNGUARDED]
+  for (const name of Object.keys(originals)) {
+    const descriptor = { ...originals[name] }
+    if (name === 'constructor') continue
+    if (typeof descriptor.value === 'function') {
+      const method = descriptor.value
+      descriptor.value = {
+        [name](...args) {
+          try {
+            return Reflect.apply(method, this, args)
+          } catch (error) {
+            return Promise.reject(error instanceof HookError ? error : notOurs(className, name))
+          }
+        },
+      }[name]
+    } else if (typeof descriptor.get === 'function') {
+      const get = descriptor.get
+      descriptor.get = {
+        get [name]() {
+          try {
+            return Reflect.apply(get, this, [])
+          } catch (error) {
+            throw error instanceof HookError ? error : notOurs(className, name)
+          }
+        },
+      }.__lookupGetter__(name)
+    } else {
+      continue
+    }
+    Object.defineProperty(proto, name, descriptor)
+  }
+}
+guard(binding.HookFactory, 'HookFactory')
+guard(binding.HookRunner, 'HookRunner')
+
+// `new HookFactory(options)`; without `new` it says so (the class itself would wrap whatever
+// `this` it was given).
+function HookFactory(options) {
+  if (new.target === undefined) {
+    throw argumentError('HookFactory is a class: create one with new HookFactory(options)', 'ERR_INVALID_THIS')
+  }
+  return Reflect.construct(binding.HookFactory, [options], new.target)
+}
+HookFactory.prototype = binding.HookFactory.prototype
+
 // A runner comes from `factory.create(name)`; `new HookRunner()` says so (the class itself has
 // no constructor), and `runner instanceof HookRunner` still holds.
 function HookRunner() {
@@ -158,12 +224,19 @@ function HookRunner() {
   })
 }
 HookRunner.prototype = binding.HookRunner.prototype
+for (const [proto, constructor] of [
+  [HookFactory.prototype, HookFactory],
+  [HookRunner.prototype, HookRunner],
+]) {
+  Object.defineProperty(proto, 'constructor', { value: constructor, writable: true, configurable: true })
+}
 
 // `await using factory = new HookFactory(...)` disposes of it at the end of the block.
 if (typeof Symbol.asyncDispose === 'symbol') {
-  Object.defineProperty(binding.HookFactory.prototype, Symbol.asyncDispose, {
+  const { dispose } = HookFactory.prototype
+  Object.defineProperty(HookFactory.prototype, Symbol.asyncDispose, {
     value: function asyncDispose() {
-      return this.dispose()
+      return Reflect.apply(dispose, this, [])
     },
     writable: true,
     configurable: true,
@@ -175,7 +248,7 @@ if (typeof Symbol.asyncDispose === 'symbol') {
 // The binding's own helpers (useErrorClasses) are not among them.
 module.exports = {}
 module.exports.HookError = HookError
-module.exports.HookFactory = binding.HookFactory
+module.exports.HookFactory = HookFactory
 module.exports.HookRunner = HookRunner
 module.exports.diagnoseHooks = binding.diagnoseHooks
 module.exports.discoverHooks = binding.discoverHooks

@@ -20,7 +20,7 @@ function editorRun(ws, env) {
   const program = `
     const { runHook } = require(process.argv[1])
     runHook('PreToolUse', {}, { workspaceRoots: [process.argv[2]], globalHooksDir: null, managedHooksDir: null, trust: 'workspace' })
-      .then((r) => process.stdout.write(JSON.stringify({ ran: r.hooks.map((h) => h.status), context: r.contextModification, notRun: r.notRun.map((f) => f.problem) })))
+      .then((r) => process.stdout.write(JSON.stringify({ ran: r.hooks.map((h) => h.status), context: r.contextModification, notRun: r.notRun.map((f) => f.problem), storeWarnings: r.warnings.filter((w) => w.includes('policy file')) })))
   `
   const out = spawnSync(process.execPath, ['-e', program, ROOT, ws], { env, encoding: 'utf8', timeout: 60000 })
   expect(out.stderr).toBe('')
@@ -44,16 +44,35 @@ describe('the default policy store is the CLI\'s', () => {
     ['$CLINE_DIR/hooks-policy.json', true],
   ])('cline-hooks trust, then an editor without policyFile runs the hook (%s)', (_, withClineDir) => {
     const { ws, env, store } = setup(withClineDir)
-    expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'] })
+    expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'], storeWarnings: [] })
     const trusted = spawnSync(process.execPath, [CLI, 'trust', '--workspace', ws, '--no-global', '--yes'], { env, encoding: 'utf8', timeout: 60000 })
     expect(trusted.status).toBe(0)
     expect(fs.existsSync(store)).toBe(true)
-    expect(editorRun(ws, env)).toEqual({ ran: ['completed'], context: 'approved hook ran', notRun: [] })
+    expect(editorRun(ws, env)).toEqual({ ran: ['completed'], context: 'approved hook ran', notRun: [], storeWarnings: [] })
     // And back: untrust from the CLI, and the editor no longer runs it.
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
     const untrusted = spawnSync(process.execPath, [CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
     expect(untrusted.status).toBe(0)
-    expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'] })
+    expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'], storeWarnings: [] })
+  })
+
+  test('policyFile: null is no store: discovery with trust is refused, and a policy call writes nothing', () => {
+    const { ws, env, store } = setup(true)
+    const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
+    const program = `
+      const h = require(process.argv[1])
+      const codeOf = (p) => p.then(() => 'resolved', (e) => e.code)
+      Promise.all([
+        codeOf(h.trustHook(process.argv[2], { policyFile: null })),
+        codeOf(h.untrustHook(process.argv[2], { policyFile: null })),
+        codeOf(h.setHookEnabled(process.argv[2], false, { policyFile: null })),
+        codeOf(h.discoverHooks('PreToolUse', { workspaceRoots: [process.argv[3]], trust: 'workspace', policyFile: null })),
+      ]).then((codes) => process.stdout.write(JSON.stringify(codes)))
+    `
+    const out = spawnSync(process.execPath, ['-e', program, ROOT, hook, ws], { env, encoding: 'utf8', timeout: 60000 })
+    expect(out.stderr).toBe('')
+    expect(JSON.parse(out.stdout)).toEqual(['ERR_INVALID_OPTION', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION'])
+    expect(fs.existsSync(store)).toBe(false)
   })
 
   test('an approval made through the API without policyFile is what `cline-hooks trust` sees', () => {
@@ -66,7 +85,7 @@ describe('the default policy store is the CLI\'s', () => {
     expect(listed.stdout).toMatch(/Every hook in scope is approved/)
   })
 
-  test('the default store inside a workspace root is not used: a repository cannot approve its own hooks', () => {
+  test('the default store inside a workspace root is not used, and every run says so: a repository cannot approve its own hooks', () => {
     const { ws } = setup(false)
     // HOME is the workspace root: its .cline/hooks-policy.json is the repository's, not the user's.
     const inside = cliEnv({ HOME: ws, USERPROFILE: ws, CLINE_DIR: undefined })
@@ -74,6 +93,8 @@ describe('the default policy store is the CLI\'s', () => {
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
     const sha = require('crypto').createHash('sha256').update(fs.readFileSync(hook)).digest('hex')
     fs.writeFileSync(path.join(ws, '.cline', 'hooks-policy.json'), JSON.stringify({ version: 1, approved: { [hook]: sha } }))
-    expect(editorRun(ws, inside)).toEqual({ ran: [], context: '', notRun: ['notTrusted'] })
+    const run = editorRun(ws, inside)
+    expect(run).toMatchObject({ ran: [], context: '', notRun: ['notTrusted'] })
+    expect(run.storeWarnings).toEqual([expect.stringMatching(/hooks-policy\.json .*inside the workspace root/)])
   })
 })

@@ -167,6 +167,8 @@ describe('onFailure', () => {
       [true, /invalid option onFailure: a boolean was given; use "allow", "block", or an object/],
       [['block'], /invalid option onFailure: an array was given; use "allow", "block"/],
       [{ timout: 'block' }, /invalid option onFailure: "timout" is not a kind of failure: did you mean "timedOut"\? \(the keys of onFailure are timedOut, crash, startFailure, invalidOutput\)/],
+      // The old name beside the new one would leave the verdict to the keys' order.
+      [{ timedOut: 'block', timeout: 'allow' }, /invalid option onFailure: it has both timedOut and timeout, its old name, for the same kind of failure; keep timedOut/],
       [{ crash: 'Block' }, /invalid option onFailure: onFailure\.crash is "Block"; use "allow" or "block"/],
       [{ crash: 1 }, /invalid option onFailure: onFailure\.crash is a number; use "allow" or "block"/],
     ]

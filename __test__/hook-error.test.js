@@ -110,6 +110,59 @@ describe('HookError', () => {
   })
 })
 
+describe('misuse of the classes is a HookError too', () => {
+  test('a method taken off its object, or called on another this, rejects with ERR_INVALID_THIS', async () => {
+    const factory = new HookFactory({ globalHooksDir: null })
+    const runner = await factory.create('PreToolUse')
+    const { create } = factory
+    const calls = {
+      'detached create': () => create('PreToolUse'),
+      'hasHook on {}': () => HookFactory.prototype.hasHook.call({}, 'PreToolUse'),
+      'run on a factory': () => HookRunner.prototype.run.call(factory, {}),
+      'dispose on {}': () => HookFactory.prototype.dispose.call({}),
+    }
+    if (typeof Symbol.asyncDispose === 'symbol') calls['asyncDispose on {}'] = () => factory[Symbol.asyncDispose].call({})
+    for (const [what, call] of Object.entries(calls)) {
+      let result
+      try {
+        result = await call().then(() => 'resolved', (e) => e)
+      } catch (thrown) {
+        result = { threw: thrown }
+      }
+      expect({ what, isHookError: result instanceof HookError, code: result.code }).toEqual({ what, isHookError: true, code: 'ERR_INVALID_THIS' })
+    }
+    const getter = Object.getOwnPropertyDescriptor(HookRunner.prototype, 'hookName').get
+    expect(() => getter.call({})).toThrow(expect.objectContaining({ code: 'ERR_INVALID_THIS' }))
+    expect(runner.hookName).toBe('PreToolUse')
+  })
+
+  test('HookFactory without new throws instead of wrapping its receiver; runner.constructor is HookRunner', async () => {
+    let thrown
+    try {
+      HookFactory({ globalHooksDir: null })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(HookError)
+    expect(thrown.code).toBe('ERR_INVALID_THIS')
+    const factory = new HookFactory({ globalHooksDir: null })
+    expect(factory.constructor).toBe(HookFactory)
+    const runner = await factory.create('PreToolUse')
+    expect(() => new runner.constructor()).toThrow(expect.objectContaining({ code: 'ERR_HOOK_NO_CONSTRUCTOR' }))
+  })
+
+  test('a subclass of HookFactory works', async () => {
+    class TaskHooks extends HookFactory {
+      forTool() {
+        return this.create('PreToolUse')
+      }
+    }
+    const hooks = new TaskHooks({ globalHooksDir: null })
+    expect(hooks).toBeInstanceOf(HookFactory)
+    expect((await hooks.forTool()).hookName).toBe('PreToolUse')
+  })
+})
+
 describe('exports', () => {
   test('only the documented names; no internals', () => {
     expect(Object.keys(addon).sort()).toEqual(

@@ -28,6 +28,13 @@ function stayingHook(verdict = {}) {
   return { dir, ready }
 }
 
+/** The pid written to `mark` if its process is still alive: [] when none started or it is gone. */
+function leftRunning(mark) {
+  if (!fs.existsSync(mark)) return []
+  const pid = Number(fs.readFileSync(mark, 'utf8'))
+  return pid > 0 && isAlive(pid) ? [pid] : []
+}
+
 const started = (ready) => waitFor(() => fs.existsSync(ready) && fs.readFileSync(ready, 'utf8') !== '', { timeoutMs: START_MS, what: 'the hook started' })
 
 describe('HookFactory.dispose()', () => {
@@ -98,6 +105,62 @@ require('readline').createInterface({ input: process.stdin }).on('line', () => r
     const factory = new HookFactory({ globalHooksDir: null })
     await factory[Symbol.asyncDispose]()
     await expect(factory.hasHook('PreToolUse')).rejects.toMatchObject({ code: 'ERR_HOOK_FACTORY_DISPOSED' })
+  })
+})
+
+describe('a stop called right after a run, before the run reached its hooks', () => {
+  // The run takes its start permission when it is called, on this thread: a dispose() or a
+  // terminateAll() in the same tick stops its hook, whether the runtime had started it already
+  // (then the stop finds it registered, and waits until it is gone) or not (then it never
+  // starts). Before, a hook could start after the stop had resolved and run to its timeout, and
+  // a persistent one lived on until idle.
+  test.each([
+    ['per event', {}],
+    ['persistent', { header: 'mode=persistent' }],
+  ])('%s: dispose() in the same tick: the run is aborted and its hook, if it started, is gone when dispose() resolves', async (_, { header }) => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const startedMark = path.join(tmp, 'started')
+    writeProgram(dir, 'PreToolUse', `require('fs').writeFileSync(${JSON.stringify(startedMark)}, String(process.pid))\n${STAY_ALIVE}`, header ? { header } : undefined)
+    for (let round = 0; round < 5; round++) {
+      fs.rmSync(startedMark, { force: true })
+      const factory = new HookFactory({ globalHooksDir: null, extraHooksDirs: [dir] })
+      const runner = await factory.create('PreToolUse')
+      const running = runner.run({}, { timeoutMs: 60000 })
+      await factory.dispose()
+      expect(leftRunning(startedMark)).toEqual([])
+      const result = await running
+      expect(result.hooks.map((h) => h.status)).toEqual(['aborted'])
+    }
+  })
+
+  test('terminateAll() in the same tick stops runHook()\'s hook: aborted, and gone when it resolves', async () => {
+    const tmp = makeTempDir()
+    const dir = path.join(tmp, 'hooks')
+    const startedMark = path.join(tmp, 'started')
+    writeProgram(dir, 'PreToolUse', `require('fs').writeFileSync(${JSON.stringify(startedMark)}, String(process.pid))\n${STAY_ALIVE}`)
+    for (let round = 0; round < 5; round++) {
+      fs.rmSync(startedMark, { force: true })
+      const running = runHook('PreToolUse', {}, { globalHooksDir: null, extraHooksDirs: [dir], timeoutMs: 60000 })
+      await addon.terminateAll()
+      expect(leftRunning(startedMark)).toEqual([])
+      expect((await running).hooks.map((h) => h.status)).toEqual(['aborted'])
+    }
+  })
+
+  test('two stops at once: each resolves only once the tree is gone (a hook deaf to SIGTERM)', async () => {
+    const { dir, ready } = stayingHook()
+    const deaf = path.join(path.dirname(dir), 'deaf')
+    writeProgram(deaf, 'PreToolUse', `process.on('SIGTERM', () => {})\n${thenMark(ready)}${STAY_ALIVE}`)
+    const factory = new HookFactory({ globalHooksDir: null, extraHooksDirs: [deaf] })
+    const running = (await factory.create('PreToolUse')).run({}, { timeoutMs: 60000 })
+    await started(ready)
+    const pid = Number(fs.readFileSync(ready, 'utf8'))
+    const stops = [factory.terminateAll(), addon.terminateAll(), factory.dispose()]
+    const each = await Promise.all(stops.map((stop) => stop.then(() => isAlive(pid))))
+    expect(each).toEqual([false, false, false])
+    expect((await running).hooks[0].status).toBe('aborted')
+    void dir
   })
 })
 

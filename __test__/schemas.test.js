@@ -402,6 +402,26 @@ describeUnix('what the shipped hooks print validates against hook-output.schema.
     expect(verdicts).toBeGreaterThanOrEqual(6)
   })
 
+  test('a persistent hook\'s answer (its event\'s hookEventId echoed) validates', async () => {
+    const ws = makeWorkspace()
+    const program = `
+const fs = require('fs')
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { hookEventId } = JSON.parse(line)
+  fs.writeSync(1, JSON.stringify({ cancel: false, contextModification: 'seen', hookEventId }) + '\\n')
+})
+`
+    fs.mkdirSync(hooksDirOf(ws), { recursive: true })
+    const programFile = writeFile(makeTempDir(), 'answer.js', program)
+    writeHook(hooksDirOf(ws), 'PreToolUse', `# cline-hook: mode=persistent\nexec ${shq(process.execPath)} ${shq(programFile)}\n`, { shebang: 'sh' })
+    const [run] = (await runIn(ws, 'PreToolUse', sampleInput('PreToolUse'), 'extension', { persistentIdleMs: 0 })).hooks
+    expectCompleted(run)
+    expect(run.contextModification).toBe('seen')
+    const answer = JSON.parse(run.stdout.trim().split('\n').pop())
+    expect(answer.hookEventId).toEqual(expect.any(String))
+    expectValid(OUTPUT, answer)
+  })
+
   test('the output schema\'s examples are verdicts the runtime reads without a problem', async () => {
     const ws = makeWorkspace()
     const examples = schemaOf(OUTPUT).examples

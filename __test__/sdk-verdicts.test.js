@@ -60,7 +60,7 @@ const stoppedBeforeStart = execution('Stopped.cjs', {
   status: 'aborted',
   started: false,
   exitCode: null,
-  failure: 'was stopped by terminateAll() before it started',
+  failure: "was stopped by terminateAll() (or its factory's dispose()) before it started",
 })
 const untrusted = execution('Changed.cjs', {
   status: 'failed',

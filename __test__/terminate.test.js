@@ -61,8 +61,8 @@ describe('terminateAll()', () => {
     expect(result.hooks.map((h) => h.status)).toEqual(['aborted', 'aborted', 'aborted', 'aborted'])
     // Whichever hook got the one slot was stopped; the three waiting for it never started.
     expect(result.hooks.map((h) => h.failure).sort()).toEqual([
-      'was stopped by terminateAll()',
-      ...Array(3).fill('was stopped by terminateAll() before it started'),
+      "was stopped by terminateAll() (or its factory's dispose())",
+      ...Array(3).fill("was stopped by terminateAll() (or its factory's dispose()) before it started"),
     ])
     // The run has settled, so nothing of it can start any more: the count is final.
     expect(fs.readdirSync(started)).toHaveLength(1)

@@ -11,6 +11,7 @@
 const os = require('node:os')
 
 const { HookFactory } = require('..')
+const { argumentError } = require('../hook-error.js')
 const payloads = require('./payloads')
 const { controlOf, couldNotRun, combineControls } = require('./verdicts')
 
@@ -56,7 +57,8 @@ function checkOnFailure(value) {
   if (value === undefined || value === 'allow' || value === 'block') return
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [kind, verdict] of Object.entries(value)) {
-      // `timeout`: timedOut's name before 0.2, still accepted.
+      // `timeout`: timedOut's name before 0.2, still accepted, but not beside it.
+      if (kind === 'timeout' && 'timedOut' in value) throw invalidOption('onFailure has both timedOut and timeout, its old name, for the same kind of failure; keep timedOut')
       if (!FAILURE_KINDS.includes(kind) && kind !== 'timeout') throw invalidOption(`onFailure.${kind} is not a kind of failure; the kinds are ${FAILURE_KINDS.join(', ')}`)
       if (verdict !== undefined && verdict !== 'allow' && verdict !== 'block') throw invalidOption(`onFailure.${kind} must be "allow" or "block"`)
     }
@@ -74,9 +76,7 @@ function checkScrubEnv(value) {
 }
 
 function invalidOption(message) {
-  const error = new TypeError(`createFileHooks: ${message}`)
-  error.code = 'ERR_INVALID_OPTION'
-  return error
+  return argumentError(`createFileHooks: ${message}`, 'ERR_INVALID_OPTION')
 }
 
 /** Longest per-hook timeout the runtime takes: a day. */

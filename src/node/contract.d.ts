@@ -385,6 +385,8 @@ export interface HookOutput {
  * - `ERR_NOT_A_HOOK`: a path that is not a hook file (`trustHook`, `setHookEnabled`).
  * - `ERR_HOOK_FACTORY_DISPOSED`: a call on a disposed `HookFactory` or one of its runners.
  * - `ERR_HOOK_NO_CONSTRUCTOR`: `new HookRunner()`; get one from `factory.create(name)`.
+ * - `ERR_INVALID_THIS`: a method of a `HookFactory` or `HookRunner` called on something else (taken
+ *   off its object, or `.call(other)`), or `HookFactory(...)` without `new`.
  * - `ERR_CLINE_HOOKS_INTERNAL`: a bug in this package (please report it).
  * - `ERR_CLINE_HOOKS_BINARY_MISSING`, `ERR_CLINE_HOOKS_BINARY_VERSION`,
  *   `ERR_CLINE_HOOKS_BINARY_INVALID`, `ERR_CLINE_HOOKS_BINARY_LOAD`,
@@ -403,6 +405,7 @@ export type HookErrorCode =
   | 'ERR_NOT_A_HOOK'
   | 'ERR_HOOK_FACTORY_DISPOSED'
   | 'ERR_HOOK_NO_CONSTRUCTOR'
+  | 'ERR_INVALID_THIS'
   | 'ERR_CLINE_HOOKS_INTERNAL'
   | 'ERR_CLINE_HOOKS_BINARY_MISSING'
   | 'ERR_CLINE_HOOKS_BINARY_VERSION'

@@ -27,7 +27,7 @@ pub struct HookApproval {
 /// store is never overwritten).
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, options?: { policyFile?: string | null; sha256?: string | undefined }",
+    ts_args_type = "path: string, options?: { policyFile?: string | undefined; sha256?: string | undefined }",
     ts_return_type = "Promise<HookApproval>"
 )]
 pub fn trust_hook<'env>(
@@ -39,7 +39,7 @@ pub fn trust_hook<'env>(
         let path = hook_path(env, path)?;
         let options = options::options_object(options)?;
         let parsed: TrustOptions = options::read(env, options.as_ref(), "trustHook")?;
-        let store = options::policy_file(parsed.policy_file.as_deref(), "trustHook")?;
+        let store = options::policy_file(parsed.policy_file.as_ref(), "trustHook")?;
         Ok((path, store, parsed.sha256))
     };
     let (path, store, sha256) = match read() {
@@ -61,7 +61,7 @@ pub fn trust_hook<'env>(
 /// with whether there was one.
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, options?: { policyFile?: string | null }",
+    ts_args_type = "path: string, options?: { policyFile?: string | undefined }",
     ts_return_type = "Promise<boolean>"
 )]
 pub fn untrust_hook<'env>(
@@ -87,7 +87,7 @@ pub fn untrust_hook<'env>(
 /// workspace root or hooks folder is refused with `ERR_NOT_A_HOOK` instead.
 #[napi(
     catch_unwind,
-    ts_args_type = "path: string, enabled: boolean, options?: { policyFile?: string | null }",
+    ts_args_type = "path: string, enabled: boolean, options?: { policyFile?: string | undefined }",
     ts_return_type = "Promise<void>"
 )]
 pub fn set_hook_enabled<'env>(
@@ -127,7 +127,7 @@ fn read_path_and_store<'env>(
     let path = hook_path(env, path)?;
     let options = options::options_object(options)?;
     let parsed: PolicyOptions = options::read(env, options.as_ref(), call)?;
-    let store = options::policy_file(parsed.policy_file.as_deref(), call)?;
+    let store = options::policy_file(parsed.policy_file.as_ref(), call)?;
     Ok((path, store))
 }
 

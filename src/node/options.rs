@@ -130,7 +130,7 @@ pub struct RunOptions {
     /// `NAME=value` longer than 32 memory pages (131,071 bytes with 4 KiB pages), with which
     /// the kernel starts no program. On Windows, where names ignore case, of two spellings of
     /// one name the value given last wins.
-    #[napi(ts_type = "Record<string, string | undefined>")]
+    #[napi(ts_type = "Record<string, string | number | undefined>")]
     pub env: Option<EnvVars>,
     /// `false` (default): the hooks of one run start together. `true`: one after another.
     /// Results are always combined in discovery order.
@@ -225,7 +225,7 @@ pub struct RunHookOptions {
     #[allow(dead_code)] // typed here for index.d.ts; the live object is read by signal.rs
     pub signal: Option<SignalField>,
     /// See `RunOptions.env`.
-    #[napi(ts_type = "Record<string, string | undefined>")]
+    #[napi(ts_type = "Record<string, string | number | undefined>")]
     pub env: Option<EnvVars>,
     /// See `RunOptions.sequential`.
     pub sequential: Option<bool>,
@@ -280,14 +280,14 @@ impl RunDefaults {
 #[derive(Default)]
 pub struct PolicyOptions {
     /// The hooks policy store (see `DiscoveryOptions.policyFile`); default: the CLI's store.
-    pub policy_file: Option<String>,
+    pub policy_file: Option<Either<String, Null>>,
 }
 
 /// Where `trustHook` records the approval, and of which bytes (typed inline in index.d.ts).
 #[derive(Default)]
 pub struct TrustOptions {
     /// The hooks policy store (see `DiscoveryOptions.policyFile`); default: the CLI's store.
-    pub policy_file: Option<String>,
+    pub policy_file: Option<Either<String, Null>>,
     /// The sha256 the user reviewed (as `discoverHooks` reported it): the hook is approved
     /// only if its bytes still have it, so a file changed after it was shown is not.
     pub sha256: Option<String>,
@@ -303,22 +303,21 @@ pub fn env_and_paths_path<'env>(
     env_and_paths::path(env, option, value, if_empty)
 }
 
-/// A policy call's `policyFile`: `null` means the default store there, as leaving it out does
-/// (a decision needs a store to be recorded in).
-fn named_store(option: Option<Either<String, Null>>) -> Option<String> {
-    match option {
-        Some(Either::A(file)) => Some(file),
-        _ => None,
-    }
-}
-
-/// The store a policy call names: `policyFile` made absolute, else the default store.
+/// The store a policy call names: `policyFile` made absolute, else the default store. `null`
+/// (no store, for discovery) is refused: a decision needs a store to be recorded in, and
+/// writing the default one instead would change the store the caller turned off.
 pub fn policy_file(
-    policy_file: Option<&str>,
+    policy_file: Option<&Either<String, Null>>,
     call: &str,
 ) -> std::result::Result<PathBuf, HookError> {
     match policy_file {
-        Some(file) => absolute_path("policyFile", file),
+        Some(Either::A(file)) => absolute_path("policyFile", file),
+        Some(Either::B(Null)) => Err(HookError::InvalidOption {
+            option: "policyFile",
+            reason: format!(
+                "{call} records in a policy store, and null means none; leave policyFile out for the default store (the CLI's) or pass a file"
+            ),
+        }),
         None => cline_hooks_core::policy::default_policy_file().ok_or_else(|| HookError::InvalidOption {
             option: "policyFile",
             reason: format!(
@@ -430,13 +429,14 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
             .collect()
     };
     let workspace_roots = absolute("workspaceRoots", &options.workspace_roots)?;
-    // Left out: the default store (the CLI's), unless it lies inside a workspace root, where a
-    // repository could bring its own approvals; `null`: no store.
+    // Left out: the default store (the CLI's); `null`: no store. A store named here inside a
+    // workspace root is refused below; the default one there (a user working in their home
+    // folder) is not used when read, and each run's `warnings` says why.
+    let named = matches!(options.policy_file, Some(Either::A(_)));
     let policy_file = match &options.policy_file {
         Some(Either::A(file)) => Some(absolute_path("policyFile", file)?),
         Some(Either::B(Null)) => None,
-        None => cline_hooks_core::policy::default_policy_file()
-            .filter(|f| placement_problem(f, &workspace_roots).is_none()),
+        None => cline_hooks_core::policy::default_policy_file(),
     };
     let trust = match options.trust.as_deref() {
         None => TrustScope::Off,
@@ -467,6 +467,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
     };
     if let Some(reason) = policy_file
         .as_deref()
+        .filter(|_| named)
         .and_then(|f| placement_problem(f, &workspace_roots))
     {
         return Err(HookError::InvalidOption {
@@ -648,6 +649,9 @@ pub fn run_settings(
         observer: None,
         slow_threshold: slow_threshold(options.slow_threshold_ms)?,
         development_condition: crate::node::host::development_condition(),
+        // Taken now, on the JavaScript thread: a terminateAll() or dispose() called after this
+        // call returns stops its hooks even if the run has not reached them yet.
+        start_permission: Some(cline_hooks_core::process::start_permission(owner)),
     })
 }
 
@@ -944,14 +948,14 @@ impl Known for RunOptions {
 impl Known for PolicyOptions {
     const KEYS: &'static [&'static str] = &["policyFile"];
     fn fill(&mut self, checked: EnvAndPaths) {
-        self.policy_file = named_store(checked.policy_file);
+        self.policy_file = checked.policy_file;
     }
     fn set(&mut self, _key: &str, _value: Plain) {}
 }
 impl Known for TrustOptions {
     const KEYS: &'static [&'static str] = &["policyFile", "sha256"];
     fn fill(&mut self, checked: EnvAndPaths) {
-        self.policy_file = named_store(checked.policy_file);
+        self.policy_file = checked.policy_file;
     }
     fn set(&mut self, key: &str, value: Plain) {
         if let ("sha256", Plain::Text(t)) = (key, value) {

@@ -52,6 +52,15 @@ pub fn on_failure_word(label: &str, word: &str) -> Result<OnFailure, String> {
     }
 }
 
+/// Why `keys` cannot be read as one policy: both `timedOut` and its old name `timeout` (one
+/// kind given twice, which would leave the verdict to the order of the keys). Pure.
+pub fn both_names(keys: &[String]) -> Option<String> {
+    let has = |name: &str| keys.iter().any(|k| k == name);
+    (has("timedOut") && has("timeout")).then(|| {
+        "it has both timedOut and timeout, its old name, for the same kind of failure; keep timedOut".to_owned()
+    })
+}
+
 /// Sets the policy of the kind named `key` (one of [`KINDS`]) in `policy`, or says why `key`
 /// is not one, naming the closest.
 pub fn set_kind(policy: &mut FailurePolicy, key: &str, value: OnFailure) -> Result<(), String> {
@@ -152,10 +161,14 @@ pub fn read<'env>(env: &'env Env, value: &Unknown<'env>) -> Result<FailurePolicy
             },
         )
     })?;
+    if let Some(why) = both_names(&keys) {
+        return Err(refuse(why));
+    }
     let mut policy = FailurePolicy::default();
     for key in &keys {
-        // An unknown key is refused before its value is read.
-        set_kind(&mut policy, key, OnFailure::Allow).map_err(refuse)?;
+        // An unknown key is refused before its value is read (on a scratch policy: checking a
+        // key must not undo what an earlier key set).
+        set_kind(&mut FailurePolicy::default(), key, OnFailure::Allow).map_err(refuse)?;
         let label = format!("onFailure.{key}");
         let item: Unknown = object.get_named_property(key).map_err(|_| {
             Failure::thrown(
@@ -169,7 +182,8 @@ pub fn read<'env>(env: &'env Env, value: &Unknown<'env>) -> Result<FailurePolicy
             )
         })?;
         let value = match item.get_type().map_err(internal)? {
-            ValueType::Undefined => OnFailure::Allow,
+            // Left out, as if the key were not there.
+            ValueType::Undefined => continue,
             ValueType::String => {
                 on_failure_word(&label, &text(env, &item).map_err(internal)?).map_err(refuse)?
             }
@@ -188,6 +202,15 @@ pub fn read<'env>(env: &'env Env, value: &Unknown<'env>) -> Result<FailurePolicy
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_old_name_beside_the_new_is_refused() {
+        let keys = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert!(both_names(&keys(&["timedOut", "crash"])).is_none());
+        assert!(both_names(&keys(&["timeout"])).is_none());
+        assert!(both_names(&keys(&["timeout", "timedOut"]))
+            .is_some_and(|why| why.contains("keep timedOut")));
+    }
 
     #[test]
     fn allow_and_block_are_the_only_words() {

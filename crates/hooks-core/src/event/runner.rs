@@ -71,6 +71,11 @@ pub struct RunSettings {
     /// get `CLINE_BUILD_ENV=development` when nothing else decides it (see
     /// [`build_env_to_add`](crate::process::build_env_to_add)).
     pub development_condition: bool,
+    /// The permission its hooks start under, taken when the call was made
+    /// ([`start_permission`](crate::process::start_permission)): a `terminate_all` (or a
+    /// [`terminate`](crate::process::terminate) of its owner) made after the call and before
+    /// the run reached its hooks still stops them. `None`: taken when the run begins.
+    pub start_permission: Option<CancellationToken>,
 }
 
 impl Default for RunSettings {
@@ -91,6 +96,7 @@ impl Default for RunSettings {
             slow_threshold: DEFAULT_SLOW_THRESHOLD,
             persistent_idle: DEFAULT_PERSISTENT_IDLE,
             development_condition: false,
+            start_permission: None,
         }
     }
 }
@@ -412,7 +418,10 @@ impl Runner {
                 .map(crate::process::limiter)
                 .unwrap_or_else(|| self.limiter.clone()),
             owner: settings.owner,
-            start_permission: crate::process::start_permission(settings.owner),
+            start_permission: settings
+                .start_permission
+                .clone()
+                .unwrap_or_else(|| crate::process::start_permission(settings.owner)),
             profile: self.profile,
             run: crate::process::RunIdentity::new(self.workspace_roots.first().cloned()),
         });

@@ -54,7 +54,7 @@ pub(super) fn not_started(
 pub(super) fn terminated_before_start() -> (Status, String) {
     (
         Status::Aborted,
-        "was stopped by terminateAll() before it started".to_owned(),
+        "was stopped by terminateAll() (or its factory's dispose()) before it started".to_owned(),
     )
 }
 

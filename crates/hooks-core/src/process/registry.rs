@@ -85,7 +85,7 @@ fn lock() -> MutexGuard<'static, HashMap<u64, Entry>> {
 
 /// A token that `terminate_all` (and a [`terminate`] of `owner`'s factory) cancels: taken when
 /// a run begins, it tells the run's hooks that have not started yet to never start.
-pub(crate) fn start_permission(owner: Owner) -> CancellationToken {
+pub fn start_permission(owner: Owner) -> CancellationToken {
     let all = registry()
         .queued
         .lock()
@@ -269,18 +269,25 @@ pub async fn terminate(scope: Option<Owner>) -> usize {
             }
         }
     }
-    let ids: Vec<u64> = {
+    // Every tree of the scope is waited for, the ones an earlier call is already stopping
+    // too (so a second caller does not resolve before they are gone); only the ones this call
+    // stops are counted.
+    let (ids, stopped): (Vec<u64>, usize) = {
         let mut entries = lock();
-        entries
+        let mut stopped = 0;
+        let ids = entries
             .iter_mut()
-            .filter(|(_, entry)| !entry.stopping)
             .filter(|(_, entry)| scope.is_none_or(|scope| entry.owner.within(scope)))
             .map(|(id, entry)| {
-                entry.stopping = true;
-                entry.stop.cancel();
+                if !entry.stopping {
+                    entry.stopping = true;
+                    entry.stop.cancel();
+                    stopped += 1;
+                }
                 *id
             })
-            .collect()
+            .collect();
+        (ids, stopped)
     };
     let all_gone = async {
         loop {
@@ -294,7 +301,7 @@ pub async fn terminate(scope: Option<Owner>) -> usize {
         }
     };
     let _ = tokio::time::timeout(TERMINATE_WAIT, all_gone).await;
-    ids.len()
+    stopped
 }
 
 /// Kills running hook trees at once and forgets them, without waiting for their ends: for host

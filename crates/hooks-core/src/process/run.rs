@@ -298,7 +298,9 @@ pub(super) fn conclude(
         }
         End::Terminated => {
             exec.status = Status::Aborted;
-            exec.failure = Some(format!("was stopped by terminateAll(){could_not_stop}"));
+            exec.failure = Some(format!(
+                "was stopped by terminateAll() (or its factory's dispose()){could_not_stop}"
+            ));
         }
     }
 }

@@ -409,7 +409,7 @@ fn stopped_note(stop: Stop) -> String {
         // unknown: a process kept after an event it did not answer could hand its late
         // answer to the next event.
         Stop::Aborted => "as it was in the middle of the event when the run was aborted",
-        Stop::Terminated => "by terminateAll()",
+        Stop::Terminated => "by terminateAll() (or its factory's dispose())",
     };
     format!("its persistent process tree was stopped {why}; the next event starts a fresh process")
 }
