@@ -115,6 +115,8 @@ describe('a mistyped name', () => {
     expectUsageError(cli(['run', 'PreToolUse', '--no-global', '--tiemout-ms', '5']), 'unknown option --tiemout-ms. Did you mean --timeout-ms?')
     expectUsageError(cli(['run', 'PreToolUse', '--no-global', '--on-failur=block']), 'unknown option --on-failur. Did you mean --on-failure?')
     expectUsageError(cli(['doctor', '--no-global', '--jsno']), 'unknown option --jsno. Did you mean --json?')
+    // The option's first word alone: the one option it begins.
+    expectUsageError(cli(['run', 'PreToolUse', '--no-global', '--timeout', '5']), 'unknown option --timeout. Did you mean --timeout-ms?')
     // list takes no --json: nothing is suggested rather than an option list refuses.
     const r = cli(['list', '--no-global', '--jsno'])
     expect(r.stderr).toBe(`cline-hooks: unknown option --jsno ${HINT}\n`)

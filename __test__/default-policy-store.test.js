@@ -75,6 +75,15 @@ describe('the default policy store is the CLI\'s', () => {
     expect(fs.existsSync(store)).toBe(false)
   })
 
+  test('withdrawing an approval there is not changes nothing: no store is created', () => {
+    const { ws, env, store } = setup(true)
+    const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
+    const untrusted = spawnSync(process.execPath, [CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
+    expect(untrusted.status).toBe(0)
+    expect(untrusted.stdout).toMatch(/was not approved/)
+    expect(fs.existsSync(store)).toBe(false)
+  })
+
   test('an approval made through the API without policyFile is what `cline-hooks trust` sees', () => {
     const { ws, env } = setup(true)
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')

@@ -1,7 +1,8 @@
 'use strict'
 
 // The known name a mistyped one most likely means: equal ignoring case, else the nearest within
-// two edits (insert, delete, replace, or swap two neighbours), ignoring case. Pure.
+// two edits (insert, delete, replace, or swap two neighbours), ignoring case, else the one known
+// name that begins with it followed by a dash (`--timeout` for `--timeout-ms`). Pure.
 
 /** Edit distance between `a` and `b`, adjacent swaps counting as one edit. */
 function editDistance(a, b) {
@@ -30,7 +31,9 @@ function closestName(name, known) {
       bestDistance = distance
     }
   }
-  return best
+  if (best !== null) return best
+  const longer = known.filter((k) => k.toLowerCase().startsWith(`${lower}-`))
+  return longer.length === 1 ? longer[0] : null
 }
 
 module.exports = { closestName, editDistance }

@@ -416,7 +416,8 @@ fn contents(mut file: File) -> Result<Policy, String> {
 /// Changes the store at `path` with `change`, atomically and under its lock file
 /// (`<path>.lock`): the store is read after the lock is taken, so a change made meanwhile by
 /// another process is kept. A store that cannot be read or is not one is left untouched and
-/// the change fails with [`HookError::PolicyFile`]; so does a lock held longer than 10 s.
+/// the change fails with [`HookError::PolicyFile`]; so does a lock held longer than 10 s. A
+/// change that changes nothing writes nothing.
 pub fn update<R>(
     path: &Path,
     change: impl FnOnce(&mut Policy) -> Result<R, HookError>,
@@ -449,7 +450,14 @@ pub fn update<R>(
     let mut policy = file
         .map_or(Ok(Policy::default()), contents)
         .map_err(refused)?;
+    let before = policy.clone();
     let result = change(&mut policy)?;
+    // Nothing changed (withdrawing an approval there was not): the store is left as it was,
+    // and not created when there was none.
+    if policy == before {
+        drop(lock);
+        return Ok(result);
+    }
     write_atomically(path, policy.to_json().as_bytes())
         .map_err(|e| fail(format!("cannot be written ({e}); nothing was changed")))?;
     WRITES.fetch_add(1, Ordering::AcqRel);
