@@ -3,23 +3,16 @@
 // `createFileHooks` returns is assignable to the SDK's `AgentHooks` without this package
 // depending on the SDK.
 
+import type { CliEventName } from '..'
+
 /** The SDK's `BasicLogger`. */
 export interface FileHooksLogger {
   debug?: (message: string, metadata?: Record<string, unknown>) => void
   log: (message: string, metadata?: Record<string, unknown>) => void
 }
 
-/** The events the adapter runs hooks for (the SDK's `HookEventName`, less `pre_compact`). */
-export type FileHookEventName =
-  | 'agent_start'
-  | 'agent_resume'
-  | 'prompt_submit'
-  | 'tool_call'
-  | 'tool_result'
-  | 'agent_end'
-  | 'agent_error'
-  | 'agent_abort'
-  | 'session_shutdown'
+/** The events the adapter runs hooks for (the SDK's `HookEventName`, less `pre_compact`): the `cli` profile's event names. */
+export type FileHookEventName = CliEventName
 
 /** The SDK's `HookRuntimeObserver` event: how long a lifecycle hook ran. */
 export interface HookRuntimeEvent {
