@@ -149,12 +149,14 @@ step "Jest for win32"
 # checkout, Jest on Windows finds no tests (its testMatch glob breaks on the `.ci-cache` segment).
 JEST_DIR=$WINEPREFIX/drive_c/cline-hooks-test
 JEST_VERSION=$(node -p "(() => { try { return require('./package-lock.json').packages['node_modules/jest'].version } catch { return '^30.0.0' } })()")
+# The JSON Schema validator the schema tests use, at the lockfile's version.
+AJV_VERSION=$(node -p "(() => { try { return require('./package-lock.json').packages['node_modules/ajv'].version } catch { return '^8.17.1' } })()")
 JEST_PKG=$(cat <<EOF
 {
   "name": "cline-hooks-windows-test-tools",
   "private": true,
-  "description": "Jest installed for win32 (npm install --os=win32 --cpu=x64), for scripts/windows/test.sh",
-  "dependencies": { "jest": "$JEST_VERSION" },
+  "description": "Jest (and ajv) installed for win32 (npm install --os=win32 --cpu=x64), for scripts/windows/test.sh",
+  "dependencies": { "jest": "$JEST_VERSION", "ajv": "$AJV_VERSION" },
   "overrides": { "unrs-resolver": "1.12.2" }
 }
 EOF
