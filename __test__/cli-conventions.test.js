@@ -56,7 +56,9 @@ describe('--version', () => {
   test.each([['--version'], ['-V']])('%s prints the version of package.json and exits 0', (flag) => {
     const r = cli([flag])
     expect(r.stderr).toBe('')
-    expect(r.stdout).toBe(`${require('../package.json').version}\n`)
+    // The package the CLI belongs to (in the packed-package test, the installed one).
+    const manifest = require(path.join(path.dirname(require.resolve('../bin/cline-hooks.js')), '..', 'package.json'))
+    expect(r.stdout).toBe(`${manifest.version}\n`)
     expect(r.status).toBe(0)
   })
 })

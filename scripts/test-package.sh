@@ -102,13 +102,17 @@ node -e '
     private: true,
     description: "temp project: the Jest suite and consumers against the installed @cline/hooks",
     main: "index.js",
-    jest: { ...jest, testPathIgnorePatterns: ["/node_modules/"] },
+    // The repo'"'"'s own documents and sources are not in a package: the docs links and the
+    // type tests (snippets of docs/, codes named in src/) run in the repo; the installed types
+    // are compiled by the TypeScript consumer below.
+    jest: { ...jest, testPathIgnorePatterns: ["/node_modules/", "/__test__/docs\\.test\\.js$", "/__test__/types\\.test\\.js$"] },
   }, null, 2) + "\n")
 ' "$ROOT/package.json" "$PROJECT/package.json"
 
-log "npm install (both tarballs, jest@$JEST_VERSION, typescript, esbuild, @types/node) into $PROJECT"
+AJV_VERSION=$(node -p 'require("ajv/package.json").version' 2>/dev/null || echo 8)
+log "npm install (both tarballs, jest@$JEST_VERSION, ajv@$AJV_VERSION, typescript, esbuild, @types/node) into $PROJECT"
 (cd "$PROJECT" && npm install --no-audit --no-fund --loglevel=error \
-  "$ROOT_TGZ" "$PLATFORM_TGZ" "jest@$JEST_VERSION" typescript@5 esbuild@0 "@types/node@20")
+  "$ROOT_TGZ" "$PLATFORM_TGZ" "jest@$JEST_VERSION" "ajv@$AJV_VERSION" typescript@5 esbuild@0 "@types/node@20")
 [[ -f $PROJECT/node_modules/@cline/hooks/index.js ]] || die "@cline/hooks is not installed"
 [[ -f $PROJECT/node_modules/$PLATFORM_PKG/$BINARY ]] || die "$PLATFORM_PKG is not installed"
 
@@ -134,6 +138,14 @@ cat >"$PROJECT/sdk/index.js" <<'EOF'
 'use strict'
 // The copied tests require('../sdk'): here that is the installed package's subpath export.
 module.exports = require('@cline/hooks/sdk')
+EOF
+# The schema tests read the shipped schemas, and build the adapter's payloads with its module.
+ln -s node_modules/@cline/hooks/schemas "$PROJECT/schemas"
+cat >"$PROJECT/sdk/payloads.js" <<'EOF'
+'use strict'
+// The copied tests require('../sdk/payloads'): here that is the installed package's file.
+const path = require('path')
+module.exports = require(path.join(path.dirname(require.resolve('@cline/hooks/package.json')), 'sdk', 'payloads.js'))
 EOF
 # A symlink to the installed bin/ folder, so the CLI runs from node_modules/@cline/hooks/bin
 # (Node resolves the main module's real path), its require('../index.js') is the installed
