@@ -117,6 +117,14 @@ const FILE_MAX_BYTES = 256 * 1024
 const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE']
 
 // Every file a manifest names as an entry point: main, types, bin and each exports target.
+/** A subpath pattern of `exports` (`schemas/*`) as a regular expression over shipped paths. */
+function patternOf(pattern) {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`)
+}
+
+/** Documents the root package ships beside README and LICENSE, when `files` names them. */
+const DOCUMENTS = ['CHANGELOG.md']
+
 function entryPoints(manifest) {
   const entries = new Set()
   const add = (file) => typeof file === 'string' && entries.add(file.replace(/^\.\//, ''))
@@ -160,12 +168,18 @@ function contentProblems(manifest, entries, { platform, sources = {} }) {
   const binary = platform && entries.find((e) => e.path === manifest.main)
   if (binary && binary.size < MIN_BINARY_BYTES) problems.push(`${manifest.name}'s binary ${binary.path} is ${binary.size} bytes: no build of this addon is under ${MIN_BINARY_BYTES}`)
   for (const file of ALWAYS_SHIPPED) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}`)
-  for (const file of entryPoints(manifest)) if (!have.has(file)) problems.push(`${manifest.name} does not ship ${file}, which package.json names`)
+  for (const file of entryPoints(manifest)) {
+    // A subpath pattern (`./schemas/*`) names every file it matches: at least one must ship.
+    const shipped = file.includes('*') ? files.some((f) => patternOf(file).test(f)) : have.has(file)
+    if (!shipped) problems.push(`${manifest.name} does not ship ${file}, which package.json names`)
+  }
   for (const file of files) {
     if (ALWAYS_SHIPPED.includes(file)) continue
     const allowed = platform
       ? file === manifest.main
-      : /\.(c|m)?js$|\.d\.ts$/.test(file) && !NEVER_SHIPPED.test(file) && manifest.files.some((entry) => file === entry || file.startsWith(entry.replace(/\/?$/, '/')))
+      : (DOCUMENTS.includes(file) || /\.(c|m)?js$|\.d\.ts$|\.schema\.json$/.test(file)) &&
+        !NEVER_SHIPPED.test(file) &&
+        manifest.files.some((entry) => file === entry || file.startsWith(entry.replace(/\/?$/, '/')))
     if (!allowed) problems.push(`${manifest.name} ships ${file}, which it should not`)
   }
   return problems
