@@ -175,6 +175,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod blocking;
+pub mod claude;
 pub mod diagnosis;
 pub mod discovery;
 pub mod error;

@@ -1,0 +1,15 @@
+//! Claude Code's hook settings run on this runtime: the `hooks` key of `.claude/settings.json`
+//! (and `settings.local.json`, and the user's `~/.claude/settings.json`) read into hooks that
+//! discovery lists beside the hook files, Cline's events and tools told in Claude's words on
+//! stdin, and Claude's answer (exit code 2, or its JSON) read into the same verdict a hook
+//! file's gives. Pure: the files are read and the processes run at the edges (scan.rs, run.rs).
+
+mod events;
+mod matcher;
+mod output;
+mod settings;
+
+pub use events::*;
+pub use matcher::*;
+pub use output::*;
+pub use settings::*;
