@@ -34,7 +34,12 @@ pub struct ClaudeCall {
 /// The stdin of a Claude hook run for the Cline hook `hook_name`, from `input`, the completed
 /// input Cline gives hook files (of `profile`), `project_dir` being the hook's project folder
 /// (its `cwd`, `CLAUDE_PROJECT_DIR`).
-pub fn claude_input(hook_name: &str, input: &Value, profile: Profile, project_dir: &Path) -> ClaudeCall {
+pub fn claude_input(
+    hook_name: &str,
+    input: &Value,
+    profile: Profile,
+    project_dir: &Path,
+) -> ClaudeCall {
     let _ = (hook_name, input, profile, project_dir);
     ClaudeCall {
         input: Value::Null,

@@ -5,11 +5,15 @@
 //! file's gives. Pure: the files are read and the processes run at the edges (scan.rs, run.rs).
 
 mod events;
+mod hook;
 mod matcher;
 mod output;
+mod scripts;
 mod settings;
 
 pub use events::*;
+pub use hook::*;
 pub use matcher::*;
 pub use output::*;
+pub use scripts::*;
 pub use settings::*;

@@ -77,6 +77,10 @@ pub struct Layout {
     /// The hooks its host requires (`requireHooks`), by hook name: a run of one of them in
     /// which no hook of it starts blocks (see [`crate::event::required_block`]).
     pub require_hooks: std::collections::BTreeSet<String>,
+    /// Whether Claude Code's settings files are read for hooks too (`claudeSettings`): the
+    /// user's (unless global hooks are off) and each root's `.claude/settings.json` and
+    /// `.claude/settings.local.json`, after every hooks folder.
+    pub claude_settings: bool,
 }
 
 impl Layout {
@@ -106,6 +110,7 @@ impl Layout {
                 other => other.clone(),
             },
             require_hooks: self.require_hooks.clone(),
+            claude_settings: self.claude_settings,
         }
     }
 }
@@ -123,6 +128,8 @@ pub struct Defaults {
     pub cline_dir: Option<PathBuf>,
     /// The system's managed hooks folder (see [`default_managed_dir`]).
     pub managed_hooks_dir: Option<PathBuf>,
+    /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `.claude` in the home folder.
+    pub claude_dir: Option<PathBuf>,
 }
 
 impl Defaults {
@@ -139,6 +146,9 @@ impl Defaults {
                 .and_then(js_trimmed)
                 .or_else(|| home.map(|h| h.join(".cline"))),
             managed_hooks_dir: default_managed_dir(std::env::var_os("ProgramData")),
+            claude_dir: std::env::var_os("CLAUDE_CONFIG_DIR")
+                .and_then(js_trimmed)
+                .or_else(|| dirs::home_dir().map(|h| h.join(".claude"))),
         }
     }
 }
@@ -258,7 +268,33 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
         }
     }
     dirs.extend(owned);
+    if layout.claude_settings {
+        dirs.extend(claude_dirs(layout, defaults));
+    }
     dirs
+}
+
+/// The folders of Claude Code's settings files, in Claude Code's order: the user's, then each
+/// root's `.claude` (its `settings.json`, then `settings.local.json`).
+fn claude_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
+    let user = match layout.global_hooks_dir {
+        GlobalDir::Off => None,
+        _ => defaults.claude_dir.clone(),
+    }
+    .map(|path| HookDir {
+        path,
+        source: Source::ClaudeUser,
+        workspace_root: None,
+    });
+    let mut seen = HashSet::new();
+    user.into_iter()
+        .chain(layout.workspace_roots.iter().map(|root| HookDir {
+            path: root.join(".claude"),
+            source: Source::ClaudeProject,
+            workspace_root: Some(root.clone()),
+        }))
+        .filter(|dir| seen.insert(dir.path.clone()))
+        .collect()
 }
 
 /// `<Documents>/Cline/Hooks`: the Documents known folder on Windows (OneDrive redirection
@@ -299,7 +335,52 @@ mod tests {
             cli_global_hooks_dir: Some(global.into()),
             cline_dir: Some("/home/u/.cline".into()),
             managed_hooks_dir: None,
+            claude_dir: Some("/home/u/.claude".into()),
         }
+    }
+
+    #[test]
+    fn claude_settings_folders_come_last_the_users_then_each_roots_and_only_when_asked() {
+        let mut layout = Layout {
+            workspace_roots: vec!["/a".into(), "/b".into()],
+            ..Layout::default()
+        };
+        let before = hook_dirs(&layout, &defaults("/g"));
+        assert!(before.iter().all(|d| !d.source.is_claude()));
+        layout.claude_settings = true;
+        let dirs = hook_dirs(&layout, &defaults("/g"));
+        assert_eq!(dirs[..before.len()], before[..]);
+        let claude: Vec<(String, Source, Option<PathBuf>)> = dirs[before.len()..]
+            .iter()
+            .map(|d| {
+                (
+                    d.path.to_string_lossy().into_owned(),
+                    d.source,
+                    d.workspace_root.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            claude,
+            [
+                ("/home/u/.claude".to_owned(), Source::ClaudeUser, None),
+                (
+                    "/a/.claude".to_owned(),
+                    Source::ClaudeProject,
+                    Some("/a".into())
+                ),
+                (
+                    "/b/.claude".to_owned(),
+                    Source::ClaudeProject,
+                    Some("/b".into())
+                ),
+            ]
+        );
+        // Global hooks off: the user's Claude settings too.
+        layout.global_hooks_dir = GlobalDir::Off;
+        let dirs = hook_dirs(&layout, &defaults("/g"));
+        assert!(dirs.iter().all(|d| d.source != Source::ClaudeUser));
+        assert_eq!(dirs.iter().filter(|d| d.source.is_claude()).count(), 2);
     }
 
     /// Issue 34 (attack B3, B4): the cli profile's home is the Cline SDK's.

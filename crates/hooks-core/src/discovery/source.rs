@@ -1,4 +1,5 @@
-//! Where a hooks folder came from ([`Source`]: managed, extra, global or a workspace's), which
+//! Where a hooks folder came from ([`Source`]: managed, extra, global, a workspace's, or a Claude
+//! Code settings file), which
 //! every hook found in it carries: it orders the folders, and decides whose choices apply.
 
 /// Where a hooks directory came from.
@@ -16,16 +17,43 @@ pub enum Source {
     Global,
     /// `<root>/.clinerules/hooks` of a workspace root.
     Workspace,
+    /// The user's Claude Code settings, `~/.claude/settings.json` (with `claudeSettings`).
+    ClaudeUser,
+    /// A workspace root's shared Claude Code settings, `<root>/.claude/settings.json`.
+    ClaudeProject,
+    /// A workspace root's own Claude Code settings, `<root>/.claude/settings.local.json`.
+    ClaudeLocal,
 }
 
 impl Source {
-    /// Its label in reports: `managed`, `extra`, `global` or `workspace`.
+    /// Its label in reports: `managed`, `extra`, `global`, `workspace`, `claudeUser`,
+    /// `claudeProject` or `claudeLocal`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Managed => "managed",
             Source::Extra => "extra",
             Source::Global => "global",
             Source::Workspace => "workspace",
+            Source::ClaudeUser => "claudeUser",
+            Source::ClaudeProject => "claudeProject",
+            Source::ClaudeLocal => "claudeLocal",
         }
+    }
+
+    /// Whether its hooks come from a Claude Code settings file.
+    pub fn is_claude(self) -> bool {
+        matches!(
+            self,
+            Source::ClaudeUser | Source::ClaudeProject | Source::ClaudeLocal
+        )
+    }
+
+    /// Whether its hooks are a workspace root's, brought by the repository (what trust's
+    /// `workspace` scope covers).
+    pub fn is_workspace(self) -> bool {
+        matches!(
+            self,
+            Source::Workspace | Source::ClaudeProject | Source::ClaudeLocal
+        )
     }
 }

@@ -40,7 +40,7 @@ impl TrustScope {
     pub fn covers(self, source: Source) -> bool {
         match (self, source) {
             (TrustScope::Off, _) => false,
-            (TrustScope::Workspace, source) => source == Source::Workspace,
+            (TrustScope::Workspace, source) => source.is_workspace(),
             (TrustScope::All, source) => policy_applies(source),
         }
     }
@@ -92,7 +92,12 @@ pub const DISABLED: &str = "disabled";
 /// everywhere but the managed folder, whose hooks every user runs.
 pub fn policy_applies(source: Source) -> bool {
     match source {
-        Source::Extra | Source::Global | Source::Workspace => true,
+        Source::Extra
+        | Source::Global
+        | Source::Workspace
+        | Source::ClaudeUser
+        | Source::ClaudeProject
+        | Source::ClaudeLocal => true,
         Source::Managed => false,
     }
 }

@@ -43,7 +43,8 @@ impl LogsPlace {
 
 /// Where the log of a hook at `hook_path` goes: a folder beside its hooks folder, `Logs` for a
 /// folder named `Hooks` (the global `<Documents>/Cline/Hooks`), else `logs`
-/// (`.clinerules/logs`, the CLI's `.cline/logs` and `$CLINE_DIR/logs`). None for managed hooks
+/// (`.clinerules/logs`, the CLI's `.cline/logs` and `$CLINE_DIR/logs`); a Claude settings file's
+/// hooks, `logs` beside the file (`<root>/.claude/logs`). None for managed hooks
 /// (root's folder, shared by every user) and extra folders (they can be anywhere, such as
 /// directly in a shared `/tmp`). Pure.
 pub fn logs_place(source: Source, hook_path: &Path) -> Option<LogsPlace> {
@@ -63,6 +64,15 @@ pub fn logs_place(source: Source, hook_path: &Path) -> Option<LogsPlace> {
         Source::Global => Some(LogsPlace {
             anchor: holder.to_path_buf(),
             below: vec![name.into()],
+        }),
+        // A settings file's hooks log beside it: `<root>/.claude/logs`, `~/.claude/logs`.
+        Source::ClaudeProject | Source::ClaudeLocal => Some(LogsPlace {
+            anchor: holder.to_path_buf(),
+            below: vec![hooks_dir.file_name()?.to_owned(), "logs".into()],
+        }),
+        Source::ClaudeUser => Some(LogsPlace {
+            anchor: hooks_dir.to_path_buf(),
+            below: vec!["logs".into()],
         }),
         Source::Extra | Source::Managed => None,
     }
