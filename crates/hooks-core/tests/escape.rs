@@ -114,6 +114,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         start_permission: CancellationToken::new(),
         profile: Profile::Extension,
         run: Default::default(),
+        claude_input: None,
     }
 }
 

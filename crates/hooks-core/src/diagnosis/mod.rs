@@ -208,6 +208,14 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
             },
             Contents::Unreadable(why) => (true, Some(folder_problem(why))),
             Contents::Entries(_) => (true, None),
+            Contents::Settings(files) => (
+                true,
+                files.iter().find_map(|f| {
+                    f.unreadable
+                        .as_ref()
+                        .map(|why| format!("{}: {why}", f.path.display()))
+                }),
+            ),
         };
         folders.push(FolderReport {
             path: dir.path.clone(),

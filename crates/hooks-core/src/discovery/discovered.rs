@@ -50,6 +50,9 @@ pub struct DiscoveredHook {
     pub settings: HookSettings,
     /// What is wrong with its file that does not stop it from running (a malformed header).
     pub warnings: Vec<String>,
+    /// A Claude Code settings handler's event, matcher and command (`claudeSettings`); `None`
+    /// for a hook file. Its `path` is `<settings file>#<position>`.
+    pub claude: Option<std::sync::Arc<crate::claude::ClaudeHook>>,
 }
 
 impl DiscoveredHook {
@@ -71,6 +74,7 @@ impl DiscoveredHook {
             real_path: None,
             settings: HookSettings::default(),
             warnings: Vec::new(),
+            claude: None,
         }
     }
 
@@ -121,10 +125,15 @@ pub fn discover(
                     real_path: None,
                     settings: HookSettings::default(),
                     warnings: Vec::new(),
+                    claude: None,
                 });
                 continue;
             }
             Contents::Entries(entries) => entries,
+            Contents::Settings(files) => {
+                found.extend(super::claude_hooks(hook_name, dir, files));
+                continue;
+            }
         };
         let picks = match profile {
             Profile::Extension => pick(hook_name, entries, platform),
@@ -184,6 +193,7 @@ pub fn discover(
                 real_path: real_dir.as_ref().map(|d| d.join(&picked.file_name)),
                 settings,
                 warnings,
+                claude: None,
             });
         }
     }

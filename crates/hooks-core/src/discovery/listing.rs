@@ -16,6 +16,8 @@ pub enum Contents {
     Unreadable(String),
     /// Its entries named like the hooks asked for, by name.
     Entries(Vec<Entry>),
+    /// A `.claude` folder's settings files (`claudeSettings`), in Claude Code's order.
+    Settings(Vec<super::SettingsFile>),
 }
 
 /// One searched directory and what it held when it was scanned.

@@ -5,6 +5,8 @@
 //! [`discover`] picks the hooks of one name from listings without a system call; [`resolve`]
 //! turns a hook or CLI event name into the name hook files carry.
 
+mod claude_settings_hooks;
+mod claude_settings_scan;
 mod discovered;
 mod folders;
 mod header;
@@ -20,6 +22,8 @@ mod source;
 mod tool_names;
 pub mod watch;
 
+pub use claude_settings_hooks::*;
+pub use claude_settings_scan::*;
 pub use discovered::*;
 pub use folders::*;
 pub use header::*;

@@ -102,15 +102,21 @@ fn level(text: &str, i: usize) -> impl Iterator<Item = u32> + '_ {
 
 /// Puts one hook's files in the `cli` profile's run order: the managed folder's first (they
 /// are the administrator's, and the SDK has no such folder), then every other file in
-/// [`sdk_path_order`], whichever folder it is in. The sort is stable, as JavaScript's is: files
+/// [`sdk_path_order`], whichever folder it is in; Claude settings handlers last, as found. The sort is stable, as JavaScript's is: files
 /// whose paths the collation finds equal keep the order of their folders and, within a folder,
 /// of their names' bytes (the order Node lists a folder in). Pure.
 pub fn sort_for_cli(hooks: &mut [DiscoveredHook]) {
     hooks.sort_by(|a, b| {
         let managed = |h: &DiscoveredHook| h.source != Source::Managed;
+        // Claude settings handlers run after every hook file, in their files' order.
+        let claude = |h: &DiscoveredHook| h.source.is_claude();
         managed(a)
             .cmp(&managed(b))
-            .then_with(|| sdk_path_order(&a.path, &b.path))
+            .then_with(|| claude(a).cmp(&claude(b)))
+            .then_with(|| match claude(a) {
+                true => std::cmp::Ordering::Equal,
+                false => sdk_path_order(&a.path, &b.path),
+            })
     });
 }
 

@@ -126,6 +126,15 @@ impl Scanner {
         self.fingerprints.begin();
         dirs.into_iter()
             .map(|dir| {
+                if dir.source.is_claude() {
+                    let contents = super::scan_claude_dir(&dir, tools);
+                    return Listing {
+                        real_dir: crate::policy::policy_dir(&dir.path),
+                        dir,
+                        contents,
+                        strays: Arc::default(),
+                    };
+                }
                 let previous = previous.remove(&dir.path);
                 let (mut contents, listed, strays) = scan_dir_with(
                     &dir.path,

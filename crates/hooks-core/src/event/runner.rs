@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -317,7 +318,15 @@ impl Runner {
         if !input.is_object() {
             return None;
         }
-        let (enabled, skips) = plan(&self.hooks, input);
+        let claude_value = match self.hooks.iter().any(|h| h.enabled() && h.claude.is_some()) {
+            true => self.claude_value(&self.hooks, &self.prepare_input(input).ok()?),
+            false => None,
+        };
+        let (enabled, skips) = plan(
+            &self.hooks,
+            input,
+            self.claude_subject(claude_value.as_ref()),
+        );
         if !skips.iter().all(Option::is_some) {
             return None;
         }
@@ -328,6 +337,24 @@ impl Runner {
             skips,
             settings,
         )))
+    }
+
+    /// The completed input (`bytes`) as JSON, when an enabled hook of `hooks` is a Claude
+    /// settings handler: it builds its stdin and its matcher's subject from it.
+    fn claude_value(&self, hooks: &[DiscoveredHook], bytes: &[u8]) -> Option<Value> {
+        hooks
+            .iter()
+            .any(|h| h.enabled() && h.claude.is_some())
+            .then(|| serde_json::from_slice(bytes).ok())
+            .flatten()
+    }
+
+    /// What Claude settings handlers' matchers are tested against in this run (the tool's
+    /// Claude name, the SessionStart source...); `None` when the event has no matcher.
+    fn claude_subject(&self, value: Option<&Value>) -> Option<String> {
+        let value = value?;
+        let root = self.workspace_roots.first().cloned().unwrap_or_default();
+        crate::claude::claude_input(&self.hook_name, value, self.profile, &root).subject
     }
 
     /// The run's warnings about the hooks that were not started, and the runner's own.
@@ -365,7 +392,8 @@ impl Runner {
         // without a start, so a blocking failure policy keeps blocking.
         let (hooks, warnings) = self.current().await;
         retire_stale(&self.hook_name, &hooks, settings.owner);
-        let (enabled, skips) = plan(&hooks, &input);
+        let claude_value = self.claude_value(&hooks, &input_bytes);
+        let (enabled, skips) = plan(&hooks, &input, self.claude_subject(claude_value.as_ref()));
         if skips.iter().all(Option::is_some) {
             // Nothing to start: no process, no task, no run context.
             return Ok(processless_report(
@@ -424,6 +452,7 @@ impl Runner {
                 .unwrap_or_else(|| crate::process::start_permission(settings.owner)),
             profile: self.profile,
             run: crate::process::RunIdentity::new(self.workspace_roots.first().cloned()),
+            claude_input: claude_value.map(Arc::new),
         });
 
         tracing::debug!(
@@ -566,9 +595,18 @@ impl Runner {
 fn with_timeout(mut exec: Execution, hook: &DiscoveredHook, ctx: &RunContext) -> Execution {
     exec.timeout = ctx.timeout_of(hook);
     if let Some(asked) = hook.settings.timeout.filter(|t| *t > ctx.max_timeout) {
+        let asks = match hook.claude {
+            Some(_) => format!(
+                "its Claude settings ask for \"timeout\": {}",
+                asked.as_secs_f64()
+            ),
+            None => format!(
+                "its cline-hook: header asks for timeout={} ms",
+                asked.as_millis()
+            ),
+        };
         exec.warnings.push(format!(
-            "its cline-hook: header asks for timeout={} ms; it ran with the host's maximum, {} ms (maxTimeoutMs)",
-            asked.as_millis(),
+            "{asks}; it ran with the host's maximum, {} ms (maxTimeoutMs)",
             ctx.max_timeout.as_millis()
         ));
     }
@@ -609,6 +647,7 @@ fn retire_stale(hook_name: &str, hooks: &[DiscoveredHook], owner: crate::process
 fn plan<'h>(
     hooks: &'h [DiscoveredHook],
     input: &HookInput,
+    claude_subject: Option<String>,
 ) -> (Vec<&'h DiscoveredHook>, Vec<Option<String>>) {
     let enabled: Vec<&DiscoveredHook> = hooks.iter().filter(|h| h.enabled()).collect();
     let tool = enabled
@@ -617,7 +656,10 @@ fn plan<'h>(
         .and_then(|h| tool_name(&h.hook_name, input.as_json()));
     let skips = enabled
         .iter()
-        .map(|h| skip_reason(h, tool.as_deref()))
+        .map(|h| match &h.claude {
+            Some(claude) => claude_skip_reason(claude, claude_subject.as_deref()),
+            None => skip_reason(h, tool.as_deref()),
+        })
         .collect();
     (enabled, skips)
 }
@@ -659,6 +701,19 @@ fn skip_reason(hook: &DiscoveredHook, tool: Option<&str>) -> Option<String> {
         format!(
             "its cline-hook: header's tools={} does not match the tool {tool}",
             globs.join(",")
+        )
+    })
+}
+
+/// Why a Claude settings handler is not started for this call: its matcher does not match
+/// `subject` (the tool's Claude name, the SessionStart source...). One runs when the event
+/// has no matcher.
+fn claude_skip_reason(claude: &crate::claude::ClaudeHook, subject: Option<&str>) -> Option<String> {
+    let subject = subject?;
+    (!claude.matcher.matches(subject)).then(|| {
+        format!(
+            "its matcher {} does not match {subject}",
+            serde_json::Value::String(claude.matcher.text.clone().unwrap_or_default())
         )
     })
 }

@@ -104,7 +104,7 @@ pub fn descriptor_start(kind: LaunchKind, program: &OsStr, head: &[u8]) -> Descr
             let line = crate::discovery::parse_shebang(head).unwrap_or_default();
             (name, line)
         }
-        LaunchKind::PowerShell | LaunchKind::Cmd | LaunchKind::Unsupported => {
+        LaunchKind::PowerShell | LaunchKind::Cmd | LaunchKind::Unsupported | LaunchKind::Shell => {
             return DescriptorStart::ByPath
         }
     };

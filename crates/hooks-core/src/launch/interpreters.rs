@@ -121,6 +121,44 @@ impl<'m> Interpreters<'m> {
             .map(|p| vec![p.into_os_string()])
     }
 
+    /// The shell Claude Code runs a settings command with: `/bin/sh` on macOS and Linux; on
+    /// Windows Git for Windows' `bash.exe`, as Claude Code finds it
+    /// (`CLAUDE_CODE_GIT_BASH_PATH`, else beside `git.exe` on PATH, else its default
+    /// install). `Err`: why there is none, and what to do.
+    pub fn claude_shell(&mut self) -> Result<PathBuf, String> {
+        if !self.windows {
+            return Ok(PathBuf::from("/bin/sh"));
+        }
+        if let Some(set) = self.machine.var("CLAUDE_CODE_GIT_BASH_PATH") {
+            let set = PathBuf::from(set);
+            return if self.machine.exists(&set) {
+                Ok(set)
+            } else {
+                Err(format!("CLAUDE_CODE_GIT_BASH_PATH names {}, which does not exist; point it at Git for Windows' bin\\bash.exe", set.display()))
+            };
+        }
+        // git.exe is in <Git>\cmd (or <Git>\bin, <Git>\mingw64\bin); bash.exe in <Git>\bin.
+        let beside_git = self.machine.on_path("git").and_then(|git| {
+            git.ancestors()
+                .skip(1)
+                .take(3)
+                .map(|dir| dir.join("bin").join("bash.exe"))
+                .find(|bash| self.machine.exists(bash))
+        });
+        let installed = || {
+            let program_files = self
+                .machine
+                .var("ProgramFiles")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(r"C:\Program Files"));
+            let bash = program_files.join(r"Git\bin\bash.exe");
+            self.machine.exists(&bash).then_some(bash)
+        };
+        beside_git
+            .or_else(installed)
+            .ok_or_else(|| CLAUDE_NO_BASH.to_owned())
+    }
+
     /// The Node binary for `.js` hooks: the host's own, else `node` from PATH.
     pub fn node(&mut self) -> Option<PathBuf> {
         match &self.node {
@@ -129,6 +167,9 @@ impl<'m> Interpreters<'m> {
         }
     }
 }
+
+/// Why a Claude settings command cannot start on a Windows without Git Bash.
+pub const CLAUDE_NO_BASH: &str = "Claude Code's hook commands run in Git Bash on Windows, and none was found (not at CLAUDE_CODE_GIT_BASH_PATH, beside git.exe on PATH, or in Program Files\\Git); install Git for Windows (https://git-scm.com/download/win) or set CLAUDE_CODE_GIT_BASH_PATH to its bin\\bash.exe";
 
 /// PowerShell 7 (`pwsh`) when it is on PATH, else the Windows PowerShell every Windows has.
 pub fn powershell(pwsh_on_path: Option<PathBuf>, system_root: &Path) -> PathBuf {

@@ -35,6 +35,8 @@ pub enum LaunchKind {
     Unsupported,
     /// CLI profile: the interpreter comes from the `#!` line or the extension.
     Interpreted,
+    /// A Claude Code settings command, run by its shell (see [`Interpreters::claude_shell`]).
+    Shell,
 }
 
 /// How one file starts, decided when its directory is scanned.
@@ -86,6 +88,23 @@ pub fn command(path: &Path, kind: LaunchKind, tools: &mut Interpreters) -> Launc
             argv.push(OsString::from(cmd_line_tail(&path.to_string_lossy())));
             Launch::Argv(argv)
         }
+        // A settings command has no file of its own: see [`claude_command`].
+        LaunchKind::Shell => {
+            Launch::Fails("a Claude settings command is started by its text, not a file".to_owned())
+        }
+    }
+}
+
+/// How a Claude Code settings `command` starts: `<shell> -c <command>`, the shell being
+/// [`Interpreters::claude_shell`]'s (`/bin/sh`, Git Bash on Windows).
+pub fn claude_command(command: &str, tools: &mut Interpreters) -> Launch {
+    match tools.claude_shell() {
+        Ok(shell) => Launch::Argv(vec![
+            shell.into_os_string(),
+            OsString::from("-c"),
+            OsString::from(command),
+        ]),
+        Err(why) => Launch::Fails(why),
     }
 }
 

@@ -40,6 +40,9 @@ pub fn trust_hook(
             ),
         });
     }
+    if let Some((file, position)) = crate::claude::split_entry_path(path) {
+        return trust_claude_handler(path, &file, &position, policy_file, expected);
+    }
     let file = open_hook(path)?;
     let sha256 = sha256_of(&file)
         .map_err(|e| not_a_hook(path, format!("it cannot be read ({e})")))?
@@ -55,6 +58,40 @@ pub fn trust_hook(
     if let Some(expected) = expected.filter(|e| **e != sha256) {
         return Err(HookError::PolicyFile(format!(
             "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}), so it was not approved; review it again",
+            path.display()
+        )));
+    }
+    let real = real_path(path);
+    update(policy_file, |policy| {
+        policy.approved.insert(key(&real), sha256.clone());
+        Ok(())
+    })?;
+    Ok(Approval {
+        path: path.to_owned(),
+        sha256,
+    })
+}
+
+/// [`trust_hook`] of a Claude settings handler (`path` is `<file>#<position>`): its event,
+/// matcher, command and the scripts it names, as they are now.
+fn trust_claude_handler(
+    path: &Path,
+    file: &Path,
+    position: &str,
+    policy_file: &Path,
+    expected: Option<&str>,
+) -> Result<Approval, HookError> {
+    let user_dir = crate::discovery::Defaults::find().claude_dir;
+    let sha256 = crate::discovery::handler_digest_now(file, position, user_dir.as_deref())
+        .map_err(|why| {
+            HookError::PolicyFile(format!(
+                "{} cannot be approved: {why}; list the hooks again (cline-hooks list --claude-settings) and approve one of them",
+                path.display()
+            ))
+        })?;
+    if let Some(expected) = expected.filter(|e| **e != sha256) {
+        return Err(HookError::PolicyFile(format!(
+            "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}): its command, matcher or a script it runs is not what you were shown, so it was not approved; review it again",
             path.display()
         )));
     }

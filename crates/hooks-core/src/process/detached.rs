@@ -32,7 +32,8 @@ pub async fn start_detached(
         Err(refused) => return not_started(hook, refused, started),
     };
     let mut exec = Execution::of(hook, Status::Failed);
-    let input = match input_file(&ctx.input) {
+    let cwd = ctx.cwd_of(hook);
+    let input = match input_file(&ctx.stdin_of(hook, &cwd)) {
         Ok(file) => file,
         Err(err) => {
             exec.failure = Some(format!(
@@ -52,7 +53,6 @@ pub async fn start_detached(
             return exec;
         }
     };
-    let cwd = ctx.cwd_of(hook);
     let io = HookIo {
         stdin: HookStdin::File(input),
         output: Stdio::null,
@@ -63,7 +63,7 @@ pub async fn start_detached(
     };
     let marker = StartMarker::next();
     let env = HookEnv {
-        add: &ctx.env,
+        add: &ctx.env_of(hook, &cwd),
         remove: &ctx.env_remove,
         confine: ctx.confine,
         run: &ctx.run,

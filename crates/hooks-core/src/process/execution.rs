@@ -211,6 +211,9 @@ pub struct RunContext {
     pub profile: Profile,
     /// The run's id and first root, told to each hook in its environment.
     pub run: super::RunIdentity,
+    /// The completed input as JSON, when a Claude settings handler runs: each builds its own
+    /// stdin from it (see [`crate::claude::claude_input`]).
+    pub claude_input: Option<Arc<Value>>,
 }
 
 impl RunContext {

@@ -11,6 +11,7 @@ mod spawn_failure;
 mod start_retry;
 
 mod build_env;
+mod claude_handler;
 mod confine;
 mod deadline;
 mod detached;
@@ -28,6 +29,7 @@ mod verified_start;
 mod watchdog;
 
 pub use build_env::*;
+pub use claude_handler::CLAUDE_PROJECT_DIR_VAR;
 pub use confine::{
     confinement, fs_rights, ruleset_attr, scrub_warning, scrub_warning_here, RulesetAttr,
     Unconfined, SCOPE_SIGNAL,

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicU64;
 use tokio::time::Instant;
 
 use super::admission::{admit, not_started, terminated_before_start, wait_to_retry};
+use super::claude_handler::claude_verdict;
 use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
 use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::exit_status::{exit_failure, signal_name};
@@ -60,11 +61,13 @@ pub(crate) async fn run_hook_watched(
     let wait = |pause, refusal| {
         wait_to_retry(ctx, &stop, (deadline, ctx.timeout_of(hook)), pause, refusal)
     };
+    let env = ctx.env_of(hook, &cwd);
+    let input = ctx.stdin_of(hook, &cwd);
     let spawned = spawn_watched(
         hook,
         &cwd,
         HookEnv {
-            add: &ctx.env,
+            add: &env,
             remove: &ctx.env_remove,
             confine: ctx.confine,
             run: &ctx.run,
@@ -102,7 +105,7 @@ pub(crate) async fn run_hook_watched(
     let mut lines = watch.map(|w| (w.lines(true), w.lines(false)));
     let io = exchange(
         &mut child,
-        &ctx.input,
+        &input,
         &mut out,
         &mut err,
         &progress,
@@ -125,7 +128,15 @@ pub(crate) async fn run_hook_watched(
     }
 
     exec.stderr = err.text();
-    let (verdict, stdout_bytes, stdout) = read_verdict(out, err.bytes().to_vec()).await;
+    // A Claude handler's answer depends on how it ended: its exit code 2 blocks.
+    let claude = hook.claude.clone().map(|claude| {
+        let exit_code = match &ending.end {
+            End::Exited(Ok(status)) => status.code(),
+            _ => None,
+        };
+        (claude, exit_code, exec.stderr.clone())
+    });
+    let (verdict, stdout_bytes, stdout) = read_verdict_as(out, err.bytes().to_vec(), claude).await;
     (exec.output_bytes, exec.stdout) = ((stdout_bytes, err.total()), stdout);
     exec.duration = started.elapsed();
     conclude(&mut exec, ending, verdict, hook, &cwd);
@@ -148,12 +159,32 @@ pub(crate) async fn run_hook_watched(
 /// ([`Execution::stdout`], cut from what the reader kept, so stdout has one reader). The scan
 /// and the verdict are linear but may take milliseconds: they run off the async workers, so
 /// other runs' timers and pipes are not held up, and count in the duration.
-pub(super) async fn read_verdict(mut out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
+pub(super) async fn read_verdict(out: StdoutScan, stderr: Vec<u8>) -> (Verdict, u64, String) {
+    read_verdict_as(out, stderr, None).await
+}
+
+/// [`read_verdict`]; for a Claude settings handler (with its exit code and stderr's text) by
+/// Claude's rules.
+async fn read_verdict_as(
+    mut out: StdoutScan,
+    stderr: Vec<u8>,
+    claude: Option<(
+        std::sync::Arc<crate::claude::ClaudeHook>,
+        Option<i32>,
+        String,
+    )>,
+) -> (Verdict, u64, String) {
     out.settle().await;
     // Refused a thread (no process to spare), it is read here: a verdict is never lost.
     crate::blocking::run_or_inline(move || {
         let kept = out.into_reader()?.finish();
         let (bytes, tail) = (kept.raw_len, last_chars(&kept.tail, STDERR_KEEP).to_owned());
+        if let Some((claude, exit_code, stderr_text)) = claude {
+            let (mut verdict, exit_is_answer) =
+                claude_verdict(&claude, &kept, exit_code, &stderr_text);
+            verdict.exit_is_answer = exit_is_answer;
+            return Ok((verdict, bytes, tail));
+        }
         let mut verdict = verdict::read(kept);
         tracing::debug!(
             stdout_bytes = bytes,
@@ -220,6 +251,7 @@ pub(super) fn conclude(
             grace.waited().as_millis()
         ));
     }
+    let exit_is_answer = verdict.exit_is_answer;
     exec.warnings.extend(verdict.warnings.iter().cloned());
     exec.cancel = verdict.cancel;
     exec.context_modification = verdict.context_modification;
@@ -241,7 +273,7 @@ pub(super) fn conclude(
         End::Exited(Ok(status)) => {
             exec.exit_code = status.code();
             exec.signal = signal_name(&status);
-            exec.failure = exit_failure(&status, &exec.stderr);
+            exec.failure = exit_failure(&status, &exec.stderr).filter(|_| !exit_is_answer);
             exec.failure_kind = exec.failure.as_ref().map(|_| FailureKind::Crash);
             // Where start errors surface as an exit code, say why: 127 (an emulator, a
             // wrapper), or any failure of an interpreter that was to read the hook's file
@@ -250,7 +282,12 @@ pub(super) fn conclude(
                 .command
                 .first()
                 .is_some_and(|p| Path::new(p) != hook.path);
-            if status.code() == Some(127) || (through_interpreter && !status.success()) {
+            if let (Some(claude), Some(127)) = (&hook.claude, status.code()) {
+                exec.failure = Some(super::claude_handler::exit_127(claude, &exec.stderr));
+                exec.failure_kind = Some(FailureKind::StartFailure);
+            } else if hook.claude.is_some() {
+                // Its shell is the interpreter, and it has no file that could have gone.
+            } else if status.code() == Some(127) || (through_interpreter && !status.success()) {
                 if let Some(why) = start_obstacle(hook, cwd) {
                     exec.failure = Some(why);
                     exec.failure_kind = Some(FailureKind::StartFailure);

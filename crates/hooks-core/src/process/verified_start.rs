@@ -23,7 +23,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::discovery::DiscoveredHook;
 use crate::policy::{read_capped, sha256_of_bytes, TrustState, NOT_TRUSTED_CHANGED};
@@ -49,6 +49,9 @@ pub(crate) struct VerifiedFile {
     /// Windows, a batch file: the held file's final path, which `cmd.exe` is given.
     #[cfg_attr(not(windows), allow(dead_code))]
     batch_path: Option<String>,
+    /// A Claude settings handler's other scripts, held like `file`.
+    #[allow(dead_code)]
+    also_held: Vec<File>,
 }
 
 /// How the process starts from its sealed copy: the copy's `/proc/self/fd/N` in place of the
@@ -67,6 +70,12 @@ pub(crate) async fn verify(hook: &DiscoveredHook) -> Result<Option<VerifiedFile>
     if hook.trust != TrustState::Approved {
         return Ok(None);
     }
+    if let Some(claude) = &hook.claude {
+        let scripts = claude.scripts.clone();
+        return crate::blocking::run_or_inline(move || check_scripts(&scripts))
+            .await
+            .unwrap_or_else(|why| Err(format!("{NOT_TRUSTED_CHANGED}: {why}")));
+    }
     let Some(approved) = hook.sha256.clone() else {
         return Err(changed_at_start(&hook.path));
     };
@@ -79,6 +88,34 @@ pub(crate) async fn verify(hook: &DiscoveredHook) -> Result<Option<VerifiedFile>
     })
     .await
     .unwrap_or_else(|why| Err(format!("{NOT_TRUSTED_CHANGED}: {why}")))
+}
+
+/// A Claude settings handler's scripts, each checked against the bytes its approval covered
+/// and held open until it ends (on Windows, without write or delete sharing). Its command's
+/// text is the approved one already: it is kept in memory from discovery. The shell opens
+/// each script by its path: on macOS and Linux a swap between this check and that open can go
+/// unnoticed, as for a hook started by its path.
+fn check_scripts(scripts: &[(PathBuf, Option<String>)]) -> Result<Option<VerifiedFile>, String> {
+    let mut held = Vec::with_capacity(scripts.len());
+    for (path, approved) in scripts {
+        let now = open_held(path).ok().and_then(|file| {
+            let bytes = read_capped(&file).ok().flatten()?;
+            Some((sha256_of_bytes(&bytes), file))
+        });
+        match (now, approved) {
+            (Some((sha256, file)), Some(approved)) if sha256 == *approved => held.push(file),
+            // Missing when approved, and still missing: the shell will say so.
+            (None, None) => {}
+            _ => return Err(changed_at_start(path)),
+        }
+    }
+    let mut held = held.into_iter();
+    Ok(held.next().map(|file| VerifiedFile {
+        file,
+        start_from: None,
+        batch_path: None,
+        also_held: held.collect(),
+    }))
 }
 
 /// The open file and its bytes, if they are the approved ones.
@@ -147,6 +184,7 @@ impl Checked {
             file: self.file,
             start_from,
             batch_path: None,
+            also_held: Vec::new(),
         })
     }
 
@@ -172,6 +210,7 @@ impl Checked {
             file: self.file,
             start_from: None,
             batch_path,
+            also_held: Vec::new(),
         })
     }
 }

@@ -73,6 +73,8 @@ pub struct Verdict {
     pub warnings: Vec<String>,
     /// Why this output makes the hook `failed`, as a sentence; `None` when the output is fine.
     pub problem: Option<String>,
+    /// A Claude settings handler's exit code was its answer (2: a block), not a failure.
+    pub exit_is_answer: bool,
 }
 
 /// Reads the verdict from all of a hook's stdout at once.

@@ -1,0 +1,117 @@
+//! The hooks a `.claude` folder's settings files give one Cline hook: each command handler
+//! written under a Claude event that this hook is (`SessionStart` for `TaskStart` and
+//! `TaskResume`), as a [`DiscoveredHook`] that runs `<shell> -c <command>`; a handler that
+//! cannot run (another type, a matcher that does not compile, a file that cannot be read) is
+//! listed disabled with why, never dropped. Pure: built from what the scan read.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{DiscoveredHook, HookDir, HookSettings, SettingsFile};
+use crate::claude::{cline_hooks_of, entry_digest, entry_path, ClaudeHook, ClaudeMatcher, Handler};
+use crate::launch::{Launch, LaunchKind};
+use crate::policy::TrustState;
+
+/// The hooks named `hook_name` that `files` (the settings of `dir`) give, in the files' order.
+pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> Vec<DiscoveredHook> {
+    let mut found = Vec::new();
+    for file in files {
+        let base = |path, disabled: Option<String>| DiscoveredHook {
+            hook_name: hook_name.to_owned(),
+            path,
+            source: file.source,
+            workspace_root: dir.workspace_root.clone(),
+            kind: LaunchKind::Shell,
+            disabled,
+            command: Vec::new(),
+            launch_error: None,
+            shebang_program: None,
+            sha256: None,
+            trust: TrustState::NotRequired,
+            real_path: None,
+            settings: HookSettings::default(),
+            warnings: Vec::new(),
+            claude: None,
+        };
+        if let Some(why) = &file.unreadable {
+            // Said for every hook: a guard in a broken file must not vanish quietly.
+            found.push(base(
+                file.path.clone(),
+                Some(format!("Claude settings file: {why}")),
+            ));
+            continue;
+        }
+        let mut first = found.len();
+        for (entry, scripts) in &file.entries {
+            if !cline_hooks_of(&entry.event).contains(&hook_name) {
+                continue;
+            }
+            let path = entry_path(&file.path, &entry.position);
+            let mut hook = base(path, None);
+            hook.real_path = Some(entry_path(&file.real_path, &entry.position));
+            let matcher = ClaudeMatcher::new(entry.matcher.clone());
+            let (command, timeout) = match &entry.handler {
+                Handler::Command { command, timeout } => (command.clone(), *timeout),
+                Handler::Unsupported { kind } => {
+                    hook.disabled = Some(format!(
+                        "its type is {}: only \"command\" handlers run here (Claude Code's http, prompt, agent and mcp_tool handlers do not)",
+                        serde_json::Value::String(kind.clone())
+                    ));
+                    (String::new(), None)
+                }
+            };
+            if let (None, Err(why)) = (&hook.disabled, &matcher.compiled) {
+                hook.disabled = Some(why.clone());
+            }
+            if hook.disabled.is_none() {
+                match &file.shell {
+                    Launch::Argv(shell) => {
+                        hook.command = vec![shell[0].clone(), "-c".into(), command.clone().into()];
+                    }
+                    Launch::Fails(why) | Launch::Disabled(why) => {
+                        hook.launch_error = Some(why.clone())
+                    }
+                }
+            }
+            for (script, sha256) in scripts {
+                if sha256.is_none() {
+                    hook.warnings.push(format!(
+                        "its command names {}, which is not a readable file: the shell will fail (exit 127) and this hook will never do its job; fix the path",
+                        script.display()
+                    ));
+                }
+            }
+            hook.sha256 = Some(entry_digest(
+                &entry.event,
+                entry.matcher.as_deref(),
+                &command,
+                scripts,
+            ));
+            hook.settings.timeout = timeout.map(|t| t.max(Duration::from_millis(1)));
+            hook.claude = Some(Arc::new(ClaudeHook {
+                event: entry.event.clone(),
+                matcher,
+                command,
+                file: file.path.clone(),
+                position: entry.position.clone(),
+                scripts: scripts.clone(),
+            }));
+            found.push(hook);
+        }
+        // What is wrong with the file is said with its first hook of this name.
+        if !file.warnings.is_empty() {
+            if first == found.len() {
+                found.push(base(file.path.clone(), None));
+                first = found.len() - 1;
+                found[first].disabled = Some(format!(
+                    "Claude settings file: {}",
+                    file.warnings.join("; ")
+                ));
+            } else {
+                let warnings = file.warnings.iter().cloned();
+                found[first].warnings.extend(warnings);
+            }
+        }
+    }
+    found
+}

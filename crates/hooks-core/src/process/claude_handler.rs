@@ -1,0 +1,80 @@
+//! What differs when the hook is a Claude settings handler: its stdin is Claude's JSON for the
+//! event (built from the run's completed input), `CLAUDE_PROJECT_DIR` names its project, its
+//! answer is read by Claude's rules (exit code 2, its JSON) into the same verdict, and an exit
+//! 127 is explained from its command, which has no file of its own.
+
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::path::Path;
+
+use super::execution::RunContext;
+use crate::claude::{claude_input, read_output, ClaudeHook, Ended};
+use crate::discovery::DiscoveredHook;
+use crate::verdict::{Kept, Verdict};
+
+/// The variable naming a Claude hook's project folder, as Claude Code sets it.
+pub const CLAUDE_PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
+
+impl RunContext {
+    /// The bytes `hook` reads on stdin: the run's input, or a Claude handler's own.
+    pub(super) fn stdin_of(&self, hook: &DiscoveredHook, cwd: &Path) -> Cow<'_, [u8]> {
+        let (Some(_), Some(value)) = (&hook.claude, &self.claude_input) else {
+            return Cow::Borrowed(&self.input);
+        };
+        let call = claude_input(&hook.hook_name, value, self.profile, cwd);
+        let mut bytes = serde_json::to_vec(&call.input).unwrap_or_else(|_| b"{}".to_vec());
+        bytes.push(b'\n');
+        Cow::Owned(bytes)
+    }
+
+    /// The variables added to `hook`'s environment: the run's, and a Claude handler's
+    /// `CLAUDE_PROJECT_DIR` (its working directory).
+    pub(super) fn env_of(
+        &self,
+        hook: &DiscoveredHook,
+        cwd: &Path,
+    ) -> Cow<'_, [(OsString, OsString)]> {
+        if hook.claude.is_none() {
+            return Cow::Borrowed(&self.env);
+        }
+        let mut env = self.env.clone();
+        env.retain(|(name, _)| name != CLAUDE_PROJECT_DIR_VAR);
+        env.push((CLAUDE_PROJECT_DIR_VAR.into(), cwd.as_os_str().to_owned()));
+        Cow::Owned(env)
+    }
+}
+
+/// A Claude handler's answer from what was kept of its stdout, how it ended and its stderr:
+/// the verdict, and whether its exit code is its answer (2) rather than a failure.
+pub(super) fn claude_verdict(
+    claude: &ClaudeHook,
+    kept: &Kept,
+    exit_code: Option<i32>,
+    stderr: &str,
+) -> (Verdict, bool) {
+    // The tail window holds all of stdout until it overflows into `head`.
+    let whole = kept.head.is_empty().then_some(kept.tail.as_str());
+    let answer = read_output(&Ended {
+        event: &claude.event,
+        exit_code,
+        stdout: whole,
+        stderr,
+        profile: kept.profile,
+    });
+    (answer.verdict, answer.exit_is_answer)
+}
+
+/// Why a Claude handler exited 127: its shell could not find a program its command names.
+pub(super) fn exit_127(claude: &ClaudeHook, stderr: &str) -> String {
+    let said = stderr.trim().lines().last().unwrap_or("").trim();
+    let said = match said.is_empty() {
+        true => String::new(),
+        false => format!(" (the shell said: {said})"),
+    };
+    format!(
+        "exited 127: its shell could not find a program or script its command names{said}, so this hook did not run; fix the path in {} at {}: {}",
+        claude.file.display(),
+        claude.position,
+        serde_json::Value::String(claude.command.clone())
+    )
+}
