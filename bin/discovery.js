@@ -35,6 +35,7 @@ function discoveryOptions(opts) {
   else if (opts['global-dir'] !== undefined) out.globalHooksDir = path.resolve(opts['global-dir'])
   if (opts['hooks-dir']) out.extraHooksDirs = opts['hooks-dir'].map((d) => path.resolve(d))
   if (opts.profile) out.profile = opts.profile
+  if (opts['claude-settings']) out.claudeSettings = true
   return out
 }
 
@@ -99,6 +100,10 @@ function describeSearch(options) {
   const subdirs = options.profile === 'cli' ? ['.clinerules', '.cline'] : ['.clinerules']
   for (const w of options.workspaceRoots) {
     for (const sub of subdirs) parts.push(`${displayPath(path.join(w, sub, 'hooks'))} (workspace)`)
+  }
+  if (options.claudeSettings) {
+    if (options.globalHooksDir !== null) parts.push(`${process.env.CLAUDE_CONFIG_DIR ? displayPath(path.join(process.env.CLAUDE_CONFIG_DIR, 'settings.json')) : '~/.claude/settings.json'} (claudeUser)`)
+    for (const w of options.workspaceRoots) parts.push(`${displayPath(path.join(w, '.claude', 'settings.json'))} and settings.local.json (claude)`)
   }
   return parts.join(', ') || 'nothing'
 }

@@ -87,6 +87,10 @@ const OPTIONS = {
     parse: parseProfile,
     help: "whose conventions: extension (default) or cli (the Cline CLI's: also ~/.cline/hooks and .cline/hooks, files with extensions run by their interpreter, event names such as tool_call)",
   },
+  'claude-settings': {
+    flag: '--claude-settings',
+    help: "also run the hooks of Claude Code's settings: ~/.claude/settings.json and each workspace's .claude/settings.json and settings.local.json (see docs/claude-code.md)",
+  },
   input: {
     flag: '--input',
     arg: 'FILE|-',

@@ -57,6 +57,22 @@ const REVIEW_LIMIT = 64 * 1024 * 1024
  * when it cannot be reviewed. O_NONBLOCK: a file swapped for a FIFO since discovery does not
  * hang the open.
  */
+/**
+ * A Claude settings handler for review: its event, matcher and command, then each script its
+ * command names, as one text; its approval is of discovery's sha256 (of those parts), which
+ * trustHook checks again against the file and scripts as they are then.
+ */
+function readHandlerForReview(h) {
+  const c = h.claude
+  const parts = [`event: ${c.event}`, `matcher: ${c.matcher === undefined ? '(none: every one)' : c.matcher}`, `command: ${c.command}`]
+  for (const script of c.scripts) {
+    const read = readForReview(script)
+    parts.push(`--- ${script} ---`)
+    parts.push(read.problem ? `(${read.problem})` : read.bytes.toString('utf8'))
+  }
+  return { bytes: Buffer.from(parts.join('\n') + '\n'), sha256: h.sha256 }
+}
+
 function readForReview(file) {
   let fd
   try {
@@ -148,7 +164,7 @@ async function cmdTrust({ opts }, session) {
     return { text: `Every hook in scope is approved (store: ${displayPath(options.policyFile)}).\n`, code: EXIT.OK }
   }
   // What each hook was shown as: its approval is of these bytes' sha256, not discovery's.
-  const reviewed = pending.map((h) => ({ hook: h, ...readForReview(h.path) }))
+  const reviewed = pending.map((h) => ({ hook: h, ...(h.claude ? readHandlerForReview(h) : readForReview(h.path)) }))
   for (const { hook: h, bytes, sha256, problem } of reviewed) {
     out.push(`${st.bold(escapeTerminal(h.hookName))} ${displayPath(h.path)} ${st.yellow(h.trust === 'new' ? '(new)' : '(changed since approved)')}`)
     if (problem) {

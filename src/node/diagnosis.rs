@@ -19,7 +19,9 @@ pub struct HookFolderReport {
     /// The folder (absolute).
     pub path: String,
     /// Which kind of folder it is.
-    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
+    #[napi(
+        ts_type = "'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'"
+    )]
     pub source: String,
     /// The workspace root it belongs to (workspace folders only).
     pub workspace_root: Option<String>,

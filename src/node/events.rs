@@ -36,7 +36,9 @@ pub struct HookEvent {
     /// Absolute path of the hook file.
     pub path: String,
     /// Which kind of directory it was found in.
-    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
+    #[napi(
+        ts_type = "'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'"
+    )]
     pub source: String,
     /// `stdout`/`stderr` only: the line, without its `\n` or `\r\n`, invalid UTF-8 replaced,
     /// cut at 4096 bytes of UTF-8. After 1,000 lines of one hook (stdout and stderr together),

@@ -96,6 +96,14 @@ pub struct DiscoveryOptions {
     /// `tools=` counts as present. Default: none.
     #[napi(ts_type = "Array<HookName | CliEventName>")]
     pub require_hooks: Option<Vec<String>>,
+    /// Also run the hooks of Claude Code's settings files: the `hooks` key of
+    /// `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`; off with `globalHooksDir: null`) and of
+    /// each root's `.claude/settings.json` and `.claude/settings.local.json`, after every hook
+    /// file. Each command handler is a hook (`source` `claudeUser`, `claudeProject` or
+    /// `claudeLocal`; `claude` tells its event, matcher and command), run by `sh -c` (Git Bash on
+    /// Windows) with Claude's JSON on stdin; its exit code 2 or JSON answer is read into the
+    /// same verdict (see docs/claude-code.md). Default: false.
+    pub claude_settings: Option<bool>,
 }
 
 /// How to run.
@@ -212,6 +220,8 @@ pub struct RunHookOptions {
     /// See `DiscoveryOptions.requireHooks`.
     #[napi(ts_type = "Array<HookName | CliEventName>")]
     pub require_hooks: Option<Vec<String>>,
+    /// See `DiscoveryOptions.claudeSettings`.
+    pub claude_settings: Option<bool>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -397,6 +407,7 @@ impl RunHookOptions {
                 trust: self.trust,
                 managed_hooks_dir: self.managed_hooks_dir,
                 require_hooks: self.require_hooks,
+                claude_settings: self.claude_settings,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -533,6 +544,7 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         trust,
         managed_hooks_dir,
         require_hooks,
+        claude_settings: options.claude_settings.unwrap_or(false),
     })
 }
 
@@ -845,7 +857,7 @@ impl EnvAndPaths {
     }
 }
 
-const DISCOVERY_KEYS: [&str; 12] = [
+const DISCOVERY_KEYS: [&str; 13] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -858,6 +870,7 @@ const DISCOVERY_KEYS: [&str; 12] = [
     "policyFile",
     "trust",
     "requireHooks",
+    "claudeSettings",
 ];
 const RUN_KEYS: [&str; 14] = [
     "timeoutMs",
@@ -875,7 +888,7 @@ const RUN_KEYS: [&str; 14] = [
     "auditLog",
     "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 23] = [
+const RUN_HOOK_KEYS: [&str; 24] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -885,6 +898,7 @@ const RUN_HOOK_KEYS: [&str; 23] = [
     "policyFile",
     "trust",
     "requireHooks",
+    "claudeSettings",
     "maxConcurrentHooks",
     "timeoutMs",
     "maxTimeoutMs",
@@ -919,6 +933,7 @@ impl Known for DiscoveryOptions {
             ("maxConcurrentHooks", Plain::Number(n)) => self.max_concurrent_hooks = Some(n),
             ("maxTimeoutMs", Plain::Number(n)) => self.max_timeout_ms = Some(n),
             ("persistentIdleMs", Plain::Number(n)) => self.persistent_idle_ms = Some(n),
+            ("claudeSettings", Plain::Flag(b)) => self.claude_settings = Some(b),
             _ => {}
         }
     }
@@ -990,6 +1005,7 @@ impl Known for RunHookOptions {
             ("sequential", Plain::Flag(b)) => self.sequential = Some(b),
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
             ("hookLogs", Plain::Flag(b)) => self.hook_logs = Some(b),
+            ("claudeSettings", Plain::Flag(b)) => self.claude_settings = Some(b),
             _ => {}
         }
     }
@@ -1123,7 +1139,9 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "env" if t != ValueType::Object || is_array => {
             "a plain object of variable names to string values, such as { NAME: 'value' }"
         }
-        "sequential" | "detached" | "hookLogs" if t != ValueType::Boolean => "true or false",
+        "sequential" | "detached" | "hookLogs" | "claudeSettings" if t != ValueType::Boolean => {
+            "true or false"
+        }
         "auditLog" if t != ValueType::String => "a file path",
         "onFailure" if t != ValueType::String && (t != ValueType::Object || is_array) => {
             "\"allow\", \"block\", or an object such as { timeout: 'block', crash: 'block' }"

@@ -24,7 +24,9 @@ pub struct DiscoveredHook {
     /// Absolute path of the hook file.
     pub path: String,
     /// Which kind of directory it was found in.
-    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
+    #[napi(
+        ts_type = "'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'"
+    )]
     pub source: String,
     /// The workspace root whose `.clinerules/hooks` holds it (workspace hooks only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,6 +55,31 @@ pub struct DiscoveredHook {
     /// What is wrong with its file that does not stop it from running: each problem of its
     /// header, naming the line and the fix (it runs with the settings that were valid).
     pub warnings: Vec<String>,
+    /// A Claude Code settings handler's event, matcher and command (`claudeSettings`); absent
+    /// for a hook file. Its `path` is `<settings file>#<position>`, what `trustHook` approves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claude: Option<ClaudeHandler>,
+}
+
+/// A Claude Code settings handler, as written in its file.
+#[napi(object, object_from_js = false)]
+#[derive(Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudeHandler {
+    /// The Claude event it is written under (`PreToolUse`, `SessionStart`, `Stop`...).
+    pub event: String,
+    /// Its group's `matcher`; absent when the group has none (it matches everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The command line its shell runs.
+    pub command: String,
+    /// The settings file.
+    pub file: String,
+    /// Where in the file: `hooks.PreToolUse[0].hooks[1]`.
+    pub position: String,
+    /// The script files its command names inside its project: an approval covers their
+    /// bytes.
+    pub scripts: Vec<String>,
 }
 
 /// The settings of a hook's `cline-hook:` header line.
@@ -116,6 +143,18 @@ impl From<&CoreHook> for DiscoveredHook {
             trust: hook.trust.as_str().to_owned(),
             settings: (&hook.settings).into(),
             warnings: hook.warnings.clone(),
+            claude: hook.claude.as_ref().map(|c| ClaudeHandler {
+                event: c.event.clone(),
+                matcher: c.matcher.text.clone(),
+                command: c.command.clone(),
+                file: c.file.to_string_lossy().into_owned(),
+                position: c.position.clone(),
+                scripts: c
+                    .scripts
+                    .iter()
+                    .map(|(p, _)| p.to_string_lossy().into_owned())
+                    .collect(),
+            }),
         }
     }
 }
@@ -146,7 +185,9 @@ pub struct HookExecution {
     /// Absolute path of the hook file.
     pub path: String,
     /// Which kind of directory it was found in.
-    #[napi(ts_type = "'managed' | 'extra' | 'global' | 'workspace'")]
+    #[napi(
+        ts_type = "'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'"
+    )]
     pub source: String,
     /// The workspace root it belongs to (workspace hooks only); it ran with this as its cwd.
     pub workspace_root: Option<String>,

@@ -98,20 +98,41 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             }));
             found.push(hook);
         }
-        // What is wrong with the file is said with its first hook of this name.
-        if !file.warnings.is_empty() {
+        // What is wrong with the file is said with its first hook of this name: what concerns
+        // this hook's events, and what concerns the whole file.
+        let warnings: Vec<&String> = file
+            .warnings
+            .iter()
+            .filter(|w| concerns(w, hook_name))
+            .collect();
+        if !warnings.is_empty() {
             if first == found.len() {
                 found.push(base(file.path.clone(), None));
                 first = found.len() - 1;
-                found[first].disabled = Some(format!(
-                    "Claude settings file: {}",
-                    file.warnings.join("; ")
-                ));
+                let said: Vec<&str> = warnings.iter().map(|w| w.as_str()).collect();
+                found[first].disabled = Some(format!("Claude settings file: {}", said.join("; ")));
             } else {
-                let warnings = file.warnings.iter().cloned();
-                found[first].warnings.extend(warnings);
+                found[first].warnings.extend(warnings.into_iter().cloned());
             }
         }
     }
     found
+}
+
+/// Whether a settings file's `warning` concerns the hook `hook_name`: it names a place under
+/// an event that this hook runs (`hooks.PreToolUse[0]...`), or no event's place at all.
+fn concerns(warning: &str, hook_name: &str) -> bool {
+    let mut events = warning.match_indices("hooks.").filter_map(|(at, _)| {
+        let rest = &warning[at + "hooks.".len()..];
+        let end = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        (end > 0).then(|| &rest[..end])
+    });
+    let mut any = false;
+    let relevant = events.any(|event| {
+        any = true;
+        cline_hooks_of(event).contains(&hook_name)
+    });
+    relevant || !any
 }
