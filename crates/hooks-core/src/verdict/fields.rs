@@ -779,8 +779,8 @@ fn text_field<'a>(
 }
 
 /// `text` (all of a string of `len` bytes, or its start) within [`MAX_CONTEXT_BYTES`],
-/// marker included.
-fn cut_text(name: &str, text: &str, len: usize, warnings: &mut Vec<String>) -> String {
+/// marker included. Also cuts a Claude hook's texts (claude/output.rs), so both say the same.
+pub(crate) fn cut_text(name: &str, text: &str, len: usize, warnings: &mut Vec<String>) -> String {
     if text.len() == len && len <= MAX_CONTEXT_BYTES {
         return text.to_owned();
     }
