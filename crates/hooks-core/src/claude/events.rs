@@ -1,24 +1,144 @@
 //! Cline's events and tools in Claude Code's words, both ways: which Cline hooks run a Claude
 //! event's handlers, which Claude tool a Cline tool is, and the JSON a Claude hook reads on
-//! stdin, built from the input Cline gives the hook. Pure.
+//! stdin, built from the input Cline gives the hook. Pure: no file is read, no process run.
+//!
+//! Where Claude's contract and Cline's disagree, the choice made here is the one in
+//! `docs/claude-code-mapping.md`; the comments below say why, briefly.
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::discovery::Profile;
+
+/// Every hook event Claude Code has documented, so that a settings key Cline cannot fire
+/// (`SubagentStop`) is told apart from a typo (`PreToolUSe`).
+pub const CLAUDE_EVENTS: &[&str] = &[
+    "SessionStart",
+    "Setup",
+    "InstructionsLoaded",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "TaskCreated",
+    "TaskCompleted",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "PreCompact",
+    "PostCompact",
+    "Elicitation",
+    "ElicitationResult",
+    "SessionEnd",
+];
+
+/// Claude Code's built-in tool names (old and new), for telling a matcher's typo (`bash`)
+/// from a tool Cline just does not have. MCP tools are `mcp__<server>__<tool>`.
+pub const CLAUDE_TOOL_NAMES: &[&str] = &[
+    "Agent",
+    "AskUserQuestion",
+    "Bash",
+    "BashOutput",
+    "Edit",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "Glob",
+    "Grep",
+    "KillShell",
+    "LS",
+    "LSP",
+    "ListMcpResourcesTool",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Read",
+    "ReadMcpResourceTool",
+    "Skill",
+    "SlashCommand",
+    "Task",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskOutput",
+    "TaskStop",
+    "TaskUpdate",
+    "TodoRead",
+    "TodoWrite",
+    "ToolSearch",
+    "WebFetch",
+    "WebSearch",
+    "Write",
+];
+
+/// Each Claude event Cline has, and the Cline hooks that are it.
+const EVENTS: [(&str, &[&str]); 8] = [
+    ("PreToolUse", &["PreToolUse"]),
+    ("PostToolUse", &["PostToolUse"]),
+    ("UserPromptSubmit", &["UserPromptSubmit"]),
+    ("SessionStart", &["TaskStart", "TaskResume"]),
+    ("Stop", &["TaskComplete"]),
+    ("SessionEnd", &["TaskCancel"]),
+    ("PreCompact", &["PreCompact"]),
+    ("Notification", &["Notification"]),
+];
+
+/// The Cline CLI's event names and the hook each one fires (a hook file is always named
+/// after the hook, whichever name fired it).
+const SDK_EVENTS: [(&str, &str); 9] = [
+    ("tool_call", "PreToolUse"),
+    ("tool_result", "PostToolUse"),
+    ("prompt_submit", "UserPromptSubmit"),
+    ("agent_start", "TaskStart"),
+    ("agent_resume", "TaskResume"),
+    ("agent_end", "TaskComplete"),
+    ("agent_abort", "TaskCancel"),
+    ("agent_error", "TaskError"),
+    ("session_shutdown", "SessionShutdown"),
+];
+
+/// Claude's `SessionEnd` reason for a cancelled task. Claude's reasons are `clear`, `logout`,
+/// `prompt_input_exit`, `bypass_permissions_disabled` and `other`: a user's cancel is none of
+/// the first four.
+const CANCEL_REASON: &str = "other";
 
 /// The Cline hooks that run the handlers of Claude's `event` (`SessionStart` runs on
 /// `TaskStart` and `TaskResume`); empty when Cline has no such moment.
 pub fn cline_hooks_of(event: &str) -> &'static [&'static str] {
-    let _ = event;
-    &[]
+    EVENTS
+        .iter()
+        .find(|(claude, _)| *claude == event)
+        .map_or(&[], |(_, hooks)| *hooks)
 }
 
-/// The Claude event that the Cline hook `hook_name` is, if any.
+/// The Claude event that the Cline hook `hook_name` is, if any. The Cline CLI's event names
+/// (`tool_call`, `agent_start`, ...) are accepted too.
 pub fn claude_event_of(hook_name: &str) -> Option<&'static str> {
-    let _ = hook_name;
-    None
+    let hook = hook_of(hook_name);
+    EVENTS
+        .iter()
+        .find(|(_, hooks)| hooks.contains(&hook))
+        .map(|(claude, _)| *claude)
+}
+
+/// The hook name for `name`, which may be the Cline CLI's event name.
+fn hook_of(name: &str) -> &str {
+    SDK_EVENTS
+        .iter()
+        .find(|(sdk, _)| *sdk == name)
+        .map_or(name, |(_, hook)| *hook)
 }
 
 /// A Claude hook's stdin for one event, and what its matcher is tested against.
@@ -27,22 +147,2001 @@ pub struct ClaudeCall {
     /// The JSON object written to its stdin.
     pub input: Value,
     /// The tool's Claude name (PreToolUse, PostToolUse), the SessionStart `source`, the
-    /// PreCompact `trigger`, the Notification type; `None` when the event has no matcher.
+    /// PreCompact `trigger`, the Notification type, the SessionEnd `reason` (Claude matches
+    /// SessionEnd by it too); `None` when the event has no matcher (UserPromptSubmit, Stop).
+    /// `Some("")` when Cline did not say: only a match-everything matcher applies then.
     pub subject: Option<String>,
 }
 
 /// The stdin of a Claude hook run for the Cline hook `hook_name`, from `input`, the completed
 /// input Cline gives hook files (of `profile`), `project_dir` being the hook's project folder
 /// (its `cwd`, `CLAUDE_PROJECT_DIR`).
+///
+/// Never fails: a field Cline left out (or sent with the wrong type) is left out, or given
+/// Claude's neutral value, and the rest is built. A hook with no Claude event (`TaskError`,
+/// `SessionShutdown`, an unknown name) gets `Value::Null` and no subject: run no Claude hook
+/// for it. `transcript_path` is never set: Cline keeps no Claude transcript, and a made-up
+/// path would send a hook reading it to a file that does not exist.
 pub fn claude_input(
     hook_name: &str,
     input: &Value,
     profile: Profile,
     project_dir: &Path,
 ) -> ClaudeCall {
-    let _ = (hook_name, input, profile, project_dir);
+    let hook = hook_of(hook_name);
+    let Some(event) = claude_event_of(hook) else {
+        return ClaudeCall {
+            input: Value::Null,
+            subject: None,
+        };
+    };
+    let cwd = project_dir.to_string_lossy();
+    let mut out = Map::new();
+    out.insert("session_id".into(), session_id(input, profile, hook).into());
+    out.insert("cwd".into(), Value::from(cwd.as_ref()));
+    out.insert("hook_event_name".into(), event.into());
+    let subject = match event {
+        "PreToolUse" | "PostToolUse" => {
+            let post = event == "PostToolUse";
+            let call = tool_call(input, profile, post);
+            let name = claude_tool_name(&call.name, Some(call.params));
+            out.insert("tool_name".into(), Value::from(name.as_str()));
+            out.insert(
+                "tool_input".into(),
+                claude_tool_input(&call.name, call.params, project_dir),
+            );
+            if post {
+                out.insert("tool_response".into(), tool_response(&call));
+            }
+            if let Some(id) = call.id {
+                out.insert("tool_use_id".into(), id.into());
+            }
+            Some(name)
+        }
+        "UserPromptSubmit" => {
+            let prompt = text_at(input, &["userPromptSubmit", "prompt"]).unwrap_or_default();
+            out.insert("prompt".into(), prompt.into());
+            None
+        }
+        "SessionStart" => {
+            let source = if hook == "TaskResume" {
+                "resume"
+            } else {
+                "startup"
+            };
+            out.insert("source".into(), source.into());
+            Some(source.to_owned())
+        }
+        "Stop" => {
+            // Claude sets it when it goes on because a Stop hook said so; Cline's
+            // TaskComplete is never such a second round.
+            out.insert("stop_hook_active".into(), false.into());
+            if let Some(text) = text_at(input, &["turn", "outputText"]) {
+                out.insert("last_assistant_message".into(), text.into());
+            }
+            None
+        }
+        "SessionEnd" => {
+            out.insert("reason".into(), CANCEL_REASON.into());
+            Some(CANCEL_REASON.to_owned())
+        }
+        "PreCompact" => {
+            let compact = input.get("preCompact");
+            let manual = compact.is_some_and(|c| {
+                c.get("trigger").and_then(Value::as_str) == Some("manual")
+                    || c.get("manual").and_then(Value::as_bool) == Some(true)
+            });
+            let trigger = if manual { "manual" } else { "auto" };
+            let instructions = text_at(input, &["preCompact", "customInstructions"])
+                .or_else(|| text_at(input, &["preCompact", "custom_instructions"]))
+                .unwrap_or_default();
+            out.insert("trigger".into(), trigger.into());
+            out.insert("custom_instructions".into(), instructions.into());
+            Some(trigger.to_owned())
+        }
+        _ => {
+            // Notification.
+            let message = text_at(input, &["notification", "message"]).unwrap_or_default();
+            let kind = text_at(input, &["notification", "type"])
+                .or_else(|| text_at(input, &["notification", "notificationType"]))
+                .map(|kind| claude_notification_type(&kind))
+                .unwrap_or_default();
+            out.insert("message".into(), message.into());
+            out.insert("notification_type".into(), Value::from(kind.as_str()));
+            Some(kind)
+        }
+    };
     ClaudeCall {
-        input: Value::Null,
-        subject: None,
+        input: Value::Object(out),
+        subject,
+    }
+}
+
+/// Claude's notification type for Cline's: the package's `approval_required` is the moment
+/// Claude calls `permission_prompt`; any other type is passed on as it is.
+fn claude_notification_type(cline: &str) -> String {
+    match cline {
+        "approval_required" => "permission_prompt".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The string at `path` (object keys) in `value`, if there is one.
+fn text_at(value: &Value, path: &[&str]) -> Option<String> {
+    let mut at = value;
+    for key in path {
+        at = at.get(key)?;
+    }
+    at.as_str().map(str::to_owned)
+}
+
+/// Claude's `session_id`: the Cline CLI's root session (its subagents share it, as Claude's
+/// do), else the task's id; "" when Cline sent none.
+fn session_id(input: &Value, profile: Profile, hook: &str) -> String {
+    let nonempty = |s: Option<String>| s.filter(|s| !s.is_empty());
+    let root = || nonempty(text_at(input, &["sessionContext", "rootSessionId"]));
+    let task = || nonempty(text_at(input, &["taskId"]));
+    let metadata = || {
+        let key = match hook {
+            "TaskStart" => "taskStart",
+            "TaskResume" => "taskResume",
+            "TaskComplete" => "taskComplete",
+            "TaskCancel" => "taskCancel",
+            _ => return None,
+        };
+        nonempty(text_at(input, &[key, "taskMetadata", "taskId"]))
+    };
+    let found = match profile {
+        Profile::Cli => root().or_else(task),
+        Profile::Extension => task().or_else(root),
+    };
+    found.or_else(metadata).unwrap_or_default()
+}
+
+/// One tool call as Cline described it.
+struct ToolCall<'a> {
+    /// Cline's name for the tool; "" when Cline sent none.
+    name: String,
+    /// Its parameters (the Cline CLI's real input, or the extension's string map).
+    params: &'a Value,
+    /// The Cline CLI's tool call id.
+    id: Option<String>,
+    /// The object it came from: `tool_call`/`tool_result` (`sdk`) or the older
+    /// `preToolUse`/`postToolUse`.
+    source: &'a Value,
+    sdk: bool,
+}
+
+static NULL: Value = Value::Null;
+
+/// The tool call in `input`: the Cline CLI's own `tool_call`/`tool_result` first in the cli
+/// profile (its input is the real JSON; the older object's parameters are all strings), the
+/// extension's `preToolUse`/`postToolUse` first otherwise; the other one when it is missing.
+fn tool_call(input: &Value, profile: Profile, post: bool) -> ToolCall<'_> {
+    let (sdk_key, legacy_key) = if post {
+        ("tool_result", "postToolUse")
+    } else {
+        ("tool_call", "preToolUse")
+    };
+    let order = match profile {
+        Profile::Cli => [(sdk_key, true), (legacy_key, false)],
+        Profile::Extension => [(legacy_key, false), (sdk_key, true)],
+    };
+    let found = order
+        .iter()
+        .find_map(|&(key, sdk)| input.get(key).filter(|v| v.is_object()).map(|v| (v, sdk)));
+    let Some((source, sdk)) = found else {
+        return ToolCall {
+            name: String::new(),
+            params: &NULL,
+            id: None,
+            source: &NULL,
+            sdk: false,
+        };
+    };
+    let text = |key: &str| source.get(key).and_then(Value::as_str).map(str::to_owned);
+    let (name, params) = if sdk {
+        (text("name"), source.get("input"))
+    } else {
+        (
+            text("toolName").or_else(|| text("tool")),
+            source.get("parameters"),
+        )
+    };
+    ToolCall {
+        name: name.unwrap_or_default(),
+        params: params.unwrap_or(&NULL),
+        id: if sdk { text("id") } else { None },
+        source,
+        sdk,
+    }
+}
+
+/// Claude's `tool_response` for a finished Cline tool: `{"output", "success"}`, and `error`
+/// when the Cline CLI reported one. Claude's own responses differ per tool (Bash's has
+/// `stdout`, Write's a patch); Cline reports one result for every tool, so this one shape.
+fn tool_response(call: &ToolCall<'_>) -> Value {
+    let mut response = Map::new();
+    if call.sdk {
+        let error = call.source.get("error").filter(|e| !e.is_null());
+        let output = call.source.get("output").cloned().unwrap_or(Value::Null);
+        response.insert("output".into(), output);
+        response.insert("success".into(), error.is_none().into());
+        if let Some(error) = error {
+            response.insert("error".into(), error.clone());
+        }
+    } else {
+        let output = call.source.get("result").cloned().unwrap_or(Value::Null);
+        // A PostToolUse without `success` is taken as a success, Claude's PostToolUse.
+        let success = call
+            .source
+            .get("success")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        response.insert("output".into(), output);
+        response.insert("success".into(), success.into());
+    }
+    Value::Object(response)
+}
+
+/// The Claude name of the Cline tool `cline_tool` (either profile's), told by its
+/// `parameters` where the name depends on them: `list_files` is `Glob` when recursive and `LS`
+/// otherwise, `editor` is `Write` when it creates a file and `Edit` otherwise,
+/// `use_mcp_tool` is `mcp__<server_name>__<tool_name>`. A tool Claude has no counterpart of
+/// keeps Cline's name.
+pub fn claude_tool_name(cline_tool: &str, parameters: Option<&Value>) -> String {
+    let param = |key: &str| parameters.and_then(|p| p.get(key));
+    let name = match cline_tool {
+        "execute_command" | "run_commands" => "Bash",
+        "write_to_file" => "Write",
+        "replace_in_file" => "Edit",
+        "read_file" | "read_files" => "Read",
+        "list_files" if truthy(param("recursive")) => "Glob",
+        "list_files" => "LS",
+        "search_files" | "search_codebase" => "Grep",
+        "web_fetch" | "fetch_web_content" => "WebFetch",
+        "web_search" => "WebSearch",
+        "skills" => "Skill",
+        "editor" => editor_tool(parameters.unwrap_or(&NULL)),
+        "use_mcp_tool" => {
+            let part = |key| param(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+            return match (part("server_name"), part("tool_name")) {
+                (Some(server), Some(tool)) => {
+                    format!("mcp__{}__{}", mcp_name(server), mcp_name(tool))
+                }
+                _ => cline_tool.to_owned(),
+            };
+        }
+        other => other,
+    };
+    name.to_owned()
+}
+
+/// A name as Claude Code writes it in an MCP tool's name: every character but ASCII letters,
+/// digits, `_` and `-` made `_`.
+fn mcp_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Whether a parameter says yes: `true`, or the extension's string `"true"`.
+fn truthy(value: Option<&Value>) -> bool {
+    match value {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("true"),
+        _ => false,
+    }
+}
+
+/// What the Cline CLI's `editor` call does, in Claude's words. Its older input has
+/// `command` (`create`, `str_replace`, `insert`); its newer one `old_text`/`new_text`/
+/// `insert_line`, where neither `old_text` nor `insert_line` means "create the file".
+fn editor_tool(params: &Value) -> &'static str {
+    let set = |key: &str| params.get(key).is_some_and(|v| !v.is_null());
+    match params.get("command").and_then(Value::as_str) {
+        Some("create") => "Write",
+        Some("str_replace" | "insert") => "Edit",
+        Some(_) => "editor",
+        None if set("old_text") || set("insert_line") => "Edit",
+        None if set("new_text") => "Write",
+        // Nothing to tell by: most editor calls are edits.
+        None => "Edit",
+    }
+}
+
+/// The Cline tool's `parameters` as Claude's tool of the same job takes them
+/// (`claude_tool_name`'s): Claude's field names first (`file_path` made absolute against
+/// `project_dir`, `old_string`, `pattern`, ...), then every parameter not renamed, as it was.
+/// An MCP tool's input is its parsed `arguments`.
+pub fn claude_tool_input(cline_tool: &str, parameters: &Value, project_dir: &Path) -> Value {
+    let base = project_dir.to_string_lossy();
+    let base = base.as_ref();
+    if cline_tool == "use_mcp_tool" {
+        return mcp_input(parameters);
+    }
+    let mut rest = match parameters {
+        Value::Object(map) => map.clone(),
+        Value::Null => Map::new(),
+        // The Cline CLI takes a bare string or list for some tools: put it where its object
+        // form has it.
+        other => {
+            let key = match cline_tool {
+                "run_commands" => "commands",
+                "read_files" => "file_paths",
+                "search_codebase" => "queries",
+                "fetch_web_content" => "requests",
+                _ => "input",
+            };
+            let mut map = Map::new();
+            map.insert(key.into(), other.clone());
+            map
+        }
+    };
+    let mut claude = Map::new();
+    match cline_tool {
+        "execute_command" => {}
+        "run_commands" => run_commands(&mut claude, &mut rest),
+        "read_file" | "write_to_file" => move_path(&mut claude, &mut rest, "path", base),
+        "replace_in_file" => {
+            move_path(&mut claude, &mut rest, "path", base);
+            // The diff stays: old_string/new_string are its first block only.
+            let block = rest
+                .get("diff")
+                .and_then(Value::as_str)
+                .and_then(first_block);
+            if let Some((old, new)) = block {
+                claude.insert("old_string".into(), old.into());
+                claude.insert("new_string".into(), new.into());
+            }
+        }
+        "read_files" => read_files(&mut claude, &mut rest, base),
+        "editor" => editor(&mut claude, &mut rest, base),
+        "list_files" => {
+            if truthy(rest.get("recursive")) {
+                claude.insert("pattern".into(), "**/*".into());
+            }
+            dir_path(&mut claude, &mut rest, base);
+        }
+        "search_files" => {
+            rename(&mut claude, &mut rest, "regex", "pattern");
+            dir_path(&mut claude, &mut rest, base);
+            rename(&mut claude, &mut rest, "file_pattern", "glob");
+        }
+        "search_codebase" => {
+            let first = ["queries", "query"]
+                .iter()
+                .filter_map(|key| rest.get(*key))
+                .flat_map(as_list)
+                .find_map(|q| q.as_str().map(str::to_owned));
+            if let Some(pattern) = first {
+                claude.insert("pattern".into(), pattern.into());
+            }
+        }
+        "fetch_web_content" => {
+            let first = rest.get("requests").map(as_list).unwrap_or_default();
+            if let Some(request) = first.into_iter().find(Value::is_object) {
+                for key in ["url", "prompt"] {
+                    if let Some(v) = request.get(key).filter(|v| v.is_string()) {
+                        if !rest.contains_key(key) {
+                            claude.insert(key.into(), v.clone());
+                        }
+                    }
+                }
+            }
+        }
+        "web_search" => {
+            for key in ["allowed_domains", "blocked_domains"] {
+                if let Some(list) = rest.get(key).and_then(json_list) {
+                    rest.shift_remove(key);
+                    claude.insert(key.into(), Value::Array(list));
+                }
+            }
+        }
+        _ => {}
+    }
+    for (key, value) in rest {
+        claude.entry(key).or_insert(value);
+    }
+    Value::Object(claude)
+}
+
+/// An MCP tool's input: its `arguments`, a JSON object's text in Cline, parsed. Arguments that
+/// are no object (or no JSON) are kept under `arguments`, so a hook still sees them.
+fn mcp_input(params: &Value) -> Value {
+    match params.get("arguments") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(Value::Object(map)) => Value::Object(map.clone()),
+        Some(Value::String(text)) if text.trim().is_empty() => Value::Object(Map::new()),
+        Some(other) => {
+            let parsed = other
+                .as_str()
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+                .filter(Value::is_object);
+            parsed.unwrap_or_else(|| {
+                let mut map = Map::new();
+                map.insert("arguments".into(), other.clone());
+                Value::Object(map)
+            })
+        }
+    }
+}
+
+/// Moves `rest[from]` to `claude[to]`.
+fn rename(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, from: &str, to: &str) {
+    if let Some(value) = rest.shift_remove(from) {
+        claude.insert(to.into(), value);
+    }
+}
+
+/// Moves the string `rest[from]` to `claude["file_path"]`, made absolute.
+fn move_path(
+    claude: &mut Map<String, Value>,
+    rest: &mut Map<String, Value>,
+    from: &str,
+    base: &str,
+) {
+    if let Some(Value::String(path)) = rest.get(from) {
+        let absolute = absolutize(path, base);
+        rest.shift_remove(from);
+        claude.insert("file_path".into(), absolute.into());
+    }
+}
+
+/// Makes the directory `path` (Claude's `LS`, `Glob` and `Grep` call it `path` too)
+/// absolute.
+fn dir_path(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+    if let Some(Value::String(path)) = rest.get("path") {
+        let absolute = absolutize(path, base);
+        rest.shift_remove("path");
+        claude.insert("path".into(), absolute.into());
+    }
+}
+
+/// `run_commands` as one `Bash` command: its commands on separate lines, as a script runs
+/// them, so a hook looking for `rm -rf` sees every one. `commands` stays as it was.
+fn run_commands(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>) {
+    if rest.get("command").is_some_and(Value::is_string) {
+        return;
+    }
+    let lines: Vec<String> = match rest.get("commands").or_else(|| rest.get("cmd")) {
+        Some(commands) => as_list(commands).iter().filter_map(command_line).collect(),
+        None => Vec::new(),
+    };
+    if !lines.is_empty() {
+        claude.insert("command".into(), lines.join("\n").into());
+    }
+}
+
+/// One `run_commands` entry as a shell line: a string as it is, `{command, args}` with its
+/// arguments quoted where the shell would split or expand them.
+fn command_line(entry: &Value) -> Option<String> {
+    if let Some(line) = entry.as_str() {
+        return Some(line.to_owned());
+    }
+    let command = entry
+        .get("command")
+        .or_else(|| entry.get("cmd"))?
+        .as_str()?;
+    let mut line = command.to_owned();
+    for arg in entry.get("args").map(as_list).unwrap_or_default() {
+        if let Some(arg) = arg.as_str() {
+            line.push(' ');
+            line.push_str(&shell_quote(arg));
+        }
+    }
+    Some(line)
+}
+
+/// `arg` as one POSIX shell word.
+fn shell_quote(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+/// `read_files` as one `Read`: Claude reads one file, so `file_path` is the first file (and
+/// its `start_line`/`end_line` Claude's `offset`/`limit`); the whole batch stays in `files`
+/// or `file_paths` as Cline sent it.
+fn read_files(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+    let batch = ["files", "file_paths", "paths"]
+        .iter()
+        .filter_map(|key| rest.get(*key))
+        .flat_map(as_list)
+        .find_map(|entry| read_request(&entry));
+    let (path, start, end) = match batch {
+        Some(request) => request,
+        None => {
+            // A single request at the top level: `{path}` / `{file_path}` / `{filePath}`.
+            let Some(request) = read_request(&Value::Object(rest.clone())) else {
+                return;
+            };
+            for key in ["path", "file_path", "filePath", "start_line", "end_line"] {
+                rest.shift_remove(key);
+            }
+            request
+        }
+    };
+    claude.insert("file_path".into(), absolutize(&path, base).into());
+    if let Some(start) = start {
+        claude.insert("offset".into(), start.into());
+    }
+    match (start, end) {
+        (Some(start), Some(end)) if end >= start => {
+            claude.insert("limit".into(), (end - start + 1).into());
+        }
+        (None, Some(end)) => {
+            claude.insert("limit".into(), end.into());
+        }
+        _ => {}
+    }
+}
+
+/// One file read request: a path, or `{path, start_line, end_line}` (the path also spelled
+/// `file_path` or `filePath`).
+fn read_request(entry: &Value) -> Option<(String, Option<u64>, Option<u64>)> {
+    if let Some(path) = entry.as_str() {
+        return Some((path.to_owned(), None, None));
+    }
+    let path = ["path", "file_path", "filePath"]
+        .iter()
+        .find_map(|key| entry.get(*key).and_then(Value::as_str))?;
+    let line = |key: &str| {
+        match entry.get(key) {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        }
+        .filter(|n| *n > 0)
+    };
+    Some((path.to_owned(), line("start_line"), line("end_line")))
+}
+
+/// `editor` as `Write` (`content`) or `Edit` (`old_string`, `new_string`), by what it does
+/// (see `editor_tool`); `insert_line` stays for an insert, which Claude's Edit cannot say.
+fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+    move_path(claude, rest, "path", base);
+    let tool = editor_tool(&Value::Object(rest.clone()));
+    let command = rest
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match (command.as_deref(), tool) {
+        (Some(_), "Write") => rename(claude, rest, "file_text", "content"),
+        (Some(_), "Edit") => {
+            rename(claude, rest, "old_str", "old_string");
+            rename(claude, rest, "new_str", "new_string");
+        }
+        (None, "Write") => rename(claude, rest, "new_text", "content"),
+        (None, _) => {
+            if rest.get("old_text").is_some_and(|v| !v.is_null()) {
+                rename(claude, rest, "old_text", "old_string");
+            }
+            rename(claude, rest, "new_text", "new_string");
+        }
+        _ => {}
+    }
+}
+
+/// The first SEARCH/REPLACE block of a `replace_in_file` diff: its search text and its
+/// replacement. Cline's markers are `------- SEARCH`, `=======`, `+++++++ REPLACE` (and the
+/// older `<<<<<<< SEARCH`, `>>>>>>> REPLACE`); `None` without one whole block.
+fn first_block(diff: &str) -> Option<(String, String)> {
+    let marker = |line: &str, mark: char, word: &str| {
+        let line = line.trim_end();
+        let body = line.trim_start_matches(mark);
+        line.len() - body.len() >= 3 && (body == format!(" {word}") || body == format!(" {word}>"))
+    };
+    let separator = |line: &str| {
+        let line = line.trim_end();
+        line.len() >= 3 && line.chars().all(|c| c == '=')
+    };
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    let mut part = 0;
+    for line in diff.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match part {
+            0 if marker(line, '-', "SEARCH") || marker(line, '<', "SEARCH") => part = 1,
+            1 if separator(line) => part = 2,
+            1 => old.push(line),
+            2 if marker(line, '+', "REPLACE") || marker(line, '>', "REPLACE") => {
+                return Some((old.join("\n"), new.join("\n")));
+            }
+            2 => new.push(line),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The items of a list parameter: an array's, the items of a JSON array's text (the Cline
+/// SDK's `preToolUse.parameters` and the extension send lists that way), or the one value.
+fn as_list(value: &Value) -> Vec<Value> {
+    match value {
+        Value::Array(items) => items.clone(),
+        Value::Null => Vec::new(),
+        other => json_list(other).unwrap_or_else(|| vec![other.clone()]),
+    }
+}
+
+/// The items of a JSON array's text.
+fn json_list(value: &Value) -> Option<Vec<Value>> {
+    match value {
+        Value::Array(items) => Some(items.clone()),
+        Value::String(text) if text.trim_start().starts_with('[') => {
+            match serde_json::from_str::<Value>(text) {
+                Ok(Value::Array(items)) => Some(items),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `path` made absolute against the project folder `base`, and tidied as Claude's paths are
+/// (no `.` or `..` parts, so a hook testing "inside the project" is not fooled by
+/// `src/../../etc`). Unix (`/a/b`) and Windows (`C:\a`, `C:/a`, `\\server\share`) paths are
+/// both understood, whatever the system. An absolute path keeps its root and separator; a
+/// relative one takes the project folder's. `~` paths are the shell's business: kept as they
+/// are.
+fn absolutize(path: &str, base: &str) -> String {
+    if path.starts_with('~') {
+        return path.to_owned();
+    }
+    let (root, rest) = match split_root(path) {
+        Some((root, rest)) => (root, rest.to_owned()),
+        None => match split_root(base) {
+            Some((root, base_rest)) => {
+                let joined = format!("{base_rest}{}{path}", root.separator);
+                (root, joined)
+            }
+            // A relative project folder: the result is relative too.
+            None => (
+                Root {
+                    prefix: String::new(),
+                    separator: if base.contains('\\') { '\\' } else { '/' },
+                    windows: base.contains('\\'),
+                    keep: 0,
+                },
+                format!("{base}/{path}"),
+            ),
+        },
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    let split: &[char] = if root.windows { &['/', '\\'] } else { &['/'] };
+    for part in rest.split(split) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.len() > root.keep {
+                    parts.pop();
+                }
+            }
+            part => parts.push(part),
+        }
+    }
+    let mut out = root.prefix;
+    out.push_str(&parts.join(&root.separator.to_string()));
+    out
+}
+
+/// Where an absolute path starts.
+struct Root {
+    /// `/`, `C:\`, `\\` (what is kept as written).
+    prefix: String,
+    /// The separator it uses.
+    separator: char,
+    /// Whether `\` separates parts too.
+    windows: bool,
+    /// How many leading parts `..` cannot remove (a UNC path's server and share).
+    keep: usize,
+}
+
+/// The root of `path` and the rest, when it is absolute.
+fn split_root(path: &str) -> Option<(Root, &str)> {
+    let bytes = path.as_bytes();
+    let root = |prefix: &str, separator, windows, keep| Root {
+        prefix: prefix.to_owned(),
+        separator,
+        windows,
+        keep,
+    };
+    match bytes {
+        [drive, b':', sep @ (b'/' | b'\\'), ..] if drive.is_ascii_alphabetic() => {
+            let separator = char::from(*sep);
+            let prefix = format!("{}:{separator}", char::from(*drive));
+            Some((root(&prefix, separator, true, 0), &path[3..]))
+        }
+        [b'\\', b'\\', ..] => Some((root("\\\\", '\\', true, 2), &path[2..])),
+        [b'\\', ..] => Some((root("\\", '\\', true, 0), &path[1..])),
+        [b'/', ..] => Some((root("/", '/', false, 0), &path[1..])),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    const PROJECT: &str = "/home/dev/proj";
+
+    fn ext(hook: &str, input: Value) -> ClaudeCall {
+        claude_input(hook, &input, Profile::Extension, Path::new(PROJECT))
+    }
+
+    fn cli(hook: &str, input: Value) -> ClaudeCall {
+        claude_input(hook, &input, Profile::Cli, Path::new(PROJECT))
+    }
+
+    fn tool_input(tool: &str, params: Value) -> Value {
+        claude_tool_input(tool, &params, Path::new(PROJECT))
+    }
+
+    // ---- events, both ways ----
+
+    #[test]
+    fn every_claude_event_cline_has_runs_on_its_hooks() {
+        assert_eq!(cline_hooks_of("PreToolUse"), ["PreToolUse"]);
+        assert_eq!(cline_hooks_of("PostToolUse"), ["PostToolUse"]);
+        assert_eq!(cline_hooks_of("UserPromptSubmit"), ["UserPromptSubmit"]);
+        assert_eq!(cline_hooks_of("SessionStart"), ["TaskStart", "TaskResume"]);
+        assert_eq!(cline_hooks_of("Stop"), ["TaskComplete"]);
+        assert_eq!(cline_hooks_of("SessionEnd"), ["TaskCancel"]);
+        assert_eq!(cline_hooks_of("PreCompact"), ["PreCompact"]);
+        assert_eq!(cline_hooks_of("Notification"), ["Notification"]);
+    }
+
+    #[test]
+    fn claude_events_cline_lacks_and_typos_run_on_nothing() {
+        for event in [
+            "SubagentStop",
+            "PermissionRequest",
+            "PostToolUseFailure",
+            "Setup",
+        ] {
+            assert!(CLAUDE_EVENTS.contains(&event), "{event}");
+            assert!(cline_hooks_of(event).is_empty(), "{event}");
+        }
+        for typo in [
+            "preToolUse",
+            "PreToolUSe",
+            "",
+            " PreToolUse",
+            "TaskStart",
+            "tool_call",
+        ] {
+            assert!(cline_hooks_of(typo).is_empty(), "{typo}");
+            assert!(!CLAUDE_EVENTS.contains(&typo), "{typo}");
+        }
+    }
+
+    #[test]
+    fn every_cline_hook_and_cli_event_name_has_its_claude_event() {
+        let cases = [
+            ("PreToolUse", "PreToolUse"),
+            ("tool_call", "PreToolUse"),
+            ("PostToolUse", "PostToolUse"),
+            ("tool_result", "PostToolUse"),
+            ("UserPromptSubmit", "UserPromptSubmit"),
+            ("prompt_submit", "UserPromptSubmit"),
+            ("TaskStart", "SessionStart"),
+            ("agent_start", "SessionStart"),
+            ("TaskResume", "SessionStart"),
+            ("agent_resume", "SessionStart"),
+            ("TaskComplete", "Stop"),
+            ("agent_end", "Stop"),
+            ("TaskCancel", "SessionEnd"),
+            ("agent_abort", "SessionEnd"),
+            ("PreCompact", "PreCompact"),
+            ("Notification", "Notification"),
+        ];
+        for (hook, event) in cases {
+            assert_eq!(claude_event_of(hook), Some(event), "{hook}");
+        }
+        for hook in [
+            "TaskError",
+            "agent_error",
+            "SessionShutdown",
+            "session_shutdown",
+            "",
+            "pretooluse",
+            "Stop",
+        ] {
+            assert_eq!(claude_event_of(hook), None, "{hook}");
+        }
+    }
+
+    #[test]
+    fn the_two_directions_agree_and_the_lists_know_every_name_used() {
+        for event in CLAUDE_EVENTS {
+            for hook in cline_hooks_of(event) {
+                assert_eq!(claude_event_of(hook), Some(*event));
+            }
+        }
+        for (event, _) in EVENTS {
+            assert!(CLAUDE_EVENTS.contains(&event), "{event}");
+        }
+        for (i, a) in CLAUDE_EVENTS.iter().enumerate() {
+            assert!(!CLAUDE_EVENTS[i + 1..].contains(a), "{a} twice");
+        }
+        for (i, a) in CLAUDE_TOOL_NAMES.iter().enumerate() {
+            assert!(!CLAUDE_TOOL_NAMES[i + 1..].contains(a), "{a} twice");
+        }
+        for tool in crate::discovery::KNOWN_TOOLS {
+            let name = claude_tool_name(tool, None);
+            assert!(
+                name == *tool || CLAUDE_TOOL_NAMES.contains(&name.as_str()),
+                "{tool} maps to {name}, not a Claude tool"
+            );
+        }
+    }
+
+    // ---- tool names ----
+
+    #[test]
+    fn the_extension_tools_have_claude_names() {
+        let cases = [
+            ("execute_command", "Bash"),
+            ("write_to_file", "Write"),
+            ("replace_in_file", "Edit"),
+            ("read_file", "Read"),
+            ("list_files", "LS"),
+            ("search_files", "Grep"),
+            ("web_fetch", "WebFetch"),
+            ("web_search", "WebSearch"),
+            ("use_mcp_tool", "use_mcp_tool"),
+            ("browser_action", "browser_action"),
+            ("attempt_completion", "attempt_completion"),
+            ("list_code_definition_names", "list_code_definition_names"),
+            ("ask_followup_question", "ask_followup_question"),
+            ("some_new_tool", "some_new_tool"),
+            ("", ""),
+        ];
+        for (cline, claude) in cases {
+            assert_eq!(claude_tool_name(cline, None), claude, "{cline}");
+        }
+    }
+
+    #[test]
+    fn the_cli_tools_have_claude_names() {
+        let cases = [
+            ("run_commands", json!({"commands": ["ls"]}), "Bash"),
+            ("read_files", json!({"files": [{"path": "a"}]}), "Read"),
+            ("search_codebase", json!({"queries": ["x"]}), "Grep"),
+            ("fetch_web_content", json!({"requests": []}), "WebFetch"),
+            ("skills", json!({"skill": "commit"}), "Skill"),
+            (
+                "apply_patch",
+                json!({"input": "*** Begin Patch"}),
+                "apply_patch",
+            ),
+            ("ask_question", json!({}), "ask_question"),
+            ("spawn_agent", json!({}), "spawn_agent"),
+            ("team_task", json!({}), "team_task"),
+        ];
+        for (cline, params, claude) in cases {
+            assert_eq!(claude_tool_name(cline, Some(&params)), claude, "{cline}");
+        }
+    }
+
+    #[test]
+    fn list_files_is_glob_when_recursive() {
+        for yes in [
+            json!({"recursive": "true"}),
+            json!({"recursive": true}),
+            json!({"recursive": " TRUE "}),
+        ] {
+            assert_eq!(claude_tool_name("list_files", Some(&yes)), "Glob", "{yes}");
+        }
+        for no in [
+            json!({"recursive": "false"}),
+            json!({"recursive": false}),
+            json!({}),
+            json!({"recursive": 1}),
+            json!("x"),
+        ] {
+            assert_eq!(claude_tool_name("list_files", Some(&no)), "LS", "{no}");
+        }
+    }
+
+    #[test]
+    fn the_editor_is_write_or_edit_by_what_it_does() {
+        let cases = [
+            (
+                json!({"command": "create", "path": "a", "file_text": "x"}),
+                "Write",
+            ),
+            (
+                json!({"command": "str_replace", "path": "a", "old_str": "x", "new_str": "y"}),
+                "Edit",
+            ),
+            (
+                json!({"command": "insert", "path": "a", "insert_line": 3, "new_str": "y"}),
+                "Edit",
+            ),
+            (json!({"command": "undo_edit", "path": "a"}), "editor"),
+            (
+                json!({"path": "a", "old_text": "x", "new_text": "y"}),
+                "Edit",
+            ),
+            (
+                json!({"path": "a", "insert_line": 2, "new_text": "y"}),
+                "Edit",
+            ),
+            (
+                json!({"path": "a", "old_text": null, "insert_line": null, "new_text": "y"}),
+                "Write",
+            ),
+            (json!({"path": "a", "new_text": "y"}), "Write"),
+            (json!({}), "Edit"),
+            (json!(null), "Edit"),
+        ];
+        for (params, claude) in cases {
+            assert_eq!(
+                claude_tool_name("editor", Some(&params)),
+                claude,
+                "{params}"
+            );
+        }
+        assert_eq!(claude_tool_name("editor", None), "Edit");
+    }
+
+    #[test]
+    fn an_mcp_tool_is_named_as_claude_names_it() {
+        let name = |params: Value| claude_tool_name("use_mcp_tool", Some(&params));
+        assert_eq!(
+            name(json!({"server_name": "github", "tool_name": "create_issue"})),
+            "mcp__github__create_issue"
+        );
+        assert_eq!(
+            name(json!({"server_name": "my server.v2", "tool_name": "a/b:c"})),
+            "mcp__my_server_v2__a_b_c"
+        );
+        assert_eq!(
+            name(json!({"server_name": "weather-api", "tool_name": "get-forecast"})),
+            "mcp__weather-api__get-forecast"
+        );
+        assert_eq!(
+            name(json!({"server_name": "café", "tool_name": "t☃"})),
+            "mcp__caf___t_"
+        );
+        assert_eq!(name(json!({"server_name": "github"})), "use_mcp_tool");
+        assert_eq!(
+            name(json!({"server_name": "", "tool_name": "x"})),
+            "use_mcp_tool"
+        );
+        assert_eq!(
+            name(json!({"server_name": 3, "tool_name": "x"})),
+            "use_mcp_tool"
+        );
+        assert_eq!(claude_tool_name("use_mcp_tool", None), "use_mcp_tool");
+    }
+
+    // ---- tool inputs, extension ----
+
+    #[test]
+    fn execute_command_keeps_its_command() {
+        assert_eq!(
+            tool_input(
+                "execute_command",
+                json!({"command": "npm test", "requires_approval": "false"})
+            ),
+            json!({"command": "npm test", "requires_approval": "false"})
+        );
+    }
+
+    #[test]
+    fn file_tools_get_an_absolute_file_path() {
+        assert_eq!(
+            tool_input("read_file", json!({"path": "src/a.ts"})),
+            json!({"file_path": "/home/dev/proj/src/a.ts"})
+        );
+        assert_eq!(
+            tool_input("read_file", json!({"path": "/etc/hosts"})),
+            json!({"file_path": "/etc/hosts"})
+        );
+        assert_eq!(
+            tool_input(
+                "write_to_file",
+                json!({"path": "./b.ts", "content": "export {}", "extra": "kept"})
+            ),
+            json!({"file_path": "/home/dev/proj/b.ts", "content": "export {}", "extra": "kept"})
+        );
+    }
+
+    #[test]
+    fn replace_in_file_gives_its_first_block_and_keeps_the_diff() {
+        let diff = "------- SEARCH\nconst a = 1;\nconst b = 2;\n=======\nconst a = 3;\n+++++++ REPLACE\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n";
+        assert_eq!(
+            tool_input("replace_in_file", json!({"path": "a.ts", "diff": diff})),
+            json!({
+                "file_path": "/home/dev/proj/a.ts",
+                "old_string": "const a = 1;\nconst b = 2;",
+                "new_string": "const a = 3;",
+                "diff": diff
+            })
+        );
+        // The older markers, Windows line ends, an empty replacement.
+        let legacy = "<<<<<<< SEARCH\r\nold line\r\n=======\r\n>>>>>>> REPLACE\r\n";
+        let input = tool_input("replace_in_file", json!({"path": "a.ts", "diff": legacy}));
+        assert_eq!(input["old_string"], "old line");
+        assert_eq!(input["new_string"], "");
+        // No whole block: the diff alone.
+        for broken in [
+            "",
+            "just text",
+            "------- SEARCH\nx\n=======\ny",
+            "=======\n+++++++ REPLACE",
+            "-- SEARCH\nx\n=======\ny\n+++++++ REPLACE",
+        ] {
+            let input = tool_input("replace_in_file", json!({"path": "a.ts", "diff": broken}));
+            assert_eq!(
+                input,
+                json!({"file_path": "/home/dev/proj/a.ts", "diff": broken}),
+                "{broken:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn search_files_is_grep_with_pattern_path_and_glob() {
+        assert_eq!(
+            tool_input(
+                "search_files",
+                json!({"path": "src", "regex": "TODO", "file_pattern": "*.ts"})
+            ),
+            json!({"pattern": "TODO", "path": "/home/dev/proj/src", "glob": "*.ts"})
+        );
+    }
+
+    #[test]
+    fn list_files_is_ls_or_a_recursive_glob() {
+        assert_eq!(
+            tool_input("list_files", json!({"path": "src", "recursive": "false"})),
+            json!({"path": "/home/dev/proj/src", "recursive": "false"})
+        );
+        assert_eq!(
+            tool_input("list_files", json!({"path": ".", "recursive": "true"})),
+            json!({"pattern": "**/*", "path": "/home/dev/proj", "recursive": "true"})
+        );
+    }
+
+    #[test]
+    fn web_tools_keep_url_and_query_and_get_domain_lists() {
+        assert_eq!(
+            tool_input("web_fetch", json!({"url": "https://example.com"})),
+            json!({"url": "https://example.com"})
+        );
+        assert_eq!(
+            tool_input(
+                "web_search",
+                json!({"query": "rust", "allowed_domains": "[\"docs.rs\"]", "blocked_domains": "not a list"})
+            ),
+            json!({"allowed_domains": ["docs.rs"], "query": "rust", "blocked_domains": "not a list"})
+        );
+    }
+
+    #[test]
+    fn an_mcp_tools_input_is_its_parsed_arguments() {
+        let input = |args: Value| {
+            tool_input(
+                "use_mcp_tool",
+                json!({"server_name": "s", "tool_name": "t", "arguments": args}),
+            )
+        };
+        assert_eq!(
+            input(json!("{\"city\": \"Oslo\", \"days\": 3}")),
+            json!({"city": "Oslo", "days": 3})
+        );
+        assert_eq!(input(json!({"city": "Oslo"})), json!({"city": "Oslo"}));
+        assert_eq!(input(json!("")), json!({}));
+        assert_eq!(input(json!(null)), json!({}));
+        assert_eq!(input(json!("{not json")), json!({"arguments": "{not json"}));
+        assert_eq!(input(json!("[1, 2]")), json!({"arguments": "[1, 2]"}));
+        assert_eq!(input(json!(7)), json!({"arguments": 7}));
+        assert_eq!(
+            tool_input("use_mcp_tool", json!({"server_name": "s"})),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn other_tools_keep_their_parameters() {
+        let params = json!({"path": "src", "action": "launch", "weird": {"nested": [1]}});
+        assert_eq!(tool_input("browser_action", params.clone()), params);
+        assert_eq!(
+            tool_input("list_code_definition_names", json!({"path": "src"})),
+            json!({"path": "src"})
+        );
+        assert_eq!(tool_input("x", json!(null)), json!({}));
+        assert_eq!(
+            tool_input("apply_patch", json!("*** Begin Patch")),
+            json!({"input": "*** Begin Patch"})
+        );
+        assert_eq!(
+            tool_input("skills", json!({"skill": "commit", "args": null})),
+            json!({"skill": "commit", "args": null})
+        );
+    }
+
+    // ---- tool inputs, cli ----
+
+    #[test]
+    fn run_commands_is_one_bash_command_line_per_command() {
+        assert_eq!(
+            tool_input("run_commands", json!({"commands": ["npm ci", "npm test"]})),
+            json!({"command": "npm ci\nnpm test", "commands": ["npm ci", "npm test"]})
+        );
+        assert_eq!(
+            tool_input("run_commands", json!("ls -la")),
+            json!({"command": "ls -la", "commands": "ls -la"})
+        );
+        assert_eq!(
+            tool_input("run_commands", json!(["a", "b"]))["command"],
+            "a\nb"
+        );
+        // The SDK's older `parameters` send the list as its JSON text.
+        assert_eq!(
+            tool_input(
+                "run_commands",
+                json!({"commands": "[\"ls\"]", "timeout": "5"})
+            )["command"],
+            "ls"
+        );
+        // Structured entries: arguments quoted for the shell.
+        assert_eq!(
+            tool_input(
+                "run_commands",
+                json!({"commands": [{"command": "git", "args": ["commit", "-m", "it's done"]}, {"cmd": "echo", "args": "a b"}]})
+            )["command"],
+            "git commit -m 'it'\\''s done'\necho 'a b'"
+        );
+        assert_eq!(
+            tool_input("run_commands", json!({"command": "pwd"})),
+            json!({"command": "pwd"})
+        );
+        assert_eq!(
+            tool_input("run_commands", json!({"cmd": "pwd"})),
+            json!({"command": "pwd", "cmd": "pwd"})
+        );
+        assert_eq!(
+            tool_input("run_commands", json!({"commands": []})),
+            json!({"commands": []})
+        );
+        assert_eq!(
+            tool_input("run_commands", json!({"commands": [1, null, {}]})),
+            json!({"commands": [1, null, {}]})
+        );
+    }
+
+    #[test]
+    fn read_files_is_a_read_of_its_first_file() {
+        assert_eq!(
+            tool_input(
+                "read_files",
+                json!({"file_paths": ["src/a.ts", "/abs/b.ts"]})
+            ),
+            json!({"file_path": "/home/dev/proj/src/a.ts", "file_paths": ["src/a.ts", "/abs/b.ts"]})
+        );
+        assert_eq!(
+            tool_input(
+                "read_files",
+                json!({"files": [{"path": "/w/a.ts", "start_line": 10, "end_line": 19}]})
+            ),
+            json!({"file_path": "/w/a.ts", "offset": 10, "limit": 10, "files": [{"path": "/w/a.ts", "start_line": 10, "end_line": 19}]})
+        );
+        assert_eq!(
+            tool_input(
+                "read_files",
+                json!({"files": [{"path": "a", "start_line": "3"}]})
+            )["offset"],
+            3
+        );
+        assert_eq!(
+            tool_input(
+                "read_files",
+                json!({"files": [{"path": "a", "end_line": 5}]})
+            )["limit"],
+            5
+        );
+        let backwards = tool_input(
+            "read_files",
+            json!({"files": [{"path": "a", "start_line": 9, "end_line": 2}]}),
+        );
+        assert_eq!(backwards.get("limit"), None);
+        assert_eq!(
+            tool_input("read_files", json!({"filePath": "/path/to/file.ts"})),
+            json!({"file_path": "/path/to/file.ts"})
+        );
+        assert_eq!(
+            tool_input("read_files", json!({"path": "x.md", "start_line": 2})),
+            json!({"file_path": "/home/dev/proj/x.md", "offset": 2})
+        );
+        assert_eq!(
+            tool_input("read_files", json!("a.ts"))["file_path"],
+            "/home/dev/proj/a.ts"
+        );
+        assert_eq!(
+            tool_input("read_files", json!(["a.ts", "b.ts"]))["file_path"],
+            "/home/dev/proj/a.ts"
+        );
+        assert_eq!(
+            tool_input("read_files", json!({"files": "[{\"path\":\"q.ts\"}]"}))["file_path"],
+            "/home/dev/proj/q.ts"
+        );
+        assert_eq!(
+            tool_input("read_files", json!({"files": [{"file_path": "c.ts"}]}))["file_path"],
+            "/home/dev/proj/c.ts"
+        );
+        assert_eq!(
+            tool_input("read_files", json!({"files": [7, {"nope": 1}]})),
+            json!({"files": [7, {"nope": 1}]})
+        );
+    }
+
+    #[test]
+    fn the_editor_gets_claudes_write_and_edit_fields() {
+        assert_eq!(
+            tool_input(
+                "editor",
+                json!({"command": "create", "path": "n.ts", "file_text": "x"})
+            ),
+            json!({"file_path": "/home/dev/proj/n.ts", "content": "x", "command": "create"})
+        );
+        assert_eq!(
+            tool_input(
+                "editor",
+                json!({"command": "str_replace", "path": "/a", "old_str": "x", "new_str": "y"})
+            ),
+            json!({"file_path": "/a", "old_string": "x", "new_string": "y", "command": "str_replace"})
+        );
+        assert_eq!(
+            tool_input(
+                "editor",
+                json!({"command": "insert", "path": "/a", "insert_line": 4, "new_str": "y"})
+            ),
+            json!({"file_path": "/a", "new_string": "y", "command": "insert", "insert_line": 4})
+        );
+        assert_eq!(
+            tool_input(
+                "editor",
+                json!({"path": "/a", "old_text": "x", "new_text": "y"})
+            ),
+            json!({"file_path": "/a", "old_string": "x", "new_string": "y"})
+        );
+        assert_eq!(
+            tool_input(
+                "editor",
+                json!({"path": "/a", "old_text": null, "insert_line": 2, "new_text": "y"})
+            ),
+            json!({"file_path": "/a", "new_string": "y", "old_text": null, "insert_line": 2})
+        );
+        assert_eq!(
+            tool_input("editor", json!({"path": "/a", "new_text": "whole file"})),
+            json!({"file_path": "/a", "content": "whole file"})
+        );
+        assert_eq!(
+            tool_input("editor", json!({"command": "view", "path": "/a"})),
+            json!({"file_path": "/a", "command": "view"})
+        );
+    }
+
+    #[test]
+    fn fetch_web_content_and_search_codebase_show_their_first_request() {
+        assert_eq!(
+            tool_input(
+                "fetch_web_content",
+                json!({"requests": [{"url": "https://a.dev", "prompt": "summarize"}, {"url": "https://b.dev", "prompt": "x"}]})
+            ),
+            json!({"url": "https://a.dev", "prompt": "summarize", "requests": [{"url": "https://a.dev", "prompt": "summarize"}, {"url": "https://b.dev", "prompt": "x"}]})
+        );
+        assert_eq!(
+            tool_input(
+                "fetch_web_content",
+                json!({"url": "https://a.dev", "prompt": "p"})
+            ),
+            json!({"url": "https://a.dev", "prompt": "p"})
+        );
+        assert_eq!(
+            tool_input("fetch_web_content", json!({"requests": "nope"})),
+            json!({"requests": "nope"})
+        );
+        assert_eq!(
+            tool_input("search_codebase", json!({"queries": ["fn main", "TODO"]})),
+            json!({"pattern": "fn main", "queries": ["fn main", "TODO"]})
+        );
+        assert_eq!(
+            tool_input("search_codebase", json!("needle"))["pattern"],
+            "needle"
+        );
+        assert_eq!(
+            tool_input("search_codebase", json!({"query": "one"}))["pattern"],
+            "one"
+        );
+    }
+
+    // ---- paths ----
+
+    #[test]
+    fn unix_paths_are_made_absolute_and_tidy() {
+        let base = "/home/dev/proj";
+        let cases = [
+            ("a.ts", "/home/dev/proj/a.ts"),
+            ("./src//b.ts", "/home/dev/proj/src/b.ts"),
+            ("src/../c.ts", "/home/dev/proj/c.ts"),
+            ("../../../../../etc/passwd", "/etc/passwd"),
+            ("/etc/hosts", "/etc/hosts"),
+            ("/a/./b/../c/", "/a/c"),
+            ("//double", "/double"),
+            ("/", "/"),
+            ("", "/home/dev/proj"),
+            (".", "/home/dev/proj"),
+            ("~/notes.md", "~/notes.md"),
+            ("dir\\name.txt", "/home/dev/proj/dir\\name.txt"),
+            ("ünï/cødé 🦀.rs", "/home/dev/proj/ünï/cødé 🦀.rs"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(absolutize(path, base), want, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn windows_paths_are_made_absolute_and_tidy() {
+        let base = r"C:\Users\dev\proj";
+        let cases = [
+            ("src/a.ts", r"C:\Users\dev\proj\src\a.ts"),
+            (r"src\b.ts", r"C:\Users\dev\proj\src\b.ts"),
+            (r"..\other\c.ts", r"C:\Users\dev\other\c.ts"),
+            (r"..\..\..\..\..\x", r"C:\x"),
+            (r"D:\data\f.txt", r"D:\data\f.txt"),
+            ("d:/data/./f.txt", "d:/data/f.txt"),
+            (r"\\server\share\dir\..\f", r"\\server\share\f"),
+            (r"\\server\share\..\..\f", r"\\server\share\f"),
+            (r"\rooted\f", r"\rooted\f"),
+            ("/unix/style", "/unix/style"),
+            ("", r"C:\Users\dev\proj"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(absolutize(path, base), want, "{path:?}");
+        }
+        // A Windows project folder written with forward slashes keeps them.
+        assert_eq!(absolutize("a.ts", "C:/proj"), "C:/proj/a.ts");
+        assert_eq!(
+            claude_tool_input("read_file", &json!({"path": "src\\a.ts"}), Path::new(base)),
+            json!({"file_path": r"C:\Users\dev\proj\src\a.ts"})
+        );
+    }
+
+    #[test]
+    fn a_relative_project_folder_gives_relative_paths() {
+        assert_eq!(absolutize("a.ts", "proj"), "proj/a.ts");
+        assert_eq!(absolutize("a.ts", ""), "a.ts");
+        assert_eq!(absolutize("../a.ts", "proj"), "a.ts");
+    }
+
+    // ---- claude_input, extension profile ----
+
+    #[test]
+    fn extension_pre_tool_use() {
+        let call = ext(
+            "PreToolUse",
+            json!({
+                "clineVersion": "3.17.0", "hookName": "PreToolUse", "timestamp": "1736654400000",
+                "taskId": "task-1", "workspaceRoots": [PROJECT], "userId": "u",
+                "model": {"provider": "anthropic", "slug": "claude"},
+                "preToolUse": {"toolName": "write_to_file", "parameters": {"path": "src/a.js", "content": "x"}}
+            }),
+        );
+        assert_eq!(
+            call.input,
+            json!({
+                "session_id": "task-1",
+                "cwd": PROJECT,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Write",
+                "tool_input": {"file_path": "/home/dev/proj/src/a.js", "content": "x"}
+            })
+        );
+        assert_eq!(call.subject.as_deref(), Some("Write"));
+        assert_eq!(call.input.get("transcript_path"), None);
+        // The published page's `tool` for `toolName`.
+        let call = ext(
+            "PreToolUse",
+            json!({"preToolUse": {"tool": "execute_command", "parameters": {"command": "ls"}}}),
+        );
+        assert_eq!(call.input["tool_name"], "Bash");
+        assert_eq!(call.input["tool_input"], json!({"command": "ls"}));
+    }
+
+    #[test]
+    fn extension_post_tool_use() {
+        let call = ext(
+            "PostToolUse",
+            json!({
+                "taskId": "t",
+                "postToolUse": {"toolName": "use_mcp_tool", "parameters": {"server_name": "gh", "tool_name": "list", "arguments": "{\"n\":1}"},
+                                "result": "done", "success": false, "executionTimeMs": 12}
+            }),
+        );
+        assert_eq!(
+            call.input,
+            json!({
+                "session_id": "t", "cwd": PROJECT, "hook_event_name": "PostToolUse",
+                "tool_name": "mcp__gh__list", "tool_input": {"n": 1},
+                "tool_response": {"output": "done", "success": false}
+            })
+        );
+        assert_eq!(call.subject.as_deref(), Some("mcp__gh__list"));
+        let call = ext(
+            "PostToolUse",
+            json!({"postToolUse": {"toolName": "read_file", "parameters": {"path": "a"}}}),
+        );
+        assert_eq!(
+            call.input["tool_response"],
+            json!({"output": null, "success": true})
+        );
+    }
+
+    #[test]
+    fn extension_prompt_and_task_events() {
+        let call = ext(
+            "UserPromptSubmit",
+            json!({"taskId": "t", "userPromptSubmit": {"prompt": "fix it", "attachments": []}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "t", "cwd": PROJECT, "hook_event_name": "UserPromptSubmit", "prompt": "fix it"})
+        );
+        assert_eq!(call.subject, None);
+
+        let call = ext(
+            "TaskStart",
+            json!({"taskStart": {"taskMetadata": {"taskId": "from-meta", "ulid": "u", "initialTask": "go"}}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "from-meta", "cwd": PROJECT, "hook_event_name": "SessionStart", "source": "startup"})
+        );
+        assert_eq!(call.subject.as_deref(), Some("startup"));
+
+        let call = ext(
+            "TaskResume",
+            json!({"taskId": "t", "taskResume": {"taskMetadata": {}, "previousState": {}}}),
+        );
+        assert_eq!(call.input["source"], "resume");
+        assert_eq!(call.subject.as_deref(), Some("resume"));
+
+        let call = ext(
+            "TaskComplete",
+            json!({"taskId": "t", "taskComplete": {"taskMetadata": {"taskId": "t"}}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "t", "cwd": PROJECT, "hook_event_name": "Stop", "stop_hook_active": false})
+        );
+        assert_eq!(call.subject, None);
+
+        let call = ext(
+            "TaskCancel",
+            json!({"taskId": "t", "taskCancel": {"taskMetadata": {}}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "t", "cwd": PROJECT, "hook_event_name": "SessionEnd", "reason": "other"})
+        );
+        assert_eq!(call.subject.as_deref(), Some("other"));
+    }
+
+    #[test]
+    fn extension_pre_compact_and_notification() {
+        let call = ext(
+            "PreCompact",
+            json!({"taskId": "t", "preCompact": {"conversationLength": 40, "estimatedTokens": 90000}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "t", "cwd": PROJECT, "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""})
+        );
+        assert_eq!(call.subject.as_deref(), Some("auto"));
+        let call = ext(
+            "PreCompact",
+            json!({"preCompact": {"trigger": "manual", "customInstructions": "keep the plan"}}),
+        );
+        assert_eq!(call.input["trigger"], "manual");
+        assert_eq!(call.input["custom_instructions"], "keep the plan");
+        assert_eq!(call.subject.as_deref(), Some("manual"));
+        assert_eq!(
+            ext("PreCompact", json!({"preCompact": {"manual": true}}))
+                .subject
+                .as_deref(),
+            Some("manual")
+        );
+
+        let call = ext(
+            "Notification",
+            json!({"taskId": "t", "notification": {"type": "approval_required", "message": "Cline wants to run ls"}}),
+        );
+        assert_eq!(
+            call.input,
+            json!({"session_id": "t", "cwd": PROJECT, "hook_event_name": "Notification", "message": "Cline wants to run ls", "notification_type": "permission_prompt"})
+        );
+        assert_eq!(call.subject.as_deref(), Some("permission_prompt"));
+        let call = ext(
+            "Notification",
+            json!({"notification": {"type": "idle_prompt"}}),
+        );
+        assert_eq!(call.input["notification_type"], "idle_prompt");
+        assert_eq!(call.input["message"], "");
+        assert_eq!(ext("Notification", json!({})).subject.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn hooks_without_a_claude_event_get_nothing() {
+        for hook in [
+            "TaskError",
+            "SessionShutdown",
+            "agent_error",
+            "session_shutdown",
+            "Nope",
+            "",
+        ] {
+            for profile in [Profile::Extension, Profile::Cli] {
+                let call = claude_input(hook, &json!({"taskId": "t"}), profile, Path::new(PROJECT));
+                assert_eq!(
+                    call,
+                    ClaudeCall {
+                        input: Value::Null,
+                        subject: None
+                    },
+                    "{hook}"
+                );
+            }
+        }
+    }
+
+    // ---- claude_input, cli profile ----
+
+    fn cli_common(hook_name: &str) -> Value {
+        json!({
+            "clineVersion": "", "hookName": hook_name, "timestamp": "2026-01-15T10:30:00.000Z",
+            "taskId": "conv-1", "sessionContext": {"rootSessionId": "root-1"},
+            "workspaceRoots": [PROJECT], "userId": "u", "agent_id": "a1", "parent_agent_id": null
+        })
+    }
+
+    fn with(mut base: Value, extra: Value) -> Value {
+        if let (Some(base), Value::Object(extra)) = (base.as_object_mut(), extra) {
+            base.extend(extra);
+        }
+        base
+    }
+
+    #[test]
+    fn cli_tool_call_uses_the_sdks_own_input() {
+        let input = with(
+            cli_common("tool_call"),
+            json!({
+                "iteration": 1,
+                "tool_call": {"id": "call-1", "name": "run_commands", "input": {"commands": ["ls", "git status"], "timeout": 5}},
+                "preToolUse": {"toolName": "run_commands", "parameters": {"commands": "[\"ls\",\"git status\"]", "timeout": "5"}}
+            }),
+        );
+        let call = cli("tool_call", input.clone());
+        assert_eq!(
+            call.input,
+            json!({
+                "session_id": "root-1", "cwd": PROJECT, "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "ls\ngit status", "commands": ["ls", "git status"], "timeout": 5},
+                "tool_use_id": "call-1"
+            })
+        );
+        assert_eq!(call.subject.as_deref(), Some("Bash"));
+        // Fired under the hook's own name, the same.
+        assert_eq!(cli("PreToolUse", input).input, call.input);
+    }
+
+    #[test]
+    fn cli_without_tool_call_reads_the_older_object() {
+        let call = cli(
+            "PreToolUse",
+            json!({"taskId": "c", "preToolUse": {"toolName": "read_files", "parameters": {"file_paths": "[\"a.ts\"]"}}}),
+        );
+        assert_eq!(call.input["session_id"], "c");
+        assert_eq!(call.input["tool_name"], "Read");
+        assert_eq!(call.input["tool_input"]["file_path"], "/home/dev/proj/a.ts");
+        assert_eq!(call.input.get("tool_use_id"), None);
+    }
+
+    #[test]
+    fn cli_tool_result() {
+        let input = with(
+            cli_common("tool_result"),
+            json!({
+                "tool_result": {"id": "c2", "name": "editor", "input": {"path": "a.ts", "old_text": "x", "new_text": "y"},
+                                "output": {"ok": true}, "durationMs": 4},
+                "postToolUse": {"toolName": "editor", "parameters": {}, "result": "{\"ok\":true}", "success": true, "executionTimeMs": 4}
+            }),
+        );
+        let call = cli("tool_result", input);
+        assert_eq!(
+            call.input,
+            json!({
+                "session_id": "root-1", "cwd": PROJECT, "hook_event_name": "PostToolUse",
+                "tool_name": "Edit",
+                "tool_input": {"file_path": "/home/dev/proj/a.ts", "old_string": "x", "new_string": "y"},
+                "tool_response": {"output": {"ok": true}, "success": true},
+                "tool_use_id": "c2"
+            })
+        );
+        let failed = cli(
+            "PostToolUse",
+            json!({"tool_result": {"name": "run_commands", "input": "false", "output": "exit 1", "error": "exit 1"}}),
+        );
+        assert_eq!(
+            failed.input["tool_response"],
+            json!({"output": "exit 1", "success": false, "error": "exit 1"})
+        );
+        let null_error = cli(
+            "PostToolUse",
+            json!({"tool_result": {"name": "x", "error": null}}),
+        );
+        assert_eq!(
+            null_error.input["tool_response"],
+            json!({"output": null, "success": true})
+        );
+    }
+
+    #[test]
+    fn cli_lifecycle_events() {
+        let start = cli(
+            "agent_start",
+            with(
+                cli_common("agent_start"),
+                json!({"taskStart": {"taskMetadata": {}}}),
+            ),
+        );
+        assert_eq!(
+            start.input,
+            json!({"session_id": "root-1", "cwd": PROJECT, "hook_event_name": "SessionStart", "source": "startup"})
+        );
+        let resume = cli(
+            "agent_resume",
+            with(
+                cli_common("agent_resume"),
+                json!({"taskResume": {"taskMetadata": {}, "previousState": {}}}),
+            ),
+        );
+        assert_eq!(resume.input["source"], "resume");
+        assert_eq!(resume.subject.as_deref(), Some("resume"));
+        let prompt = cli(
+            "prompt_submit",
+            with(
+                cli_common("prompt_submit"),
+                json!({"userPromptSubmit": {"prompt": "hi", "attachments": []}}),
+            ),
+        );
+        assert_eq!(prompt.input["prompt"], "hi");
+        assert_eq!(prompt.input["hook_event_name"], "UserPromptSubmit");
+        let end = cli(
+            "agent_end",
+            with(
+                cli_common("agent_end"),
+                json!({"iteration": 3, "turn": {"outputText": "All done.", "status": "completed"}, "taskComplete": {"taskMetadata": {}}}),
+            ),
+        );
+        assert_eq!(
+            end.input,
+            json!({"session_id": "root-1", "cwd": PROJECT, "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": "All done."})
+        );
+        let abort = cli(
+            "agent_abort",
+            with(
+                cli_common("agent_abort"),
+                json!({"reason": "user cancelled", "taskCancel": {"taskMetadata": {}}}),
+            ),
+        );
+        assert_eq!(
+            abort.input,
+            json!({"session_id": "root-1", "cwd": PROJECT, "hook_event_name": "SessionEnd", "reason": "other"})
+        );
+        let compact = cli(
+            "PreCompact",
+            with(
+                cli_common("PreCompact"),
+                json!({"preCompact": {"conversationLength": 1, "estimatedTokens": 2}}),
+            ),
+        );
+        assert_eq!(compact.subject.as_deref(), Some("auto"));
+        let note = cli(
+            "Notification",
+            with(
+                cli_common("Notification"),
+                json!({"notification": {"type": "task_done", "message": "m"}}),
+            ),
+        );
+        assert_eq!(note.subject.as_deref(), Some("task_done"));
+        assert_eq!(note.input["message"], "m");
+    }
+
+    #[test]
+    fn the_session_id_is_the_root_session_in_the_cli_and_the_task_in_the_extension() {
+        let both = json!({"taskId": "task", "sessionContext": {"rootSessionId": "root"}});
+        assert_eq!(cli("TaskStart", both.clone()).input["session_id"], "root");
+        assert_eq!(ext("TaskStart", both).input["session_id"], "task");
+        let empty_root = json!({"taskId": "task", "sessionContext": {"rootSessionId": ""}});
+        assert_eq!(cli("TaskStart", empty_root).input["session_id"], "task");
+        assert_eq!(
+            cli(
+                "TaskStart",
+                json!({"sessionContext": {"rootSessionId": "r"}})
+            )
+            .input["session_id"],
+            "r"
+        );
+        assert_eq!(
+            ext("TaskStart", json!({"taskId": 5})).input["session_id"],
+            ""
+        );
+        assert_eq!(
+            ext(
+                "TaskCancel",
+                json!({"taskCancel": {"taskMetadata": {"taskId": "m"}}})
+            )
+            .input["session_id"],
+            "m"
+        );
+    }
+
+    // ---- garbage ----
+
+    /// A small deterministic generator of arbitrary JSON built from the keys the code reads.
+    struct Garbage(u64);
+
+    impl Garbage {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            self.0 >> 33
+        }
+
+        fn value(&mut self, depth: u32) -> Value {
+            const KEYS: [&str; 40] = [
+                "preToolUse",
+                "postToolUse",
+                "tool_call",
+                "tool_result",
+                "toolName",
+                "tool",
+                "name",
+                "parameters",
+                "input",
+                "id",
+                "output",
+                "error",
+                "result",
+                "success",
+                "path",
+                "file_path",
+                "filePath",
+                "files",
+                "file_paths",
+                "paths",
+                "commands",
+                "command",
+                "cmd",
+                "args",
+                "diff",
+                "regex",
+                "recursive",
+                "requests",
+                "queries",
+                "server_name",
+                "tool_name",
+                "arguments",
+                "old_text",
+                "new_text",
+                "insert_line",
+                "taskId",
+                "sessionContext",
+                "rootSessionId",
+                "notification",
+                "preCompact",
+            ];
+            const TEXTS: [&str; 16] = [
+                "",
+                "execute_command",
+                "run_commands",
+                "read_files",
+                "editor",
+                "use_mcp_tool",
+                "list_files",
+                "true",
+                "../../x",
+                "C:\\a\\..\\b",
+                "\\\\srv\\share",
+                "[\"a\",1,{}]",
+                "{\"k\":[1",
+                "------- SEARCH\nx\n=======\ny\n+++++++ REPLACE",
+                "\u{0}\u{feff}\u{202e}🦀",
+                "create",
+            ];
+            let pick = self.next() % if depth == 0 { 5 } else { 7 };
+            match pick {
+                0 => Value::Null,
+                1 => Value::Bool(self.next().is_multiple_of(2)),
+                2 => json!(self.next() as i64 - (1 << 30)),
+                3 => json!(-1.5e300),
+                4 => Value::from(TEXTS[(self.next() % TEXTS.len() as u64) as usize]),
+                5 => Value::Array(
+                    (0..self.next() % 4)
+                        .map(|_| self.value(depth - 1))
+                        .collect(),
+                ),
+                _ => {
+                    let mut map = Map::new();
+                    for _ in 0..self.next() % 6 {
+                        let key = KEYS[(self.next() % KEYS.len() as u64) as usize];
+                        map.insert(key.to_owned(), self.value(depth - 1));
+                    }
+                    Value::Object(map)
+                }
+            }
+        }
+    }
+
+    const HOOKS: [&str; 20] = [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "TaskStart",
+        "TaskResume",
+        "TaskComplete",
+        "TaskCancel",
+        "PreCompact",
+        "Notification",
+        "TaskError",
+        "SessionShutdown",
+        "tool_call",
+        "tool_result",
+        "prompt_submit",
+        "agent_start",
+        "agent_resume",
+        "agent_end",
+        "agent_abort",
+        "agent_error",
+        "session_shutdown",
+    ];
+
+    fn check(hook: &str, input: &Value, profile: Profile, dir: &str) {
+        let call = claude_input(hook, input, profile, Path::new(dir));
+        match claude_event_of(hook) {
+            None => assert_eq!(call.input, Value::Null),
+            Some(event) => {
+                assert_eq!(call.input["hook_event_name"], event);
+                assert!(call.input["session_id"].is_string());
+                assert!(
+                    call.input["tool_input"].is_object() || call.input.get("tool_input").is_none()
+                );
+                if let Some(name) = call.input.get("tool_name") {
+                    assert_eq!(name.as_str(), call.subject.as_deref());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_json_never_panics() {
+        let mut garbage = Garbage(0x5eed);
+        for round in 0..3000_usize {
+            let mut input = garbage.value(5);
+            // Most rounds put the garbage where the code looks.
+            if !round.is_multiple_of(3) {
+                let key = ["preToolUse", "postToolUse", "tool_call", "tool_result"][round % 4];
+                input = json!({ key: garbage.value(4), "taskId": garbage.value(1) });
+            }
+            let hook = HOOKS[round % HOOKS.len()];
+            let profile = if round.is_multiple_of(2) {
+                Profile::Cli
+            } else {
+                Profile::Extension
+            };
+            let dir = ["/p", "C:\\p", "", "rel"][round % 4];
+            check(hook, &input, profile, dir);
+        }
+    }
+
+    #[test]
+    fn wrong_types_huge_strings_and_odd_unicode_never_panic() {
+        let huge = "x/".repeat(200_000);
+        let dots = "../".repeat(50_000);
+        let diff = format!(
+            "------- SEARCH\n{}\n=======\n{}\n+++++++ REPLACE",
+            "a\n".repeat(100_000),
+            "é".repeat(100_000)
+        );
+        let params = [
+            json!({"path": huge}),
+            json!({"path": dots}),
+            json!({"diff": diff, "path": 1}),
+            json!({"path": "\u{0}\u{202e}\u{feff}"}),
+            json!({"path": "C:"}),
+            json!({"path": "é:\\x"}),
+            json!({"path": "\\"}),
+            json!({"commands": {"nested": true}}),
+            json!({"commands": [{"command": 1, "args": [null]}]}),
+            json!({"files": [{"path": "a", "start_line": -4, "end_line": 1e308}]}),
+            json!({"files": [{"path": "a", "start_line": u64::MAX, "end_line": u64::MAX}]}),
+            json!({"server_name": "s", "tool_name": "t", "arguments": "{".repeat(100_000)}),
+            json!({"server_name": "s", "tool_name": "t", "arguments": format!("{}{}", "[".repeat(1000), "]".repeat(1000))}),
+            json!([[[[[]]]]]),
+            json!(""),
+            json!(1.5),
+        ];
+        let tools = [
+            "execute_command",
+            "run_commands",
+            "read_file",
+            "read_files",
+            "write_to_file",
+            "replace_in_file",
+            "editor",
+            "list_files",
+            "search_files",
+            "search_codebase",
+            "web_fetch",
+            "fetch_web_content",
+            "web_search",
+            "use_mcp_tool",
+            "skills",
+            "unknown",
+        ];
+        for tool in tools {
+            for params in &params {
+                let input = claude_tool_input(tool, params, Path::new("/p"));
+                assert!(input.is_object(), "{tool}");
+                let _ = claude_tool_name(tool, Some(params));
+                for profile in [Profile::Extension, Profile::Cli] {
+                    let wrapped = json!({"preToolUse": {"toolName": tool, "parameters": params}, "tool_call": {"name": tool, "input": params}});
+                    check("PreToolUse", &wrapped, profile, "/p");
+                }
+            }
+        }
+        let long_read = claude_tool_input(
+            "read_files",
+            &json!({"files": [{"path": "a", "start_line": u64::MAX, "end_line": u64::MAX}]}),
+            Path::new("/p"),
+        );
+        assert_eq!(long_read["limit"], 1);
+        assert_eq!(absolutize(&"../".repeat(50_000), "/p"), "/");
+        for input in [
+            json!(null),
+            json!(1),
+            json!("s"),
+            json!([]),
+            json!({"taskId": [1]}),
+            json!({"userPromptSubmit": "x", "notification": 3, "preCompact": []}),
+        ] {
+            for hook in HOOKS {
+                for profile in [Profile::Extension, Profile::Cli] {
+                    check(hook, &input, profile, "/p");
+                }
+            }
+        }
     }
 }
