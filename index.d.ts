@@ -501,6 +501,25 @@ export declare class HookRunner {
   run<N extends HookName | CliEventName>(this: { readonly hookName: N }, input: HookInputFor<N>, options?: RunOptions): Promise<HookRunResult>
 }
 
+/** A Claude Code settings handler, as written in its file. */
+export interface ClaudeHandler {
+  /** The Claude event it is written under (`PreToolUse`, `SessionStart`, `Stop`...). */
+  event: string
+  /** Its group's `matcher`; absent when the group has none (it matches everything). */
+  matcher?: string
+  /** The command line its shell runs. */
+  command: string
+  /** The settings file. */
+  file: string
+  /** Where in the file: `hooks.PreToolUse[0].hooks[1]`. */
+  position: string
+  /**
+   * The script files its command names inside its project: an approval covers their
+   * bytes.
+   */
+  scripts: Array<string>
+}
+
 /**
  * Explains every file in every folder that `options` makes discovery search: whether it will
  * run, and when not, why and the fix (no exec bit, a name for another platform, a misspelt
@@ -516,7 +535,7 @@ export interface DiscoveredHook {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'managed' | 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'
   /** The workspace root whose `.clinerules/hooks` holds it (workspace hooks only). */
   workspaceRoot?: string
   /**
@@ -550,6 +569,11 @@ export interface DiscoveredHook {
    * header, naming the line and the fix (it runs with the settings that were valid).
    */
   warnings: Array<string>
+  /**
+   * A Claude Code settings handler's event, matcher and command (`claudeSettings`); absent
+   * for a hook file. Its `path` is `<settings file>#<position>`, what `trustHook` approves.
+   */
+  claude?: ClaudeHandler
 }
 
 /**
@@ -641,6 +665,16 @@ export interface DiscoveryOptions {
    * `tools=` counts as present. Default: none.
    */
   requireHooks?: Array<HookName | CliEventName> | undefined
+  /**
+   * Also run the hooks of Claude Code's settings files: the `hooks` key of
+   * `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`; off with `globalHooksDir: null`) and of
+   * each root's `.claude/settings.json` and `.claude/settings.local.json`, after every hook
+   * file. Each command handler is a hook (`source` `claudeUser`, `claudeProject` or
+   * `claudeLocal`; `claude` tells its event, matcher and command), run by `sh -c` (Git Bash on
+   * Windows) with Claude's JSON on stdin; its exit code 2 or JSON answer is read into the
+   * same verdict (see docs/claude-code.md). Default: false.
+   */
+  claudeSettings?: boolean | undefined
 }
 
 /** An approval as `trustHook` recorded it. */
@@ -685,7 +719,7 @@ export interface HookEvent {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'managed' | 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'
   /**
    * `stdout`/`stderr` only: the line, without its `\n` or `\r\n`, invalid UTF-8 replaced,
    * cut at 4096 bytes of UTF-8. After 1,000 lines of one hook (stdout and stderr together),
@@ -708,7 +742,7 @@ export interface HookExecution {
   /** Absolute path of the hook file. */
   path: string
   /** Which kind of directory it was found in. */
-  source: 'managed' | 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'
   /** The workspace root it belongs to (workspace hooks only); it ran with this as its cwd. */
   workspaceRoot?: string
   /**
@@ -828,7 +862,7 @@ export interface HookFolderReport {
   /** The folder (absolute). */
   path: string
   /** Which kind of folder it is. */
-  source: 'managed' | 'extra' | 'global' | 'workspace'
+  source: 'managed' | 'extra' | 'global' | 'workspace' | 'claudeUser' | 'claudeProject' | 'claudeLocal'
   /** The workspace root it belongs to (workspace folders only). */
   workspaceRoot?: string
   /** Whether it exists. One that does not is normal: it holds no hooks. */
@@ -992,6 +1026,8 @@ export interface RunHookOptions {
   managedHooksDir?: string | null | undefined
   /** See `DiscoveryOptions.requireHooks`. */
   requireHooks?: Array<HookName | CliEventName> | undefined
+  /** See `DiscoveryOptions.claudeSettings`. */
+  claudeSettings?: boolean | undefined
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number | undefined
   /** See `RunOptions.timeoutMs`. */

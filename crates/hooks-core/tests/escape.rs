@@ -70,6 +70,7 @@ fn hook(interpreter: &str, script: String) -> DiscoveredHook {
         real_path: None,
         settings: Default::default(),
         warnings: Vec::new(),
+        claude: None,
     }
 }
 

@@ -80,6 +80,7 @@ fn persistent(path: &Path, dir: &Path) -> DiscoveredHook {
             ..Default::default()
         },
         warnings: Vec::new(),
+        claude: None,
     }
 }
 

@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::{compile_matcher, Matcher};
 
+/// A script a handler's command names, with the sha256 of its bytes when read (`None`: missing
+/// or unreadable).
+pub type Script = (PathBuf, Option<String>);
+
 /// A Claude Code settings handler found by discovery.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudeHook {
@@ -23,7 +27,7 @@ pub struct ClaudeHook {
     /// The files its command names inside its project (its scripts), each with the sha256 of
     /// its bytes when the scan read it (`None`: missing or unreadable); an approval covers
     /// them, and a start checks them again.
-    pub scripts: Vec<(PathBuf, Option<String>)>,
+    pub scripts: Vec<Script>,
 }
 
 /// A matcher as written and as compiled; two are equal when their texts are.
@@ -86,7 +90,7 @@ pub fn entry_digest(
     event: &str,
     matcher: Option<&str>,
     command: &str,
-    scripts: &[(PathBuf, Option<String>)],
+    scripts: &[Script],
 ) -> String {
     let mut text = String::from("claude-settings-handler\n");
     for part in [event, matcher.unwrap_or("\u{0}none"), command] {

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{DiscoveredHook, HookDir, HookSettings, SettingsFile};
-use crate::claude::{cline_hooks_of, entry_digest, entry_path, ClaudeHook, ClaudeMatcher, Handler};
+use crate::claude::{
+    cline_hooks_of, closest_name, entry_digest, entry_path, unknown_names, ClaudeHook,
+    ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
+};
 use crate::launch::{Launch, LaunchKind};
 use crate::policy::TrustState;
 
@@ -42,6 +45,7 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             continue;
         }
         let mut first = found.len();
+        let mut file_warnings = event_warnings(file, hook_name);
         for (entry, scripts) in &file.entries {
             if !cline_hooks_of(&entry.event).contains(&hook_name) {
                 continue;
@@ -73,6 +77,8 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
                     }
                 }
             }
+            hook.warnings
+                .extend(matcher_warning(&entry.event, &matcher));
             for (script, sha256) in scripts {
                 if sha256.is_none() {
                     hook.warnings.push(format!(
@@ -100,11 +106,13 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
         }
         // What is wrong with the file is said with its first hook of this name: what concerns
         // this hook's events, and what concerns the whole file.
-        let warnings: Vec<&String> = file
-            .warnings
-            .iter()
-            .filter(|w| concerns(w, hook_name))
-            .collect();
+        file_warnings.extend(
+            file.warnings
+                .iter()
+                .filter(|w| concerns(w, hook_name))
+                .cloned(),
+        );
+        let warnings: Vec<&String> = file_warnings.iter().collect();
         if !warnings.is_empty() {
             if first == found.len() {
                 found.push(base(file.path.clone(), None));
@@ -135,4 +143,58 @@ fn concerns(warning: &str, hook_name: &str) -> bool {
         cline_hooks_of(event).contains(&hook_name)
     });
     relevant || !any
+}
+
+/// What to say of `file`'s event keys on a run of `hook_name`: a key that is no Claude event
+/// (a typo: its handlers never run anywhere), on every hook; a Claude event Cline has no
+/// moment for (`SubagentStop`), once a task, on `TaskStart`.
+fn event_warnings(file: &SettingsFile, hook_name: &str) -> Vec<String> {
+    let mut said: Vec<&str> = Vec::new();
+    let mut warnings = Vec::new();
+    for (entry, _) in &file.entries {
+        let event = entry.event.as_str();
+        if said.contains(&event) || !cline_hooks_of(event).is_empty() {
+            continue;
+        }
+        said.push(event);
+        let shown = serde_json::Value::String(event.to_owned());
+        if CLAUDE_EVENTS.contains(&event) {
+            if hook_name == "TaskStart" {
+                warnings.push(format!(
+                    "hooks.{event}: Cline has no {shown} moment, so these handlers never run here (Claude Code still runs them)"
+                ));
+            }
+            continue;
+        }
+        let meant = closest_name(event, CLAUDE_EVENTS)
+            .map(|m| format!(" (did you mean {m}?)"))
+            .unwrap_or_default();
+        warnings.push(format!(
+            "hooks: {shown} is not a Claude Code event{meant}, so its handlers never run; event names are case-sensitive"
+        ));
+    }
+    warnings
+}
+
+/// The warning for a tool event's matcher that names a tool no agent has (`Bsh`): it never
+/// matches, so its guard would never run.
+fn matcher_warning(event: &str, matcher: &ClaudeMatcher) -> Option<String> {
+    if !matches!(event, "PreToolUse" | "PostToolUse") {
+        return None;
+    }
+    let Ok(compiled @ Matcher::Names(_)) = &matcher.compiled else {
+        return None;
+    };
+    let unknown: Vec<String> = unknown_names(compiled, CLAUDE_TOOL_NAMES)
+        .into_iter()
+        .filter(|name| !name.starts_with("mcp__"))
+        .collect();
+    let first = unknown.first()?;
+    let meant = closest_name(first, CLAUDE_TOOL_NAMES)
+        .map(|m| format!(" (did you mean {m}?)"))
+        .unwrap_or_default();
+    Some(format!(
+        "its matcher names {}, which is no tool's name{meant}, so it never runs for it; tool names are case-sensitive (Bash, Write, Edit, Read, ...: see docs/claude-code.md)",
+        unknown.join(", ")
+    ))
 }

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Contents, HookDir, Source};
-use crate::claude::{parse_settings, scripts_named, Handler, SettingsEntry};
+use crate::claude::{parse_settings, scripts_named, Handler, Script, SettingsEntry};
 use crate::launch::{claude_command, Interpreters, Launch};
 
 /// Largest settings file read, in bytes: a settings file is a few KiB.
@@ -25,7 +25,7 @@ pub struct SettingsFile {
     /// its handlers by it).
     pub real_path: PathBuf,
     /// Its handlers, each with the scripts its command names and their sha256s.
-    pub entries: Vec<(SettingsEntry, Vec<(PathBuf, Option<String>)>)>,
+    pub entries: Vec<(SettingsEntry, Vec<Script>)>,
     /// What is wrong with it (not JSON, a wrong shape), without its name.
     pub warnings: Vec<String>,
     /// Why none of it could be read, if so (unreadable, too large, not JSON).
@@ -168,7 +168,7 @@ fn read_limited(path: &Path) -> Result<Option<String>, String> {
 }
 
 /// Each script with the sha256 of its bytes now (`None`: missing or unreadable).
-fn fingerprint(scripts: Vec<PathBuf>) -> Vec<(PathBuf, Option<String>)> {
+fn fingerprint(scripts: Vec<PathBuf>) -> Vec<Script> {
     scripts
         .into_iter()
         .map(|path| {
