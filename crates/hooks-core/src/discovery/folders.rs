@@ -274,6 +274,21 @@ pub fn hook_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {
     dirs
 }
 
+/// The folders to watch for a scan of `dirs`: `dirs`, and each project's `.claude/hooks`, where
+/// the scripts its settings' commands run usually are (a change there changes what an approval
+/// covers). A script elsewhere is seen changed within the factory's revalidation by age, and
+/// at its start in any case.
+pub fn watched_dirs(dirs: &[HookDir]) -> Vec<HookDir> {
+    let scripts = dirs
+        .iter()
+        .filter(|d| d.source == Source::ClaudeProject)
+        .map(|d| HookDir {
+            path: d.path.join("hooks"),
+            ..d.clone()
+        });
+    dirs.iter().cloned().chain(scripts).collect()
+}
+
 /// The folders of Claude Code's settings files, in Claude Code's order: the user's, then each
 /// root's `.claude` (its `settings.json`, then `settings.local.json`).
 fn claude_dirs(layout: &Layout, defaults: &Defaults) -> Vec<HookDir> {

@@ -1,0 +1,388 @@
+'use strict'
+
+// Issue 36: Claude Code's hook settings run unchanged (`claudeSettings`, `--claude-settings`).
+// Real Claude-format hooks (__test__/fixtures/claude-hooks, written from their documented
+// behaviour) are run from real .claude/settings.json files through runHook and the CLI, and each
+// gives Claude Code's documented outcome; the three loud cases of the issue (a hook that hangs
+// holding stdout, one that never reads stdin, a script path that is wrong); trust of a handler.
+// Unix: the handlers run in /bin/sh (on Windows in Git Bash, which the Windows lane has not: its
+// case checks the loud refusal instead).
+
+const fs = require('fs')
+const path = require('path')
+const { execFile } = require('child_process')
+
+const {
+  addon,
+  isWindows,
+  describeUnix,
+  testIf,
+  makeTempDir,
+  makeWorkspace,
+  hooksDirOf,
+  writeHook,
+  waitForPid,
+  waitDead,
+  isAlive,
+  expectCompleted,
+  cliEnv,
+  opts,
+} = require('./helpers')
+
+const { discoverHooks, runHook, trustHook, HookFactory, terminateAll } = addon
+
+jest.setTimeout(60000)
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'claude-hooks')
+const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
+
+/** A workspace whose .claude holds the fixture hooks and a settings file with `hooks`. */
+function claudeWorkspace(hooks, { file = 'settings.json', raw = null } = {}) {
+  const root = makeWorkspace()
+  const dir = path.join(root, '.claude')
+  fs.mkdirSync(path.join(dir, 'hooks'), { recursive: true })
+  for (const name of fs.readdirSync(FIXTURES)) {
+    fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, 'hooks', name))
+    fs.chmodSync(path.join(dir, 'hooks', name), 0o755)
+  }
+  fs.writeFileSync(path.join(dir, file), raw === null ? JSON.stringify({ hooks }, null, 2) : raw)
+  return root
+}
+
+const cmd = (command, extra = {}) => ({ type: 'command', command, ...extra })
+const withClaude = (root, extra = {}) => opts({ workspaceRoots: [root], claudeSettings: true, policyFile: null, ...extra })
+const bash = (command) => ({ preToolUse: { toolName: 'execute_command', parameters: { command } } })
+const write = (file, content = 'x') => ({ preToolUse: { toolName: 'write_to_file', parameters: { path: file, content } } })
+
+/** Runs the CLI; resolves { code, stdout, stderr }. */
+function cli(args, { cwd, env = {} } = {}) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, env: cliEnv(env), timeout: 60000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? err.code : 0, stdout, stderr })
+    })
+  })
+}
+
+describeUnix('Claude Code settings hooks', () => {
+  test('off by default: a .claude/settings.json is not read unless claudeSettings is set', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('exit 2')] }] })
+    expect(await discoverHooks('PreToolUse', opts({ workspaceRoots: [root], policyFile: null }))).toEqual([])
+    const hooks = await discoverHooks('PreToolUse', withClaude(root))
+    expect(hooks).toHaveLength(1)
+    expect(hooks[0]).toMatchObject({
+      path: path.join(root, '.claude', 'settings.json') + '#hooks.PreToolUse[0].hooks[0]',
+      source: 'claudeProject',
+      enabled: true,
+      command: ['/bin/sh', '-c', 'exit 2'],
+      claude: { event: 'PreToolUse', command: 'exit 2', file: path.join(root, '.claude', 'settings.json'), position: 'hooks.PreToolUse[0].hooks[0]' },
+    })
+    expect(hooks[0].claude.matcher).toBeUndefined()
+  })
+
+  test("the published Bash command validator blocks grep with its stderr as the reason (exit 2), lets rg through, and is skipped for other tools", async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }],
+    })
+    const blocked = await runHook('PreToolUse', bash('grep -r TODO src'), withClaude(root))
+    expect(blocked.cancel).toBe(true)
+    expect(blocked.errorMessage).toContain("Use 'rg' (ripgrep) instead of 'grep'")
+    expect(blocked.hooks[0]).toMatchObject({ status: 'completed', exitCode: 2, cancel: true })
+
+    const allowed = await runHook('PreToolUse', bash('rg TODO src'), withClaude(root))
+    expect(allowed.cancel).toBe(false)
+    // The example exits 1 for a call it does not check: a non-blocking error, as in Claude Code.
+    expect(allowed.hooks[0].status).toBe('completed')
+
+    const other = await runHook('PreToolUse', write('a.txt'), withClaude(root))
+    expect(other.cancel).toBe(false)
+    expect(other.hooks[0]).toMatchObject({ status: 'skipped', started: false })
+    expect(other.hooks[0].skipReason).toMatch(/matcher "Bash" does not match Write/)
+  })
+
+  test('a JSON permissionDecision "deny" guard blocks a Write of .env with its reason; other files go ahead', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Write|Edit', hooks: [cmd('node .claude/hooks/protect_files.js')] }] })
+    const denied = await runHook('PreToolUse', write('.env'), withClaude(root))
+    expect(denied.cancel).toBe(true)
+    expect(denied.errorMessage).toBe(`${path.join(root, '.env')} is protected: edit it by hand`)
+    expectCompleted(denied.hooks[0])
+    const fine = await runHook('PreToolUse', write('src/a.ts'), withClaude(root))
+    expect(fine.cancel).toBe(false)
+    expectCompleted(fine.hooks[0])
+  })
+
+  test('a PostToolUse formatter formats the written file in place and changes no verdict', async () => {
+    const root = claudeWorkspace({ PostToolUse: [{ matcher: 'Write|Edit', hooks: [cmd('.claude/hooks/format_after_edit.sh')] }] })
+    const file = path.join(root, 'src.txt')
+    fs.writeFileSync(file, 'a   \nb\t\n')
+    const r = await runHook(
+      'PostToolUse',
+      { postToolUse: { toolName: 'write_to_file', parameters: { path: 'src.txt', content: 'a   \nb\t\n' }, result: 'ok', success: true, executionTimeMs: 3 } },
+      withClaude(root),
+    )
+    expectCompleted(r.hooks[0])
+    expect(r.cancel).toBe(false)
+    expect(fs.readFileSync(file, 'utf8')).toBe('a\nb\n')
+  })
+
+  test('a UserPromptSubmit hook adds its plain stdout as context', async () => {
+    const root = claudeWorkspace({ UserPromptSubmit: [{ hooks: [cmd('.claude/hooks/prompt_context.sh')] }] })
+    const r = await runHook('UserPromptSubmit', { userPromptSubmit: { prompt: 'fix the bug' } }, withClaude(root))
+    expectCompleted(r.hooks[0])
+    expect(r.cancel).toBe(false)
+    expect(r.contextModification).toBe('Project conventions: tabs, no semicolons.')
+  })
+
+  test('a SessionStart hook (matcher "startup") gives its additionalContext on TaskStart and is skipped on TaskResume', async () => {
+    const root = claudeWorkspace({ SessionStart: [{ matcher: 'startup', hooks: [cmd('node .claude/hooks/session_context.js')] }] })
+    const start = await runHook('TaskStart', { taskId: 't-42', taskStart: { taskMetadata: { taskId: 't-42' } } }, withClaude(root))
+    expectCompleted(start.hooks[0])
+    expect(start.contextModification).toBe(`Session t-42 started (startup) in ${root}`)
+    const resume = await runHook('TaskResume', { taskId: 't-42', taskResume: {} }, withClaude(root))
+    expect(resume.hooks[0]).toMatchObject({ status: 'skipped' })
+    expect(resume.contextModification).toBe('')
+  })
+
+  test("the hook reads Claude's input on stdin and CLAUDE_PROJECT_DIR in its environment, running in the project", async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [{ matcher: '*', hooks: [cmd('cat > "$CLAUDE_PROJECT_DIR/stdin.json"; pwd > "$CLAUDE_PROJECT_DIR/cwd.txt"')] }],
+    })
+    const r = await runHook('PreToolUse', { taskId: 'task-1', ...write('src/x.ts', 'hello') }, withClaude(root))
+    expectCompleted(r.hooks[0])
+    const input = JSON.parse(fs.readFileSync(path.join(root, 'stdin.json'), 'utf8'))
+    expect(input).toMatchObject({
+      session_id: 'task-1',
+      cwd: root,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(root, 'src', 'x.ts'), content: 'hello' },
+    })
+    expect(input).not.toHaveProperty('transcript_path')
+    expect(fs.readFileSync(path.join(root, 'cwd.txt'), 'utf8').trim()).toBe(root)
+  })
+
+  test('a printed block is kept when the hook then crashes, times out or is stopped by terminateAll()', async () => {
+    const deny = JSON.stringify({ decision: 'block', reason: 'not today' })
+    const root = claudeWorkspace({
+      PreToolUse: [
+        { matcher: 'Bash', hooks: [cmd(`echo '${deny}'; exit 1`)] },
+        { matcher: 'Write', hooks: [cmd(`echo '${deny}'; exec sleep 600`, { timeout: 1 })] },
+        { matcher: 'Edit', hooks: [cmd(`echo '${deny}'; echo $$ > "$CLAUDE_PROJECT_DIR/pid"; exec sleep 600`)] },
+      ],
+    })
+    const crashed = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    expect(crashed.cancel).toBe(true)
+    expect(crashed.errorMessage).toBe('not today')
+    expect(crashed.hooks[0]).toMatchObject({ status: 'failed', exitCode: 1 })
+
+    const timedOut = await runHook('PreToolUse', write('a'), withClaude(root))
+    expect(timedOut.cancel).toBe(true)
+    expect(timedOut.hooks[1]).toMatchObject({ status: 'timedOut', timeoutMs: 1000 })
+
+    const running = runHook('PreToolUse', { preToolUse: { toolName: 'replace_in_file', parameters: { path: 'a', diff: '' } } }, withClaude(root))
+    const pid = await waitForPid(path.join(root, 'pid'))
+    await terminateAll()
+    const stopped = await running
+    expect(stopped.cancel).toBe(true)
+    expect(stopped.hooks[2]).toMatchObject({ status: 'aborted' })
+    expect(await waitDead(pid)).toBe(true)
+  })
+
+  test('a hook that hangs with a child holding stdout times out at its timeout, its whole tree stopped', async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [{ hooks: [cmd('(sleep 600; echo late) & echo $! > "$CLAUDE_PROJECT_DIR/child.pid"; exec sleep 600', { timeout: 1 })] }],
+    })
+    const started = Date.now()
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    const child = await waitForPid(path.join(root, 'child.pid'))
+    expect(r.hooks[0]).toMatchObject({ status: 'timedOut', failureKind: 'timedOut', timeoutMs: 1000 })
+    expect(r.hooks[0].failure).toMatch(/did not finish within 1000 ms, so its process tree was stopped/)
+    expect(Date.now() - started).toBeLessThan(15000)
+    expect(r.cancel).toBe(false)
+    expect(await waitDead(child)).toBe(true)
+  })
+
+  test('a hook that never reads stdin, given a large input, times out instead of wedging the run', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('exec sleep 600', { timeout: 1 })] }] })
+    const big = 'x'.repeat(4 << 20)
+    const started = Date.now()
+    const r = await runHook('PreToolUse', write('big.txt', big), withClaude(root))
+    expect(r.hooks[0]).toMatchObject({ status: 'timedOut', failureKind: 'timedOut' })
+    expect(Date.now() - started).toBeLessThan(15000)
+  })
+
+  test("a wrong script path is a discovery warning, and the run fails loudly with exit 127's cause, never silently", async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd('"$CLAUDE_PROJECT_DIR"/.claude/hooks/no-such-guard.sh')] }] })
+    const [hook] = await discoverHooks('PreToolUse', withClaude(root))
+    const missing = path.join(root, '.claude', 'hooks', 'no-such-guard.sh')
+    expect(hook.claude.scripts).toEqual([missing])
+    expect(hook.warnings.join('\n')).toContain(`its command names ${missing}, which is not a readable file`)
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    expect(r.hooks[0]).toMatchObject({ status: 'failed', failureKind: 'startFailure', exitCode: 127 })
+    expect(r.hooks[0].failure).toMatch(/exited 127: its shell could not find a program or script its command names/)
+    expect(r.hooks[0].failure).toContain('hooks.PreToolUse[0].hooks[0]')
+    expect(r.warnings.join('\n')).toContain('no-such-guard.sh, which is not a readable file')
+    // onFailure: 'block' turns it into a block, as for any hook that cannot start.
+    const strict = await runHook('PreToolUse', bash('ls'), withClaude(root, { onFailure: 'block' }))
+    expect(strict.cancel).toBe(true)
+  })
+
+  test('what cannot run is listed and said: another handler type, a settings file that is not JSON, an event typo, a matcher naming no tool', async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [
+        { matcher: 'Bsh', hooks: [cmd('exit 2'), { type: 'http', url: 'http://localhost:1/hook' }] },
+        { matcher: '[unclosed', hooks: [cmd('exit 2')] },
+      ],
+      PreToolUs: [{ hooks: [cmd('exit 2')] }],
+    })
+    const hooks = await discoverHooks('PreToolUse', withClaude(root))
+    expect(hooks.map((h) => h.enabled)).toEqual([true, false, false])
+    expect(hooks[0].warnings.join('\n')).toMatch(/its matcher names Bsh, which is no tool's name \(did you mean Bash\?\)/)
+    expect(hooks[1].reason).toMatch(/its type is "http": only "command" handlers run here/)
+    expect(hooks[2].reason).toMatch(/\[unclosed/)
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    const warnings = r.warnings.join('\n')
+    expect(warnings).toMatch(/"PreToolUs" is not a Claude Code event \(did you mean PreToolUse\?\)/)
+    expect(warnings).toMatch(/its type is "http"/)
+
+    const broken = claudeWorkspace(null, { raw: '{\n  "hooks": {\n    "PreToolUse": [\n  }\n}\n' })
+    const listed = await discoverHooks('TaskStart', withClaude(broken))
+    expect(listed).toHaveLength(1)
+    expect(listed[0]).toMatchObject({ enabled: false, path: path.join(broken, '.claude', 'settings.json') })
+    expect(listed[0].reason).toMatch(/not valid JSON: .* at line 4 column 3/)
+    const run = await runHook('PreToolUse', bash('ls'), withClaude(broken))
+    expect(run.warnings.join('\n')).toMatch(/settings\.json: Claude settings file: .*not valid JSON/)
+  })
+
+  test("settings.json, then settings.local.json, then the user's (CLAUDE_CONFIG_DIR) come after the hook files, each with its source", async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('echo project >> "$CLAUDE_PROJECT_DIR/order"')] }] })
+    fs.writeFileSync(
+      path.join(root, '.claude', 'settings.local.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd('echo local >> "$CLAUDE_PROJECT_DIR/order"')] }] } }),
+    )
+    writeHook(hooksDirOf(root), 'PreToolUse', 'cat >/dev/null; echo file >> order')
+    // Without the user's folder (globalHooksDir: null turns it off too).
+    const hooks = await discoverHooks('PreToolUse', withClaude(root))
+    expect(hooks.map((h) => h.source)).toEqual(['workspace', 'claudeProject', 'claudeLocal'])
+    // The user's folder is found from the environment (CLAUDE_CONFIG_DIR): a process of its own.
+    const user = makeTempDir()
+    fs.writeFileSync(path.join(user, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd('echo user >> "$CLAUDE_PROJECT_DIR/order"')] }] } }))
+    const input = path.join(root, 'input.json')
+    fs.writeFileSync(input, JSON.stringify(bash('ls')))
+    const args = ['run', 'PreToolUse', '--claude-settings', '--global-dir', makeTempDir(), '--workspace', root, '--input', input, '--sequential', '--json']
+    const run = await cli(args, { cwd: root, env: { CLAUDE_CONFIG_DIR: user, CLINE_DIR: makeTempDir() } })
+    expect(run.code).toBe(0)
+    const result = JSON.parse(run.stdout)
+    expect(result.hooks.map((h) => h.source)).toEqual(['workspace', 'claudeUser', 'claudeProject', 'claudeLocal'])
+    result.hooks.forEach(expectCompleted)
+    expect(fs.readFileSync(path.join(root, 'order'), 'utf8').split('\n').filter(Boolean)).toEqual(['file', 'user', 'project', 'local'])
+  })
+
+  test("a handler's timeout is in seconds and capped by maxTimeoutMs, with a warning", async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('cat >/dev/null', { timeout: 5 })] }] })
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    expect(r.hooks[0].timeoutMs).toBe(5000)
+    const capped = await runHook('PreToolUse', bash('ls'), withClaude(root, { maxTimeoutMs: 2000 }))
+    expect(capped.hooks[0].timeoutMs).toBe(2000)
+    expect(capped.hooks[0].warnings.join('\n')).toMatch(/its Claude settings ask for "timeout": 5; it ran with the host's maximum, 2000 ms/)
+  })
+
+  test('ask: a review in the cli profile, a cancel with the reason in the extension profile', async () => {
+    const ask = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'check with a human' } })
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd(`cat >/dev/null; echo '${ask}'`)] }] })
+    const ext = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    expect(ext).toMatchObject({ cancel: true, errorMessage: 'check with a human' })
+    const cliProfile = await runHook('tool_call', { tool_call: { name: 'run_commands', input: { commands: ['ls'] } } }, withClaude(root, { profile: 'cli' }))
+    expect(cliProfile).toMatchObject({ cancel: false, review: true })
+  })
+
+  test('updatedInput becomes overrideInput', async () => {
+    const out = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'ls -la' } } })
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd(`cat >/dev/null; echo '${out}'`)] }] })
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
+    expect(r.cancel).toBe(false)
+    expect(r.overrideInput).toEqual({ command: 'ls -la' })
+  })
+
+  test('under trust, a project handler runs only once approved; editing its script withdraws the approval', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd('sh .claude/hooks/guard.sh')] }] })
+    const guard = path.join(root, '.claude', 'hooks', 'guard.sh')
+    fs.writeFileSync(guard, 'cat >/dev/null; echo nope >&2; exit 2\n')
+    const policyFile = path.join(makeTempDir(), 'policy.json')
+    const options = withClaude(root, { trust: 'workspace', policyFile })
+    const [fresh] = await discoverHooks('PreToolUse', options)
+    expect(fresh).toMatchObject({ enabled: false, trust: 'new', reason: 'not trusted: new' })
+    expect(fresh.claude.scripts).toEqual([guard])
+    const untrusted = await runHook('PreToolUse', bash('ls'), options)
+    expect(untrusted.cancel).toBe(false)
+    expect(untrusted.hooks).toEqual([])
+
+    const approval = await trustHook(fresh.path, { policyFile, sha256: fresh.sha256 })
+    expect(approval.sha256).toBe(fresh.sha256)
+    const approved = await runHook('PreToolUse', bash('ls'), options)
+    expect(approved).toMatchObject({ cancel: true, errorMessage: 'nope' })
+
+    fs.writeFileSync(guard, 'cat >/dev/null; exit 0\n')
+    const [edited] = await discoverHooks('PreToolUse', options)
+    expect(edited).toMatchObject({ enabled: false, trust: 'changed' })
+  })
+
+  test('an approved handler whose script changes after discovery is not started (checked again at its start)', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('sh .claude/hooks/guard.sh')] }] })
+    const guard = path.join(root, '.claude', 'hooks', 'guard.sh')
+    fs.writeFileSync(guard, 'cat >/dev/null; exit 0\n')
+    const policyFile = path.join(makeTempDir(), 'policy.json')
+    const options = withClaude(root, { trust: 'workspace', policyFile })
+    const [hook] = await discoverHooks('PreToolUse', options)
+    await trustHook(hook.path, { policyFile })
+    const factory = new HookFactory(options)
+    const runner = await factory.create('PreToolUse')
+    expectCompleted((await runner.run(bash('ls'))).hooks[0])
+    // Rewritten in place (same size class, same mtime second): the start's check sees it.
+    fs.writeFileSync(guard, 'cat >/dev/null; echo swapped > "$CLAUDE_PROJECT_DIR/ran"\n')
+    const r = await runner.run(bash('ls'))
+    if (r.hooks.length > 0 && r.hooks[0].started === false) {
+      expect(r.hooks[0].failure).toMatch(/not trusted: changed since approved/)
+    } else {
+      // The watch saw the change first: rediscovered as changed, not run at all.
+      expect(r.hooks).toEqual([])
+    }
+    expect(fs.existsSync(path.join(root, 'ran'))).toBe(false)
+    await factory.dispose()
+  })
+
+  test('the CLI: run --claude-settings blocks with the reason (exit 1); list shows the handler', async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }],
+    })
+    const input = path.join(root, 'input.json')
+    fs.writeFileSync(input, JSON.stringify(bash('grep -r x .')))
+    const run = await cli(['run', 'PreToolUse', '--claude-settings', '--no-global', '--workspace', root, '--input', input, '--json'], { cwd: root })
+    expect(run.code).toBe(1)
+    const result = JSON.parse(run.stdout)
+    expect(result.cancel).toBe(true)
+    expect(result.errorMessage).toContain("instead of 'grep'")
+    const list = await cli(['list', '--claude-settings', '--no-global', '--workspace', root], { cwd: root })
+    expect(list.code).toBe(0)
+    expect(list.stdout).toMatch(/PreToolUse\s+enabled\s+-\s+claudeProject\s+\/bin\/sh -c 'python3 "\$CLAUDE_PROJECT_DIR"/)
+    expect(list.stdout).toContain('.claude/settings.json and settings.local.json (claude)')
+    const without = await cli(['list', '--no-global', '--workspace', root], { cwd: root })
+    expect(without.stdout).not.toContain('claudeProject')
+  })
+})
+
+testIf(isWindows, 'Windows only', 'on Windows without Git Bash a handler is listed with a launch error saying what to install, and its run fails loudly', async () => {
+  const root = makeWorkspace()
+  fs.mkdirSync(path.join(root, '.claude'))
+  fs.writeFileSync(path.join(root, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd('exit 2')] }] } }))
+  const input = path.join(root, 'input.json')
+  fs.writeFileSync(input, JSON.stringify(bash('dir')))
+  // The addon reads the variable from its process's environment: a process of its own.
+  const env = { CLAUDE_CODE_GIT_BASH_PATH: path.join(root, 'no-bash.exe') }
+  const run = await cli(['run', 'PreToolUse', '--claude-settings', '--no-global', '--workspace', root, '--input', input, '--json'], { cwd: root, env })
+  const result = JSON.parse(run.stdout)
+  expect(result.cancel).toBe(false)
+  expect(result.hooks[0]).toMatchObject({ status: 'failed', started: false, failureKind: 'startFailure' })
+  expect(result.hooks[0].failure).toMatch(/CLAUDE_CODE_GIT_BASH_PATH names .*no-bash\.exe, which does not exist/)
+  const list = await cli(['list', '--claude-settings', '--no-global', '--workspace', root], { cwd: root, env })
+  expect(list.stdout).toMatch(/CLAUDE_CODE_GIT_BASH_PATH names/)
+})
