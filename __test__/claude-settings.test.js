@@ -241,7 +241,7 @@ describeUnix('Claude Code settings hooks', () => {
     expect(hooks[2].reason).toMatch(/\[unclosed/)
     const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
     const warnings = r.warnings.join('\n')
-    expect(warnings).toMatch(/"PreToolUs" is not a Claude Code event \(did you mean PreToolUse\?\)/)
+    expect(warnings).toMatch(/its settings file has handlers under "PreToolUs", which is not a Claude Code event \(did you mean PreToolUse\?\)/)
     expect(warnings).toMatch(/its type is "http"/)
 
     const broken = claudeWorkspace(null, { raw: '{\n  "hooks": {\n    "PreToolUse": [\n  }\n}\n' })
@@ -250,7 +250,7 @@ describeUnix('Claude Code settings hooks', () => {
     expect(listed[0]).toMatchObject({ enabled: false, path: path.join(broken, '.claude', 'settings.json') })
     expect(listed[0].reason).toMatch(/not valid JSON: .* at line 4 column 3/)
     const run = await runHook('PreToolUse', bash('ls'), withClaude(broken))
-    expect(run.warnings.join('\n')).toMatch(/settings\.json: Claude settings file: .*not valid JSON/)
+    expect(run.warnings.join('\n')).toMatch(/settings\.json: this Claude settings file: it is not valid JSON/)
   })
 
   test("settings.json, then settings.local.json, then the user's (CLAUDE_CONFIG_DIR) come after the hook files, each with its source", async () => {
@@ -350,6 +350,22 @@ describeUnix('Claude Code settings hooks', () => {
     await factory.dispose()
   })
 
+  test('setHookEnabled turns one handler off and on again by its path', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('cat >/dev/null; exit 2')] }] })
+    const policyFile = path.join(makeTempDir(), 'policy.json')
+    const options = withClaude(root, { policyFile })
+    const [hook] = await discoverHooks('PreToolUse', options)
+    await addon.setHookEnabled(hook.path, false, { policyFile })
+    const [off] = await discoverHooks('PreToolUse', options)
+    expect(off).toMatchObject({ enabled: false, reason: 'disabled' })
+    expect((await runHook('PreToolUse', bash('ls'), options)).cancel).toBe(false)
+    await addon.setHookEnabled(hook.path, true, { policyFile })
+    expect((await runHook('PreToolUse', bash('ls'), options)).cancel).toBe(true)
+    await expect(addon.setHookEnabled(path.join(root, 'nowhere', 'settings.json#hooks.PreToolUse[0].hooks[0]'), false, { policyFile })).rejects.toMatchObject({
+      code: 'ERR_NOT_A_HOOK',
+    })
+  })
+
   test('the CLI: run --claude-settings blocks with the reason (exit 1); list shows the handler', async () => {
     const root = claudeWorkspace({
       PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }],
@@ -361,6 +377,12 @@ describeUnix('Claude Code settings hooks', () => {
     const result = JSON.parse(run.stdout)
     expect(result.cancel).toBe(true)
     expect(result.errorMessage).toContain("instead of 'grep'")
+    // A handler its matcher skips did not fail: the summary says allowed, nothing incomplete.
+    fs.writeFileSync(input, JSON.stringify(write('a.txt')))
+    const skipped = await cli(['run', 'PreToolUse', '--claude-settings', '--no-global', '--workspace', root, '--input', input], { cwd: root })
+    expect(skipped.code).toBe(0)
+    expect(skipped.stdout).toMatch(/✔ allowed · 1 hook/)
+    expect(skipped.stdout).not.toMatch(/did not complete/)
     const list = await cli(['list', '--claude-settings', '--no-global', '--workspace', root], { cwd: root })
     expect(list.code).toBe(0)
     expect(list.stdout).toMatch(/PreToolUse\s+enabled\s+-\s+claudeProject\s+\/bin\/sh -c 'python3 "\$CLAUDE_PROJECT_DIR"/)

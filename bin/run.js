@@ -66,7 +66,8 @@ function hookBlock(h, st, shownLive) {
 
 function summaryLine(result, hookName, st) {
   const n = result.hooks.length
-  const failed = result.hooks.filter((h) => h.status !== 'completed').length
+  // A hook skipped by its tools= or matcher did not fail: it did not apply.
+  const failed = result.hooks.filter((h) => h.status !== 'completed' && h.status !== 'skipped').length
   let verdict
   if (result.cancel) verdict = st.red(st.bold('✘ cancelled'))
   else if (n === 0) verdict = st.dim(`no ${escapeTerminal(hookName)} hook ran`)

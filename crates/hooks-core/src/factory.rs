@@ -518,7 +518,9 @@ impl Factory {
             "rescanning the hooks folders"
         );
         // Watched before they are read: a change from here on makes this snapshot stale.
-        let (mark, unwatched) = self.watch.follow(&discovery::watched_dirs(&dirs), CACHE_TTL);
+        let (mark, unwatched) = self
+            .watch
+            .follow(&discovery::watched_dirs(&dirs), CACHE_TTL);
         if let Some(why) = &unwatched {
             tracing::warn!("{why}");
         }

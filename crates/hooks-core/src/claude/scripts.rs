@@ -7,10 +7,17 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// Programs whose first argument that is not an option is the script they run.
-const INTERPRETERS: [&str; 16] = [
+/// Programs whose first argument that is not an option is the script they run (`npx` is not
+/// one: its first word is a package).
+const INTERPRETERS: [&str; 15] = [
     "sh", "bash", "zsh", "dash", "python", "python3", "node", "bun", "deno", "ruby", "perl", "tsx",
-    "ts-node", "pwsh", "uv", "npx",
+    "ts-node", "pwsh", "uv",
+];
+
+/// Options after which an interpreter runs code given on the command line or a module, not
+/// a script file (`bash -c '...'`, `node -e '...'`, `python3 -m pkg`).
+const NO_SCRIPT: [&str; 8] = [
+    "-c", "-e", "--eval", "-p", "--print", "-m", "-Command", "-command",
 ];
 
 /// Words an interpreter takes before its script (`uv run x.py`, `deno run x.ts`).
@@ -31,7 +38,18 @@ pub fn scripts_named(command: &str, project_dir: &Path, area: &Path) -> Vec<Path
         let script = if looks_like_path(&program) {
             Some(program)
         } else if INTERPRETERS.contains(&base_name(&program)) {
-            words.find(|w| !w.starts_with('-') && !SUBCOMMANDS.contains(&w.as_str()))
+            let mut script = None;
+            for word in words.by_ref() {
+                if NO_SCRIPT.contains(&word.as_str()) {
+                    break;
+                }
+                if !word.starts_with('-') && !SUBCOMMANDS.contains(&word.as_str()) {
+                    script = Some(word);
+                    break;
+                }
+            }
+            // A file name: a path, or a name with an extension (`guard.py`).
+            script.filter(|w| looks_like_path(w) || w.contains('.'))
         } else {
             None
         };
@@ -216,7 +234,12 @@ mod tests {
         assert!(named("echo hi > ./out.log").is_empty());
         assert!(named("/usr/bin/env true").is_empty());
         assert!(named("../elsewhere/x.sh").is_empty());
-        assert!(named("npx prettier --write .").len() <= 1);
+        assert!(named("npx prettier --write .").is_empty());
+        assert!(named("node -e 'process.exit(0)'").is_empty());
+        assert!(named("python3 -c 'print(1)' x.py").is_empty());
+        assert!(named("bash -c 'echo hi'").is_empty());
+        assert!(named("python3 -m black .").is_empty());
+        assert!(named("uv run ruff").is_empty());
         assert!(named("").is_empty());
         assert!(named("'unterminated").is_empty() || named("'unterminated").len() == 1);
     }

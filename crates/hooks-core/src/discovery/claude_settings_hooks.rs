@@ -40,7 +40,7 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             // Said for every hook: a guard in a broken file must not vanish quietly.
             found.push(base(
                 file.path.clone(),
-                Some(format!("Claude settings file: {why}")),
+                Some(format!("this Claude settings file: {why}")),
             ));
             continue;
         }
@@ -118,9 +118,12 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
                 found.push(base(file.path.clone(), None));
                 first = found.len() - 1;
                 let said: Vec<&str> = warnings.iter().map(|w| w.as_str()).collect();
-                found[first].disabled = Some(format!("Claude settings file: {}", said.join("; ")));
+                found[first].disabled =
+                    Some(format!("this Claude settings file {}", said.join("; ")));
             } else {
-                found[first].warnings.extend(warnings.into_iter().cloned());
+                found[first]
+                    .warnings
+                    .extend(warnings.iter().map(|w| format!("its settings file {w}")));
             }
         }
     }
@@ -161,7 +164,7 @@ fn event_warnings(file: &SettingsFile, hook_name: &str) -> Vec<String> {
         if CLAUDE_EVENTS.contains(&event) {
             if hook_name == "TaskStart" {
                 warnings.push(format!(
-                    "hooks.{event}: Cline has no {shown} moment, so these handlers never run here (Claude Code still runs them)"
+                    "has handlers under hooks.{event}, but Cline has no {shown} moment, so they never run here (Claude Code still runs them)"
                 ));
             }
             continue;
@@ -170,7 +173,7 @@ fn event_warnings(file: &SettingsFile, hook_name: &str) -> Vec<String> {
             .map(|m| format!(" (did you mean {m}?)"))
             .unwrap_or_default();
         warnings.push(format!(
-            "hooks: {shown} is not a Claude Code event{meant}, so its handlers never run; event names are case-sensitive"
+            "has handlers under {shown}, which is not a Claude Code event{meant}, so they never run; event names are case-sensitive"
         ));
     }
     warnings

@@ -68,7 +68,7 @@ pub fn scan_claude_dir(dir: &HookDir, tools: &mut Interpreters) -> Contents {
                 let parsed = parse_settings(&text);
                 // Nothing read and something said: the file as a whole is unusable.
                 if parsed.entries.is_empty() && !parsed.warnings.is_empty() {
-                    file.unreadable = Some(parsed.warnings.join("; "));
+                    file.unreadable = Some(format!("it {}", parsed.warnings.join("; ")));
                 } else {
                     file.warnings = parsed.warnings;
                 }

@@ -121,9 +121,20 @@ pub fn untrust_hook(path: &Path, policy_file: &Path) -> Result<bool, HookError> 
 /// to outside the hook's workspace root or folder (that is refused); disabling leaves its mode
 /// alone.
 pub fn set_hook_enabled(path: &Path, enabled: bool, policy_file: &Path) -> Result<(), HookError> {
-    let file = open_hook(path)?;
-    if enabled {
-        make_executable(path, &file)?;
+    // A Claude settings handler (`<file>#<position>`) is its file's to switch: nothing to make
+    // executable.
+    if let Some((file, _)) = crate::claude::split_entry_path(path) {
+        if !file.is_file() {
+            return Err(not_a_hook(
+                path,
+                "its settings file does not exist; pass the path `cline-hooks list --claude-settings` shows".to_owned(),
+            ));
+        }
+    } else {
+        let file = open_hook(path)?;
+        if enabled {
+            make_executable(path, &file)?;
+        }
     }
     let real = real_path(path);
     update(policy_file, |policy| {

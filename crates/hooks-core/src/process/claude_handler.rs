@@ -61,7 +61,14 @@ pub(super) fn claude_verdict(
         stderr,
         profile: kept.profile,
     });
-    (answer.verdict, answer.exit_is_answer)
+    let mut verdict = answer.verdict;
+    if exit_code == Some(127) {
+        // The run's failure says it, naming the command (see `exit_127`).
+        verdict
+            .warnings
+            .retain(|w| !w.starts_with("exited with code 127"));
+    }
+    (verdict, answer.exit_is_answer)
 }
 
 /// Why a Claude handler exited 127: its shell could not find a program its command names.
