@@ -9,7 +9,7 @@
 //! typo does not silently disable every other hook of the file.
 //!
 //! Every warning is a sentence whose subject is the file, which the caller names in front of
-//! it: "<file> is not valid JSON: ...", "<file> has no `type` in the handler at ...".
+//! it: "`<file>` is not valid JSON: ...", "`<file>` has no `type` in the handler at ...".
 
 use std::time::Duration;
 
