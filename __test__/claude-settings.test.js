@@ -350,6 +350,28 @@ describeUnix('Claude Code settings hooks', () => {
     await factory.dispose()
   })
 
+  test('requireHooks counts a started handler (and one its matcher skips); the doctor reports a handler that will not run', async () => {
+    const root = claudeWorkspace({
+      PreToolUse: [
+        { matcher: 'Write', hooks: [cmd('cat >/dev/null')] },
+        { matcher: 'Bash', hooks: [cmd('.claude/hooks/gone.sh'), { type: 'prompt', prompt: 'is this safe?' }] },
+      ],
+    })
+    const required = withClaude(root, { requireHooks: ['PreToolUse'] })
+    expect((await runHook('PreToolUse', write('a'), required)).cancel).toBe(false)
+    const doctor = await cli(['doctor', '--claude-settings', '--no-global', '--workspace', root, '--json'], { cwd: root })
+    const report = JSON.parse(doctor.stdout)
+    const handlers = report.hooks.filter((h) => h.source === 'claudeProject')
+    expect(handlers.map((h) => [h.path.slice(root.length), h.willRun, h.problem])).toEqual([
+      ['/.claude/settings.json#hooks.PreToolUse[0].hooks[0]', true, undefined],
+      ['/.claude/settings.json#hooks.PreToolUse[1].hooks[0]', false, 'cannotRun'],
+      ['/.claude/settings.json#hooks.PreToolUse[1].hooks[1]', false, 'cannotRun'],
+    ])
+    expect(handlers[1].reason).toMatch(/gone\.sh, which is not a readable file/)
+    expect(handlers[1].fix).toBe(`edit ${path.join(root, '.claude', 'settings.json')} at hooks.PreToolUse[1].hooks[0]`)
+    expect(handlers[2].reason).toMatch(/its type is "prompt"/)
+  })
+
   test('setHookEnabled turns one handler off and on again by its path', async () => {
     const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('cat >/dev/null; exit 2')] }] })
     const policyFile = path.join(makeTempDir(), 'policy.json')

@@ -10,6 +10,7 @@
 mod files;
 mod json;
 mod rules;
+mod settings_handlers;
 
 pub use files::*;
 pub use rules::*;
@@ -224,8 +225,13 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
             exists,
             problem,
         });
-        let Contents::Entries(entries) = &listing.contents else {
-            continue;
+        let entries = match &listing.contents {
+            Contents::Entries(entries) => entries,
+            Contents::Settings(_) => {
+                hooks.extend(settings_handlers::handler_reports(&dir.path, &found));
+                continue;
+            }
+            Contents::Missing | Contents::Unreadable(_) => continue,
         };
         let names = names_in(&dir.path, entries);
         let siblings: Vec<String> = names.iter().map(|n| n.name.clone()).collect();

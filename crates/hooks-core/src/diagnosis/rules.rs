@@ -84,7 +84,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(problem: Problem, reason: impl Into<String>, fix: Option<String>) -> Finding {
+    pub(super) fn new(problem: Problem, reason: impl Into<String>, fix: Option<String>) -> Finding {
         Finding {
             problem,
             reason: reason.into(),
