@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::execution::RunContext;
-use crate::claude::{claude_input, read_output, ClaudeHook, Ended};
+use crate::claude::{claude_input, cline_tool_input, read_output, ClaudeHook, Ended};
 use crate::discovery::DiscoveredHook;
 use crate::verdict::{Kept, Verdict};
 
@@ -44,14 +44,27 @@ impl RunContext {
     }
 }
 
-/// A Claude handler's answer from what was kept of its stdout, how it ended and its stderr:
-/// the verdict, and whether its exit code is its answer (2) rather than a failure.
-pub(super) fn claude_verdict(
-    claude: &ClaudeHook,
-    kept: &Kept,
-    exit_code: Option<i32>,
-    stderr: &str,
-) -> (Verdict, bool) {
+/// What reading a Claude handler's answer needs beyond its stdout: how it ended, its stderr,
+/// and the call it answered (its `updatedInput` is put back into the Cline tool's parameters).
+pub(super) struct ClaudeEnding {
+    pub claude: std::sync::Arc<ClaudeHook>,
+    pub hook_name: String,
+    pub exit_code: Option<i32>,
+    pub stderr: String,
+    pub input: Option<std::sync::Arc<serde_json::Value>>,
+    pub project_dir: std::path::PathBuf,
+}
+
+/// A Claude handler's answer from what was kept of its stdout and how it ended: the verdict,
+/// and whether its exit code is its answer (2) rather than a failure.
+pub(super) fn claude_verdict(ending: &ClaudeEnding, kept: &Kept) -> (Verdict, bool) {
+    let ClaudeEnding {
+        claude,
+        exit_code,
+        stderr,
+        ..
+    } = ending;
+    let exit_code = *exit_code;
     // The tail window holds all of stdout until it overflows into `head`.
     let whole = kept.head.is_empty().then_some(kept.tail.as_str());
     let answer = read_output(&Ended {
@@ -62,6 +75,16 @@ pub(super) fn claude_verdict(
         profile: kept.profile,
     });
     let mut verdict = answer.verdict;
+    // Claude's field names go back under the Cline tool's own (see `cline_tool_input`).
+    if let (Some(updated), Some(input)) = (verdict.override_input.take(), &ending.input) {
+        verdict.override_input = Some(cline_tool_input(
+            &ending.hook_name,
+            input,
+            kept.profile,
+            &ending.project_dir,
+            &updated,
+        ));
+    }
     if exit_code == Some(127) {
         // The run's failure says it, naming the command (see `exit_127`).
         verdict

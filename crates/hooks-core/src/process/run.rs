@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU64;
 use tokio::time::Instant;
 
 use super::admission::{admit, not_started, terminated_before_start, wait_to_retry};
-use super::claude_handler::claude_verdict;
+use super::claude_handler::{claude_verdict, ClaudeEnding};
 use super::deadline::{could_not_stop, drive, stop_sequence, End, Ending};
 use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::exit_status::{exit_failure, signal_name};
@@ -129,12 +129,16 @@ pub(crate) async fn run_hook_watched(
 
     exec.stderr = err.text();
     // A Claude handler's answer depends on how it ended: its exit code 2 blocks.
-    let claude = hook.claude.clone().map(|claude| {
-        let exit_code = match &ending.end {
+    let claude = hook.claude.clone().map(|claude| ClaudeEnding {
+        claude,
+        hook_name: hook.hook_name.clone(),
+        exit_code: match &ending.end {
             End::Exited(Ok(status)) => status.code(),
             _ => None,
-        };
-        (claude, exit_code, exec.stderr.clone())
+        },
+        stderr: exec.stderr.clone(),
+        input: ctx.claude_input.clone(),
+        project_dir: cwd.clone(),
     });
     let (verdict, stdout_bytes, stdout) = read_verdict_as(out, err.bytes().to_vec(), claude).await;
     (exec.output_bytes, exec.stdout) = ((stdout_bytes, err.total()), stdout);
@@ -163,25 +167,19 @@ pub(super) async fn read_verdict(out: StdoutScan, stderr: Vec<u8>) -> (Verdict, 
     read_verdict_as(out, stderr, None).await
 }
 
-/// [`read_verdict`]; for a Claude settings handler (with its exit code and stderr's text) by
-/// Claude's rules.
+/// [`read_verdict`]; for a Claude settings handler, by Claude's rules (see [`ClaudeEnding`]).
 async fn read_verdict_as(
     mut out: StdoutScan,
     stderr: Vec<u8>,
-    claude: Option<(
-        std::sync::Arc<crate::claude::ClaudeHook>,
-        Option<i32>,
-        String,
-    )>,
+    claude: Option<ClaudeEnding>,
 ) -> (Verdict, u64, String) {
     out.settle().await;
     // Refused a thread (no process to spare), it is read here: a verdict is never lost.
     crate::blocking::run_or_inline(move || {
         let kept = out.into_reader()?.finish();
         let (bytes, tail) = (kept.raw_len, last_chars(&kept.tail, STDERR_KEEP).to_owned());
-        if let Some((claude, exit_code, stderr_text)) = claude {
-            let (mut verdict, exit_is_answer) =
-                claude_verdict(&claude, &kept, exit_code, &stderr_text);
+        if let Some(claude) = claude {
+            let (mut verdict, exit_is_answer) = claude_verdict(&claude, &kept);
             verdict.exit_is_answer = exit_is_answer;
             return Ok((verdict, bytes, tail));
         }
