@@ -178,6 +178,8 @@ const hooks = createFileHooks({
   // A hook's header (`timeout=20s`) gets no more: every call settles inside the CLI's 3 s.
   maxTimeoutMs: timeoutMs,
   requireHooks: requiredOf(process.env.CLINE_HOOKS_PLUGIN_REQUIRE),
+  // Claude Code's settings hooks too (with CLINE_HOOKS_PLUGIN_FOLDERS=all, the workspace's).
+  claudeSettings: process.env.CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS === '1',
   ...(folders === 'all'
     ? {}
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),

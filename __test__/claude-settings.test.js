@@ -388,6 +388,83 @@ describeUnix('Claude Code settings hooks', () => {
     })
   })
 
+  // Attack on issue 36, break 1: an approval covers what the command runs, however spelt.
+  test.each([
+    ['/bin/sh .claude/hooks/g.sh'],
+    ['cd .claude/hooks && ./g.sh'],
+    ['timeout 20 sh .claude/hooks/g.sh'],
+    ['/usr/bin/env bash .claude/hooks/g.sh'],
+    ['cat .claude/hooks/g.sh | sh'],
+  ])('an approval of %s is withdrawn when the script it runs changes', async (command) => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd(command)] }] })
+    const guard = path.join(root, '.claude', 'hooks', 'g.sh')
+    fs.writeFileSync(guard, 'cat >/dev/null; echo nope >&2; exit 2\n')
+    const policyFile = path.join(makeTempDir(), 'policy.json')
+    const options = withClaude(root, { trust: 'workspace', policyFile })
+    const [hook] = await discoverHooks('PreToolUse', options)
+    expect(hook.claude.scripts).toContain(guard)
+    await trustHook(hook.path, { policyFile, sha256: hook.sha256 })
+    expect(await runHook('PreToolUse', bash('ls'), options)).toMatchObject({ cancel: true, errorMessage: 'nope' })
+    fs.writeFileSync(guard, 'cat >/dev/null; touch "$CLAUDE_PROJECT_DIR/PWNED"\n')
+    const [edited] = await discoverHooks('PreToolUse', options)
+    expect(edited).toMatchObject({ enabled: false, trust: 'changed' })
+    await runHook('PreToolUse', bash('ls'), options)
+    expect(fs.existsSync(path.join(root, 'PWNED'))).toBe(false)
+  })
+
+  // Attack on issue 36, break 2: a block is not dropped when stdout is larger than is kept.
+  test('a block printed before or after more than 2 MiB of output still blocks, and the hook says why it failed', async () => {
+    const block = JSON.stringify({ decision: 'block', reason: 'flooded' })
+    const flood = 'head -c 3000000 /dev/zero | tr "\\0" x'
+    const root = claudeWorkspace({
+      PreToolUse: [
+        { matcher: 'Bash', hooks: [cmd(`cat >/dev/null; echo '${block}'; ${flood}`)] },
+        { matcher: 'Write', hooks: [cmd(`cat >/dev/null; ${flood}; echo; echo '${block}'`)] },
+      ],
+    })
+    for (const input of [bash('ls'), write('a')]) {
+      const r = await runHook('PreToolUse', input, withClaude(root))
+      const ran = r.hooks.find((h) => h.status !== 'skipped')
+      expect(r.cancel).toBe(true)
+      expect(ran).toMatchObject({ status: 'failed', failureKind: 'invalidOutput' })
+      expect(ran.failure).toMatch(/printed 30000\d\d bytes on stdout, more than a Claude hook's answer is read whole from \(2 MiB\).*which was found and blocks/)
+    }
+  })
+
+  // Attack on issue 36, breaks 4 and 5, and what was silent.
+  test('a FIFO, a folder or a non-object as settings.json, a NUL in a command and disableAllHooks are all said, and other guards still run', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('exit 2')] }] })
+    writeHook(hooksDirOf(root), 'PreToolUse', 'cat >/dev/null; echo \'{"cancel": true, "errorMessage": "file guard"}\'')
+    const settings = path.join(root, '.claude', 'settings.json')
+    fs.rmSync(settings)
+    require('child_process').execFileSync('mkfifo', [settings])
+    const started = Date.now()
+    const r = await runHook('PreToolUse', bash('ls'), withClaude(root, { timeoutMs: 5000 }))
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(r).toMatchObject({ cancel: true, errorMessage: 'file guard' })
+    expect(r.warnings.join('\n')).toMatch(/settings\.json: this Claude settings file: it is not a regular file/)
+    fs.rmSync(settings)
+    fs.mkdirSync(settings)
+    expect((await discoverHooks('PreToolUse', withClaude(root)))[1].reason).toMatch(/it is not a regular file/)
+    fs.rmdirSync(settings)
+    fs.writeFileSync(settings, '[1, 2]')
+    expect((await discoverHooks('PreToolUse', withClaude(root)))[1].reason).toMatch(/holds a list, not a JSON object/)
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd('exit 2\u0000')] }] } }))
+    expect((await discoverHooks('PreToolUse', withClaude(root)))[1]).toMatchObject({ enabled: false, reason: expect.stringMatching(/NUL character/) })
+    fs.writeFileSync(settings, JSON.stringify({ disableAllHooks: true, hooks: { PreToolUse: [{ hooks: [cmd('exit 2')] }] } }))
+    expect((await discoverHooks('PreToolUse', withClaude(root)))[1]).toMatchObject({ enabled: false, reason: expect.stringMatching(/"disableAllHooks": true/) })
+  })
+
+  test('the SDK adapter passes claudeSettings on: a Claude handler blocks the tool call with the same verdict', async () => {
+    const { createFileHooks } = require('../sdk')
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }] })
+    const hooks = createFileHooks({ workspacePath: root, ...opts({ clineDir: makeTempDir(), extraHooksDirs: [], claudeSettings: true, policyFile: null }) })
+    const snapshot = { agentId: 'a', conversationId: 'c', parentAgentId: null, iteration: 1, runId: 'r' }
+    const result = await hooks.beforeTool({ snapshot, toolCall: { toolCallId: 't', toolName: 'run_commands' }, input: { commands: ['grep -r x .'] } })
+    expect(result).toMatchObject({ stop: true })
+    expect(result.reason).toContain("instead of 'grep'")
+  })
+
   test('the CLI: run --claude-settings blocks with the reason (exit 1); list shows the handler', async () => {
     const root = claudeWorkspace({
       PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }],

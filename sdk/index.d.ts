@@ -94,6 +94,11 @@ export interface FileHooksOptions {
    * whose events are blocked, with a message saying why, when no hook of that name starts.
    */
   requireHooks?: string[]
+  /**
+   * See `DiscoveryOptions.claudeSettings`: also run the hooks of Claude Code's settings files
+   * (`~/.claude/settings.json`, each root's `.claude/settings.json` and `settings.local.json`).
+   */
+  claudeSettings?: boolean
   /** See `RunOptions.onFailure`. */
   onFailure?: 'allow' | 'block' | { timeout?: 'allow' | 'block'; crash?: 'allow' | 'block'; startFailure?: 'allow' | 'block'; invalidOutput?: 'allow' | 'block' }
   /** See `RunOptions.scrubEnv`. */

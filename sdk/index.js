@@ -45,6 +45,7 @@ const RUNTIME_OPTIONS = [
   'policyFile',
   'trust',
   'requireHooks',
+  'claudeSettings',
   'onFailure',
   'scrubEnv',
 ]
@@ -178,7 +179,7 @@ function checkEnv(env) {
  */
 function discoveryOf(options) {
   const discovery = { profile: 'cli', workspaceRoots: options.workspaceRoots ?? [options.workspacePath] }
-  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust', 'requireHooks']) {
+  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust', 'requireHooks', 'claudeSettings']) {
     if (options[name] !== undefined) discovery[name] = options[name]
   }
   // The CLI's `--hooks-dir` only exports CLINE_HOOKS_DIR, which the SDK's runner never reads.

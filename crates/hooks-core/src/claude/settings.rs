@@ -66,6 +66,8 @@ pub struct ParsedSettings {
     pub entries: Vec<SettingsEntry>,
     /// Sentences for the file's author, without the file's name (the caller adds it).
     pub warnings: Vec<String>,
+    /// `"disableAllHooks": true`: Claude Code runs none of its hooks (listed disabled here).
+    pub disable_all_hooks: bool,
 }
 
 /// Reads a settings file's text.
@@ -80,6 +82,7 @@ pub fn parse_settings(text: &str) -> ParsedSettings {
 struct Reader {
     entries: Vec<SettingsEntry>,
     warnings: Vec<String>,
+    disable_all_hooks: bool,
     /// Warnings past [`MAX_WARNINGS`], counted only.
     unlisted: usize,
 }
@@ -110,6 +113,7 @@ impl Reader {
         ParsedSettings {
             entries: self.entries,
             warnings: self.warnings,
+            disable_all_hooks: self.disable_all_hooks,
         }
     }
 
@@ -130,9 +134,18 @@ impl Reader {
                 return;
             }
         };
-        // Settings that are not an object, or have no `hooks`, are not this reader's to judge:
-        // the file may hold only permissions, env and the like.
-        let Some(hooks) = root.as_object().and_then(|root| root.get("hooks")) else {
+        let Some(object) = root.as_object() else {
+            // Claude Code reads settings from an object only: nothing of this file applies.
+            self.warn(format!(
+                "holds {}, not a JSON object such as {{\"hooks\": {{...}}}}; no hook of it runs until it is fixed.",
+                kind_of(&root)
+            ));
+            return;
+        };
+        self.disable_all_hooks = object.get("disableAllHooks") == Some(&Value::Bool(true));
+        // Settings that have no `hooks` are not this reader's to judge: the file may hold only
+        // permissions, env and the like.
+        let Some(hooks) = object.get("hooks") else {
             return;
         };
         let Some(events) = hooks.as_object() else {
@@ -540,16 +553,30 @@ mod tests {
 
     #[test]
     fn settings_without_hooks_are_quiet() {
-        for value in [
-            json!({}),
-            json!({"permissions": {}}),
-            json!([1, 2]),
-            json!("hooks"),
-            json!(null),
-            json!(3),
-        ] {
+        for value in [json!({}), json!({"permissions": {}})] {
             assert_eq!(parse(value.clone()), ParsedSettings::default(), "{value}");
         }
+    }
+
+    /// Attack on issue 36: a file Claude Code cannot read as settings is said, not skipped.
+    #[test]
+    fn settings_that_are_not_an_object_are_said() {
+        for (value, kind) in [
+            (json!([1, 2]), "a list"),
+            (json!("hooks"), "a string"),
+            (json!(null), "null"),
+            (json!(3), "a number"),
+        ] {
+            let parsed = parse(value.clone());
+            assert!(parsed.entries.is_empty());
+            assert_eq!(
+                parsed.warnings,
+                [format!("holds {kind}, not a JSON object such as {{\"hooks\": {{...}}}}; no hook of it runs until it is fixed.")],
+                "{value}"
+            );
+        }
+        assert!(parse(json!({"disableAllHooks": true})).disable_all_hooks);
+        assert!(!parse(json!({"disableAllHooks": "yes"})).disable_all_hooks);
     }
 
     #[test]

@@ -67,6 +67,18 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             if let (None, Err(why)) = (&hook.disabled, &matcher.compiled) {
                 hook.disabled = Some(why.clone());
             }
+            if hook.disabled.is_none() && command.contains('\0') {
+                hook.disabled = Some(
+                    "its command contains a NUL character, which no shell can run; remove it"
+                        .to_owned(),
+                );
+            }
+            if file.disable_all_hooks {
+                hook.disabled = Some(
+                    "its settings file sets \"disableAllHooks\": true, so Claude Code runs none of its hooks, and neither does this runtime"
+                        .to_owned(),
+                );
+            }
             if hook.disabled.is_none() {
                 match &file.shell {
                     Launch::Argv(shell) => {

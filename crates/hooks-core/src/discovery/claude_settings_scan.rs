@@ -30,6 +30,8 @@ pub struct SettingsFile {
     pub warnings: Vec<String>,
     /// Why none of it could be read, if so (unreadable, too large, not JSON).
     pub unreadable: Option<String>,
+    /// It sets `"disableAllHooks": true`: its handlers are listed, none runs.
+    pub disable_all_hooks: bool,
     /// How its commands start: the shell's argv before the command, or why none can.
     pub shell: Launch,
 }
@@ -60,12 +62,14 @@ pub fn scan_claude_dir(dir: &HookDir, tools: &mut Interpreters) -> Contents {
             entries: Vec::new(),
             warnings: Vec::new(),
             unreadable: None,
+            disable_all_hooks: false,
             shell,
         };
         match text {
             Err(why) => file.unreadable = Some(why),
             Ok(text) => {
                 let parsed = parse_settings(&text);
+                file.disable_all_hooks = parsed.disable_all_hooks;
                 // Nothing read and something said: the file as a whole is unusable.
                 if parsed.entries.is_empty() && !parsed.warnings.is_empty() {
                     file.unreadable = Some(format!("it {}", parsed.warnings.join("; ")));
@@ -79,7 +83,7 @@ pub fn scan_claude_dir(dir: &HookDir, tools: &mut Interpreters) -> Contents {
                     .map(|entry| {
                         let scripts = match (&entry.handler, area) {
                             (Handler::Command { command, .. }, Some(root)) => {
-                                fingerprint(scripts_named(command, root, root))
+                                scripts_of(command, root)
                             }
                             _ => Vec::new(),
                         };
@@ -127,7 +131,7 @@ pub fn handler_digest_now(
         _ => false,
     };
     let scripts = match folder.and_then(Path::parent).filter(|_| !is_user) {
-        Some(root) => fingerprint(scripts_named(command, root, root)),
+        Some(root) => scripts_of(command, root),
         None => Vec::new(),
     };
     Ok(crate::claude::entry_digest(
@@ -140,14 +144,21 @@ pub fn handler_digest_now(
 
 /// The file's text; `None` when it does not exist; `Err` says why it cannot be read.
 fn read_limited(path: &Path) -> Result<Option<String>, String> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(format!("it cannot be read ({err}); no hook of it runs")),
-    };
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
+    let file = match open_regular(path) {
+        Ok(Some(file)) => file,
+        // A link to nothing: as Claude Code, no settings.
+        Ok(None) if std::fs::metadata(path).is_err() => return Ok(None),
+        Ok(None) => {
+            return Err(
+                "it is not a regular file (a folder, a pipe or a device); no hook of it runs"
+                    .to_owned(),
+            )
+        }
+        Err(err) => return Err(format!("it cannot be read ({err}); no hook of it runs")),
+    };
     let mut bytes = Vec::new();
     if let Err(err) = file.take(SETTINGS_LIMIT + 1).read_to_end(&mut bytes) {
         return Err(format!("it cannot be read ({err}); no hook of it runs"));
@@ -167,16 +178,78 @@ fn read_limited(path: &Path) -> Result<Option<String>, String> {
     })
 }
 
-/// Each script with the sha256 of its bytes now (`None`: missing or unreadable).
-fn fingerprint(scripts: Vec<PathBuf>) -> Vec<Script> {
-    scripts
+/// Files of a project's `.claude/hooks` folder (and its subfolders) an approval covers, at
+/// most: where a command's scripts usually are, so one the command runs in a way this reading
+/// does not follow (`cat x.sh | sh`) is covered all the same.
+pub const HOOKS_FOLDER_FILES: usize = 64;
+
+/// What an approval of the command `command` of the project `root` covers, each file with
+/// the sha256 of its bytes now: the files it names (see [`scripts_named`]; the one it runs
+/// is recorded even when missing, the others when they exist), then every file of
+/// `<root>/.claude/hooks`.
+pub fn scripts_of(command: &str, root: &Path) -> Vec<Script> {
+    let mut scripts: Vec<Script> = scripts_named(command, root, root)
         .into_iter()
-        .map(|path| {
-            let sha256 = File::open(&path)
-                .ok()
-                .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
-                .and_then(|f| crate::policy::sha256_of(&f).ok().flatten());
-            (path, sha256)
+        .filter_map(|named| {
+            let sha256 = sha256_now(&named.path);
+            (named.primary || sha256.is_some()).then_some((named.path, sha256))
         })
-        .collect()
+        .collect();
+    for path in hooks_folder_files(&root.join(".claude").join("hooks")) {
+        if !scripts.iter().any(|(p, _)| *p == path) {
+            if let Some(sha256) = sha256_now(&path) {
+                scripts.push((path, Some(sha256)));
+            }
+        }
+    }
+    scripts
+}
+
+/// The regular files of `dir` and of its subfolders one level down, sorted, at most
+/// [`HOOKS_FOLDER_FILES`] (links are not followed).
+fn hooks_folder_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let list = |dir: &Path, depth: usize, files: &mut Vec<PathBuf>| -> Vec<PathBuf> {
+        let mut subfolders = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return subfolders;
+        };
+        for entry in entries.flatten().take(4 * HOOKS_FOLDER_FILES) {
+            match entry.file_type() {
+                Ok(t) if t.is_file() => files.push(entry.path()),
+                Ok(t) if t.is_dir() && depth == 0 => subfolders.push(entry.path()),
+                _ => {}
+            }
+        }
+        subfolders
+    };
+    for sub in list(dir, 0, &mut files) {
+        list(&sub, 1, &mut files);
+    }
+    files.sort();
+    files.truncate(HOOKS_FOLDER_FILES);
+    files
+}
+
+/// The sha256 of the regular file at `path` now; `None` when it is missing, not a regular
+/// file (a FIFO is never opened for reading: it would wait for a writer) or unreadable.
+fn sha256_now(path: &Path) -> Option<String> {
+    let file = open_regular(path).ok().flatten()?;
+    crate::policy::sha256_of(&file).ok().flatten()
+}
+
+/// `path` opened for reading when it is a regular file (a link to one counts): `Ok(None)`
+/// when it does not exist or is something else. Opened without waiting, so a FIFO in its
+/// place cannot hold the scan.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    Ok(file.metadata()?.is_file().then_some(file))
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::execution::RunContext;
 use crate::claude::{claude_input, cline_tool_input, read_output, ClaudeHook, Ended};
 use crate::discovery::DiscoveredHook;
-use crate::verdict::{Kept, Verdict};
+use crate::verdict::{Kept, Verdict, HEAD_KEEP, TAIL_KEEP};
 
 /// The variable naming a Claude hook's project folder, as Claude Code sets it.
 pub const CLAUDE_PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
@@ -65,16 +65,36 @@ pub(super) fn claude_verdict(ending: &ClaudeEnding, kept: &Kept) -> (Verdict, bo
         ..
     } = ending;
     let exit_code = *exit_code;
-    // The tail window holds all of stdout until it overflows into `head`.
-    let whole = kept.head.is_empty().then_some(kept.tail.as_str());
+    // The tail window holds all of stdout until it overflows into `head`. Past that, what is
+    // kept (its first and last MiB) is read as text, so a block in it still blocks; the hook
+    // is `failed`, its answer not read whole.
+    let joined;
+    let stdout = match kept.head.is_empty() {
+        true => kept.tail.as_str(),
+        false => {
+            joined = format!("{}\n{}", kept.head, kept.tail);
+            joined.as_str()
+        }
+    };
     let answer = read_output(&Ended {
         event: &claude.event,
         exit_code,
-        stdout: whole,
+        stdout: Some(stdout),
         stderr,
         profile: kept.profile,
     });
     let mut verdict = answer.verdict;
+    if !kept.head.is_empty() {
+        verdict.problem = Some(format!(
+            "printed {} bytes on stdout, more than a Claude hook's answer is read whole from ({} MiB): its first and last MiB were searched for a block{}; print the JSON answer alone, and logs on stderr",
+            kept.raw_len,
+            (HEAD_KEEP + TAIL_KEEP) >> 20,
+            match verdict.cancel {
+                true => ", which was found and blocks",
+                false => " and none was found",
+            }
+        ));
+    }
     // Claude's field names go back under the Cline tool's own (see `cline_tool_input`).
     if let (Some(updated), Some(input)) = (verdict.override_input.take(), &ending.input) {
         verdict.override_input = Some(cline_tool_input(

@@ -98,7 +98,12 @@ pub(crate) async fn verify(hook: &DiscoveredHook) -> Result<Option<VerifiedFile>
 fn check_scripts(scripts: &[(PathBuf, Option<String>)]) -> Result<Option<VerifiedFile>, String> {
     let mut held = Vec::with_capacity(scripts.len());
     for (path, approved) in scripts {
-        let now = open_held(path).ok().and_then(|file| {
+        // Not waiting on a FIFO put in its place; held against writers on Windows.
+        let opened = match cfg!(windows) {
+            true => open_held(path).ok(),
+            false => crate::discovery::open_regular(path).ok().flatten(),
+        };
+        let now = opened.and_then(|file| {
             let bytes = read_capped(&file).ok().flatten()?;
             Some((sha256_of_bytes(&bytes), file))
         });
