@@ -214,7 +214,8 @@ describeUnix('Claude Code settings hooks', () => {
     const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd('"$CLAUDE_PROJECT_DIR"/.claude/hooks/no-such-guard.sh')] }] })
     const [hook] = await discoverHooks('PreToolUse', withClaude(root))
     const missing = path.join(root, '.claude', 'hooks', 'no-such-guard.sh')
-    expect(hook.claude.scripts).toEqual([missing])
+    // The script it runs first; then every file of .claude/hooks, which an approval covers too.
+    expect(hook.claude.scripts[0]).toBe(missing)
     expect(hook.warnings.join('\n')).toContain(`its command names ${missing}, which is not a readable file`)
     const r = await runHook('PreToolUse', bash('ls'), withClaude(root))
     expect(r.hooks[0]).toMatchObject({ status: 'failed', failureKind: 'startFailure', exitCode: 127 })
@@ -303,6 +304,14 @@ describeUnix('Claude Code settings hooks', () => {
     expect(r.overrideInput).toEqual({ command: 'ls -la' })
   })
 
+  test("updatedInput in Claude's field names goes back under the Cline tool's own", async () => {
+    const redirect = "node -e 'let d=\"\";process.stdin.on(\"data\",c=>d+=c).on(\"end\",()=>{const i=JSON.parse(d).tool_input;console.log(JSON.stringify({hookSpecificOutput:{hookEventName:\"PreToolUse\",permissionDecision:\"allow\",updatedInput:{...i,file_path:i.file_path.replace(/a\\.txt$/,\"b.txt\")}}}))})'"
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Write', hooks: [cmd(redirect)] }] })
+    const r = await runHook('PreToolUse', write('src/a.txt', 'hi'), withClaude(root))
+    expectCompleted(r.hooks[0])
+    expect(r.overrideInput).toEqual({ path: 'src/b.txt', content: 'hi' })
+  })
+
   test('under trust, a project handler runs only once approved; editing its script withdraws the approval', async () => {
     const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd('sh .claude/hooks/guard.sh')] }] })
     const guard = path.join(root, '.claude', 'hooks', 'guard.sh')
@@ -311,7 +320,7 @@ describeUnix('Claude Code settings hooks', () => {
     const options = withClaude(root, { trust: 'workspace', policyFile })
     const [fresh] = await discoverHooks('PreToolUse', options)
     expect(fresh).toMatchObject({ enabled: false, trust: 'new', reason: 'not trusted: new' })
-    expect(fresh.claude.scripts).toEqual([guard])
+    expect(fresh.claude.scripts[0]).toBe(guard)
     const untrusted = await runHook('PreToolUse', bash('ls'), options)
     expect(untrusted.cancel).toBe(false)
     expect(untrusted.hooks).toEqual([])
@@ -398,7 +407,7 @@ describeUnix('Claude Code settings hooks', () => {
   ])('an approval of %s is withdrawn when the script it runs changes', async (command) => {
     const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd(command)] }] })
     const guard = path.join(root, '.claude', 'hooks', 'g.sh')
-    fs.writeFileSync(guard, 'cat >/dev/null; echo nope >&2; exit 2\n')
+    fs.writeFileSync(guard, 'cat >/dev/null; echo nope >&2; exit 2\n', { mode: 0o755 })
     const policyFile = path.join(makeTempDir(), 'policy.json')
     const options = withClaude(root, { trust: 'workspace', policyFile })
     const [hook] = await discoverHooks('PreToolUse', options)

@@ -77,8 +77,9 @@ pub struct ClaudeHandler {
     pub file: String,
     /// Where in the file: `hooks.PreToolUse[0].hooks[1]`.
     pub position: String,
-    /// The script files its command names inside its project: an approval covers their
-    /// bytes.
+    /// The files an approval covers the bytes of (a project's settings only): those its
+    /// command runs or loads inside its project, the one it runs first, then every file of
+    /// the project's `.claude/hooks`.
     pub scripts: Vec<String>,
 }
 
