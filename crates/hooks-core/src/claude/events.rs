@@ -170,6 +170,17 @@ pub fn claude_input(
     profile: Profile,
     project_dir: &Path,
 ) -> ClaudeCall {
+    claude_input_in(hook_name, input, profile, project_dir, cfg!(windows))
+}
+
+/// `claude_input` with Windows' path rules or POSIX's (see `resolve`).
+fn claude_input_in(
+    hook_name: &str,
+    input: &Value,
+    profile: Profile,
+    project_dir: &Path,
+    windows: bool,
+) -> ClaudeCall {
     let hook = hook_of(hook_name);
     let Some(event) = claude_event_of(hook) else {
         return ClaudeCall {
@@ -190,7 +201,7 @@ pub fn claude_input(
             out.insert("tool_name".into(), Value::from(name.as_str()));
             out.insert(
                 "tool_input".into(),
-                claude_tool_input(&call.name, call.params, project_dir),
+                tool_input_in(&call.name, call.params, Folder::of(&cwd, windows)),
             );
             if post {
                 out.insert("tool_response".into(), tool_response(&call));
@@ -461,10 +472,16 @@ fn editor_tool(params: &Value) -> &'static str {
 /// The Cline tool's `parameters` as Claude's tool of the same job takes them
 /// (`claude_tool_name`'s): Claude's field names first (`file_path` made absolute against
 /// `project_dir`, `old_string`, `pattern`, ...), then every parameter not renamed, as it was.
-/// An MCP tool's input is its parsed `arguments`.
+/// An MCP tool's input is its parsed `arguments`. Paths are resolved as Cline resolves them
+/// on this system (see `resolve`).
 pub fn claude_tool_input(cline_tool: &str, parameters: &Value, project_dir: &Path) -> Value {
-    let base = project_dir.to_string_lossy();
-    let base = base.as_ref();
+    let dir = project_dir.to_string_lossy();
+    tool_input_in(cline_tool, parameters, Folder::of(&dir, cfg!(windows)))
+}
+
+/// `claude_tool_input` with the path rules of `base` (Windows' or POSIX's), so that both are
+/// tested on every system.
+fn tool_input_in(cline_tool: &str, parameters: &Value, base: Folder<'_>) -> Value {
     if cline_tool == "use_mcp_tool" {
         return mcp_input(parameters);
     }
@@ -587,7 +604,7 @@ fn move_path(
     claude: &mut Map<String, Value>,
     rest: &mut Map<String, Value>,
     from: &str,
-    base: &str,
+    base: Folder<'_>,
 ) {
     if let Some(Value::String(path)) = rest.get(from) {
         let absolute = absolutize(path, base);
@@ -598,7 +615,7 @@ fn move_path(
 
 /// Makes the directory `path` (Claude's `LS`, `Glob` and `Grep` call it `path` too)
 /// absolute.
-fn dir_path(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+fn dir_path(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: Folder<'_>) {
     if let Some(Value::String(path)) = rest.get("path") {
         let absolute = absolutize(path, base);
         rest.shift_remove("path");
@@ -654,7 +671,7 @@ fn shell_quote(arg: &str) -> String {
 /// `read_files` as one `Read`: Claude reads one file, so `file_path` is the first file (and
 /// its `start_line`/`end_line` Claude's `offset`/`limit`); the whole batch stays in `files`
 /// or `file_paths` as Cline sent it.
-fn read_files(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+fn read_files(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: Folder<'_>) {
     let batch = ["files", "file_paths", "paths"]
         .iter()
         .filter_map(|key| rest.get(*key))
@@ -710,7 +727,7 @@ fn read_request(entry: &Value) -> Option<(String, Option<u64>, Option<u64>)> {
 
 /// `editor` as `Write` (`content`) or `Edit` (`old_string`, `new_string`), by what it does
 /// (see `editor_tool`); `insert_line` stays for an insert, which Claude's Edit cannot say.
-fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: &str) {
+fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: Folder<'_>) {
     move_path(claude, rest, "path", base);
     let tool = editor_tool(&Value::Object(rest.clone()));
     let command = rest
@@ -851,84 +868,260 @@ fn json_list(value: &Value) -> Option<Vec<Value>> {
     }
 }
 
-/// `path` made absolute against the project folder `base`, and tidied as Claude's paths are
-/// (no `.` or `..` parts, so a hook testing "inside the project" is not fooled by
-/// `src/../../etc`). Unix (`/a/b`) and Windows (`C:\a`, `C:/a`, `\\server\share`) paths are
-/// both understood, whatever the system. An absolute path keeps its root and separator; a
-/// relative one takes the project folder's. `~` paths are the shell's business: kept as they
-/// are.
-fn absolutize(path: &str, base: &str) -> String {
-    if path.starts_with('~') {
-        return path.to_owned();
+// ---- Paths, resolved as Cline resolves them ----
+
+/// The project folder a tool's relative path is resolved against, and whose path rules
+/// apply: Windows' (drive letters, `\` and `/` both separators, UNC and `\\?\` roots) or
+/// POSIX's (only `/`, every other character, `\`, `:` and `~` included, part of a name).
+#[derive(Clone, Copy)]
+struct Folder<'a> {
+    dir: &'a str,
+    windows: bool,
+}
+
+impl<'a> Folder<'a> {
+    fn of(dir: &'a str, windows: bool) -> Self {
+        Folder { dir, windows }
     }
-    let (root, rest) = match split_root(path) {
-        Some((root, rest)) => (root, rest.to_owned()),
-        None => match split_root(base) {
-            Some((root, base_rest)) => {
-                let joined = format!("{base_rest}{}{path}", root.separator);
-                (root, joined)
-            }
-            // A relative project folder: the result is relative too.
-            None => (
-                Root {
-                    prefix: String::new(),
-                    separator: if base.contains('\\') { '\\' } else { '/' },
-                    windows: base.contains('\\'),
-                    keep: 0,
-                },
-                format!("{base}/{path}"),
-            ),
-        },
+
+    fn is_separator(self, c: char) -> bool {
+        c == '/' || (self.windows && c == '\\')
+    }
+
+    /// The separator results are written with: `/` on POSIX; on Windows `\`, as Node writes
+    /// it, unless the project folder is written with `/` alone, so that a hook comparing a
+    /// path with its `cwd` compares like with like.
+    fn separator(self) -> char {
+        if self.windows && (self.dir.contains('\\') || !self.dir.contains('/')) {
+            '\\'
+        } else {
+            '/'
+        }
+    }
+}
+
+/// A resolved path: its root and its parts, none of them `.` or `..` (but the leading `..`
+/// of a relative result).
+struct Resolved {
+    /// Windows' device: `C:`, or `\\server\share` (`\\?\C:` too), written with `\`; "" on
+    /// POSIX and for a Windows path rooted at `\` with no drive.
+    device: String,
+    /// Whether it starts at a root (only a relative project folder gives a relative path).
+    absolute: bool,
+    parts: Vec<String>,
+}
+
+/// `path` made absolute against the project folder `base` and tidied, as Cline makes it:
+/// Node's `path.resolve(cwd, path)` on the system Cline runs on. So a hook testing "inside
+/// the project" sees the file Cline will write: `src/../../etc` is outside, `~/../x` is
+/// `<project>/x` (Node expands no `~`), and on POSIX `C:/../x` is `<project>/x` too (a drive
+/// letter is a name there). See `resolve`.
+fn absolutize(path: &str, base: Folder<'_>) -> String {
+    render(&resolve(path, base), base.separator())
+}
+
+/// `path` resolved against `base`: Node's `path.posix.resolve` or `path.win32.resolve`
+/// (`base.windows`). Where Node would read the process's own working folder, which a pure
+/// function cannot know, the answer is the one that never shows a path inside the project
+/// that Node puts elsewhere: a drive-relative `D:x` on a drive other than the project's is
+/// taken from that drive's root (Node's answer when Windows keeps no working folder for
+/// the drive; any other is on that drive too, so outside the project either way), and a
+/// relative project folder gives a relative result. On Windows, the drive letter and the
+/// leading names that equal the project folder's but for case are written as the project
+/// folder writes them (Windows compares names without regard to case, so this is the same
+/// file, and a hook's prefix test sees it inside). A `\\?\C:\...` path keeps its prefix, as
+/// in Node: it is not the project folder's spelling, and is shown as outside it.
+fn resolve(path: &str, base: Folder<'_>) -> Resolved {
+    let resolved = if base.windows {
+        resolve_win32(path, base)
+    } else {
+        resolve_posix(path, base)
     };
-    let mut parts: Vec<&str> = Vec::new();
-    let split: &[char] = if root.windows { &['/', '\\'] } else { &['/'] };
-    for part in rest.split(split) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.len() > root.keep {
-                    parts.pop();
+    if !base.windows || !resolved.absolute {
+        return resolved;
+    }
+    let home = resolve_win32("", base);
+    if !home.absolute || !same_name(&resolved.device, &home.device) {
+        return resolved;
+    }
+    let mut parts = resolved.parts;
+    for (part, own) in parts.iter_mut().zip(&home.parts) {
+        if !same_name(part, own) {
+            break;
+        }
+        own.clone_into(part);
+    }
+    Resolved {
+        device: home.device,
+        absolute: true,
+        parts,
+    }
+}
+
+/// Node's `path.posix.resolve(base, path)`.
+fn resolve_posix(path: &str, base: Folder<'_>) -> Resolved {
+    let mut pieces = Vec::new();
+    let mut absolute = false;
+    for piece in [path, base.dir] {
+        if piece.is_empty() {
+            continue;
+        }
+        pieces.insert(0, piece);
+        if piece.starts_with('/') {
+            absolute = true;
+            break;
+        }
+    }
+    Resolved {
+        device: String::new(),
+        absolute,
+        parts: normalize(&pieces, base, absolute),
+    }
+}
+
+/// Node's `path.win32.resolve(base, path)`: the device of the last path that has one, the
+/// parts from the last absolute one (a path rooted at `\` takes the project folder's device;
+/// a project folder on another device is not used).
+fn resolve_win32(path: &str, base: Folder<'_>) -> Resolved {
+    let mut device = String::new();
+    let mut pieces = Vec::new();
+    let mut absolute = false;
+    for piece in [path, base.dir] {
+        if piece.is_empty() {
+            continue;
+        }
+        let (own, start, rooted) = win32_root(piece);
+        if !own.is_empty() {
+            if device.is_empty() {
+                device = own;
+            } else if !same_name(&own, &device) {
+                continue;
+            }
+        }
+        if absolute {
+            if !device.is_empty() {
+                break;
+            }
+        } else {
+            pieces.insert(0, piece.get(start..).unwrap_or_default());
+            absolute = rooted;
+            if absolute && !device.is_empty() {
+                break;
+            }
+        }
+    }
+    // A drive-relative path on a drive the project folder is not on: that drive's root.
+    if !device.is_empty() {
+        absolute = true;
+    }
+    Resolved {
+        parts: normalize(&pieces, base, absolute),
+        device,
+        absolute,
+    }
+}
+
+/// Node's `path.win32` root of `path`: its device (`C:`, or `\\server\share` written with
+/// `\`), the byte where the rest starts, and whether it is absolute (`C:\x`, `\x`,
+/// `\\server\share\x`; not the drive-relative `C:x`).
+fn win32_root(path: &str) -> (String, usize, bool) {
+    let sep = |b: u8| b == b'/' || b == b'\\';
+    let bytes = path.as_bytes();
+    let len = bytes.len();
+    match bytes {
+        [a, b, ..] if sep(*a) && sep(*b) => {
+            // `\\server\share`: both names needed, else it is a path rooted at `\`.
+            let mut j = 2;
+            while j < len && !sep(bytes[j]) {
+                j += 1;
+            }
+            if j < len && j != 2 {
+                let server = path.get(2..j).unwrap_or_default();
+                while j < len && sep(bytes[j]) {
+                    j += 1;
+                }
+                let share_start = j;
+                while j < len && !sep(bytes[j]) {
+                    j += 1;
+                }
+                if j != share_start {
+                    let share = path.get(share_start..j).unwrap_or_default();
+                    return (format!("\\\\{server}\\{share}"), j, true);
                 }
             }
-            part => parts.push(part),
+            (String::new(), 0, true)
+        }
+        [a, ..] if sep(*a) => (String::new(), 1, true),
+        [drive, b':', rest @ ..] if drive.is_ascii_alphabetic() => {
+            let device = path.get(..2).unwrap_or_default().to_owned();
+            match rest.first() {
+                Some(b) if sep(*b) => (device, 3, true),
+                _ => (device, 2, false),
+            }
+        }
+        _ => (String::new(), 0, false),
+    }
+}
+
+/// The parts of `pieces` (joined by a separator) without `.`, `..` or empty parts: Node's
+/// `normalizeString`. A `..` at the root stays there; a relative path keeps its leading `..`.
+fn normalize(pieces: &[&str], base: Folder<'_>, absolute: bool) -> Vec<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for piece in pieces {
+        for part in piece.split(|c| base.is_separator(c)) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.last().is_some_and(|last| *last != "..") {
+                        parts.pop();
+                    } else if !absolute {
+                        parts.push("..");
+                    }
+                }
+                part => parts.push(part),
+            }
         }
     }
-    let mut out = root.prefix;
-    out.push_str(&parts.join(&root.separator.to_string()));
-    out
+    parts.into_iter().map(str::to_owned).collect()
 }
 
-/// Where an absolute path starts.
-struct Root {
-    /// `/`, `C:\`, `\\` (what is kept as written).
-    prefix: String,
-    /// The separator it uses.
-    separator: char,
-    /// Whether `\` separates parts too.
-    windows: bool,
-    /// How many leading parts `..` cannot remove (a UNC path's server and share).
-    keep: usize,
-}
-
-/// The root of `path` and the rest, when it is absolute.
-fn split_root(path: &str) -> Option<(Root, &str)> {
-    let bytes = path.as_bytes();
-    let root = |prefix: &str, separator, windows, keep| Root {
-        prefix: prefix.to_owned(),
-        separator,
-        windows,
-        keep,
+/// `resolved` as text, its parts joined by `separator` (a UNC device written with it too).
+fn render(resolved: &Resolved, separator: char) -> String {
+    let device = if separator == '/' {
+        resolved.device.replace('\\', "/")
+    } else {
+        resolved.device.clone()
     };
-    match bytes {
-        [drive, b':', sep @ (b'/' | b'\\'), ..] if drive.is_ascii_alphabetic() => {
-            let separator = char::from(*sep);
-            let prefix = format!("{}:{separator}", char::from(*drive));
-            Some((root(&prefix, separator, true, 0), &path[3..]))
+    let body = resolved.parts.join(separator.encode_utf8(&mut [0; 4]));
+    if resolved.absolute {
+        format!("{device}{separator}{body}")
+    } else if device.is_empty() && body.is_empty() {
+        ".".to_owned()
+    } else {
+        format!("{device}{body}")
+    }
+}
+
+/// Whether two Windows names are the same name: equal but for case, each character
+/// compared by its one-character uppercase (no `ß` = `SS`, which Windows does not say).
+fn same_name(a: &str, b: &str) -> bool {
+    let upper = |c: char| {
+        let mut up = c.to_uppercase();
+        match (up.next(), up.next()) {
+            (Some(u), None) => u,
+            _ => c,
         }
-        [b'\\', b'\\', ..] => Some((root("\\\\", '\\', true, 2), &path[2..])),
-        [b'\\', ..] => Some((root("\\", '\\', true, 0), &path[1..])),
-        [b'/', ..] => Some((root("/", '/', false, 0), &path[1..])),
-        _ => None,
+    };
+    a.chars().map(upper).eq(b.chars().map(upper))
+}
+
+/// Whether `path` is relative under `base`'s rules: Cline resolves it against the project
+/// folder (`~` is a name like any other; on Windows `C:x` and `\x` are not relative).
+fn is_relative(path: &str, base: Folder<'_>) -> bool {
+    if base.windows {
+        win32_root(path) == (String::new(), 0, false)
+    } else {
+        !path.starts_with('/')
     }
 }
 
@@ -951,20 +1144,34 @@ pub fn cline_tool_input(
     project_dir: &Path,
     updated: &Map<String, Value>,
 ) -> Map<String, Value> {
+    cline_tool_input_in(
+        hook_name,
+        input,
+        profile,
+        project_dir,
+        updated,
+        cfg!(windows),
+    )
+}
+
+/// `cline_tool_input` with Windows' path rules or POSIX's (see `resolve`).
+fn cline_tool_input_in(
+    hook_name: &str,
+    input: &Value,
+    profile: Profile,
+    project_dir: &Path,
+    updated: &Map<String, Value>,
+    windows: bool,
+) -> Map<String, Value> {
     let post = match claude_event_of(hook_of(hook_name)) {
         Some("PreToolUse") => false,
         Some("PostToolUse") => true,
         _ => return updated.clone(),
     };
     let call = tool_call(input, profile, post);
-    restore(
-        &call.name,
-        call.params,
-        !call.sdk,
-        project_dir,
-        updated,
-        true,
-    )
+    let dir = project_dir.to_string_lossy();
+    let base = Folder::of(&dir, windows);
+    restore(&call.name, call.params, !call.sdk, base, updated, true)
 }
 
 /// `cline_tool_input` for one tool call given directly: `cline_tool` and its `parameters` as
@@ -983,7 +1190,9 @@ pub fn cline_tool_parameters(
     project_dir: &Path,
     updated: &Map<String, Value>,
 ) -> Map<String, Value> {
-    restore(cline_tool, parameters, legacy, project_dir, updated, true)
+    let dir = project_dir.to_string_lossy();
+    let base = Folder::of(&dir, cfg!(windows));
+    restore(cline_tool, parameters, legacy, base, updated, true)
 }
 
 /// The inverse mapping. `skip_shown` leaves out the fields of `updated` equal to what the
@@ -993,13 +1202,11 @@ fn restore(
     tool: &str,
     parameters: &Value,
     legacy: bool,
-    project_dir: &Path,
+    base: Folder<'_>,
     updated: &Map<String, Value>,
     skip_shown: bool,
 ) -> Map<String, Value> {
-    let base = project_dir.to_string_lossy();
-    let base = base.as_ref();
-    let shown = match claude_tool_input(tool, parameters, project_dir) {
+    let shown = match tool_input_in(tool, parameters, base) {
         Value::Object(map) => map,
         _ => Map::new(),
     };
@@ -1151,69 +1358,53 @@ fn object_form(tool: &str, parameters: &Value) -> Map<String, Value> {
 /// A Claude path (`file_path`, or the `path` of LS, Glob and Grep) as Cline's `path`: relative
 /// to the project folder when Cline's `original` was relative and the new path is inside the
 /// folder, absolute (tidied) otherwise. A path that is no string is passed on as it is.
-fn path_back(value: &Value, original: Option<&Value>, base: &str) -> Value {
+fn path_back(value: &Value, original: Option<&Value>, base: Folder<'_>) -> Value {
     let Some(path) = value.as_str() else {
         return value.clone();
     };
-    let absolute = absolutize(path, base);
+    let resolved = resolve(path, base);
     let relative_original = original
         .and_then(Value::as_str)
-        .filter(|p| !p.starts_with('~') && split_root(p).is_none());
+        .filter(|p| is_relative(p, base));
     if let Some(original) = relative_original {
-        if let Some(relative) = relative_inside(&absolute, base, original) {
+        if let Some(relative) = relative_inside(&resolved, base, original) {
             return relative.into();
         }
     }
-    absolute.into()
+    render(&resolved, base.separator()).into()
 }
 
-/// `path` (tidy, as `absolutize` gives) relative to the project folder `base`, written with
-/// the separator of `style` (Cline's original relative path), or `None` when it is not inside
-/// the folder. Windows paths compare without regard to ASCII case, as Windows does.
-fn relative_inside(path: &str, base: &str, style: &str) -> Option<String> {
-    let base = absolutize("", base);
-    let parts = |p: &str| -> (String, bool, Vec<String>) {
-        let (prefix, windows, rest) = match split_root(p) {
-            Some((root, rest)) => (root.prefix, root.windows, rest.to_owned()),
-            None => (String::new(), p.contains('\\'), p.to_owned()),
-        };
-        let split: &[char] = if windows { &['/', '\\'] } else { &['/'] };
-        let parts = rest
-            .split(split)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect();
-        (prefix, windows, parts)
-    };
-    let (path_prefix, windows, path_parts) = parts(path);
-    let (base_prefix, base_windows, base_parts) = parts(&base);
-    let windows = windows || base_windows;
+/// `path` (resolved against `base`) relative to the project folder, written with the
+/// separator of `style` (Cline's original relative path), or `None` when it is not inside
+/// the folder. Windows names compare without regard to case, as Windows does.
+fn relative_inside(path: &Resolved, base: Folder<'_>, style: &str) -> Option<String> {
+    let home = resolve("", base);
     let same = |a: &str, b: &str| {
-        let unify = |s: &str| s.replace('\\', "/");
-        if windows {
-            unify(a).eq_ignore_ascii_case(&unify(b))
+        if base.windows {
+            same_name(a, b)
         } else {
             a == b
         }
     };
-    if !same(&path_prefix, &base_prefix) || path_parts.len() < base_parts.len() {
+    if path.absolute != home.absolute
+        || !same(&path.device, &home.device)
+        || path.parts.len() < home.parts.len()
+        || !home.parts.iter().zip(&path.parts).all(|(h, p)| same(h, p))
+    {
         return None;
     }
-    if !base_parts.iter().zip(&path_parts).all(|(b, p)| same(b, p)) {
-        return None;
-    }
-    let rest = &path_parts[base_parts.len()..];
+    let rest = &path.parts[home.parts.len()..];
     if rest.is_empty() {
         return Some(".".to_owned());
     }
-    let separator = if style.contains('/') {
-        "/"
-    } else if style.contains('\\') || (windows && !path.contains('/')) {
-        "\\"
+    let separator = if !base.windows || style.contains('/') {
+        '/'
+    } else if style.contains('\\') {
+        '\\'
     } else {
-        "/"
+        base.separator()
     };
-    Some(rest.join(separator))
+    Some(rest.join(separator.encode_utf8(&mut [0; 4])))
 }
 
 /// Writes `items` back to `out[key]` in the form `original` had: JSON text when it was a JSON
@@ -1289,7 +1480,7 @@ fn read_back(
     out: &mut Map<String, Value>,
     file_path: Option<&Value>,
     range: Option<(Option<u64>, Option<u64>)>,
-    base: &str,
+    base: Folder<'_>,
 ) -> bool {
     if file_path.is_some_and(|v| !v.is_string()) {
         return false;
@@ -1550,16 +1741,23 @@ mod tests {
 
     const PROJECT: &str = "/home/dev/proj";
 
+    // The tests name POSIX paths (and Windows ones where they say so): each rule set is
+    // tested on every system, so the helpers give the rules explicitly.
+    const POSIX: Folder<'static> = Folder {
+        dir: PROJECT,
+        windows: false,
+    };
+
     fn ext(hook: &str, input: Value) -> ClaudeCall {
-        claude_input(hook, &input, Profile::Extension, Path::new(PROJECT))
+        claude_input_in(hook, &input, Profile::Extension, Path::new(PROJECT), false)
     }
 
     fn cli(hook: &str, input: Value) -> ClaudeCall {
-        claude_input(hook, &input, Profile::Cli, Path::new(PROJECT))
+        claude_input_in(hook, &input, Profile::Cli, Path::new(PROJECT), false)
     }
 
     fn tool_input(tool: &str, params: Value) -> Value {
-        claude_tool_input(tool, &params, Path::new(PROJECT))
+        tool_input_in(tool, &params, POSIX)
     }
 
     // ---- events, both ways ----
@@ -2147,9 +2345,169 @@ mod tests {
 
     // ---- paths ----
 
+    fn posix(path: &str, base: &str) -> String {
+        absolutize(path, Folder::of(base, false))
+    }
+
+    fn win(path: &str, base: &str) -> String {
+        absolutize(path, Folder::of(base, true))
+    }
+
+    /// The attack's paths (03-paths.js): a tool path the model picks, what Node's
+    /// `path.posix.resolve(PROJECT, p)` writes, and what `path.win32.resolve(WIN, p)` writes
+    /// (Node's own answers, but where the comment says why not).
+    const WIN: &str = r"C:\Users\dev\proj";
+    const ATTACK: [(&str, &str, &str); 26] = [
+        ("src/../../x", "/home/dev/x", r"C:\Users\dev\x"),
+        (
+            "C:/../.claude/settings.json",
+            "/home/dev/proj/.claude/settings.json",
+            r"C:\.claude\settings.json",
+        ),
+        (
+            r"C:\..\.claude\settings.json",
+            r"/home/dev/proj/C:\..\.claude\settings.json",
+            r"C:\.claude\settings.json",
+        ),
+        (
+            "~/../.claude/settings.json",
+            "/home/dev/proj/.claude/settings.json",
+            r"C:\Users\dev\proj\.claude\settings.json",
+        ),
+        ("~", "/home/dev/proj/~", r"C:\Users\dev\proj\~"),
+        (
+            r"..\..\etc\passwd",
+            r"/home/dev/proj/..\..\etc\passwd",
+            r"C:\Users\etc\passwd",
+        ),
+        ("//etc/passwd", "/etc/passwd", r"\\etc\passwd\"),
+        ("/proj/../etc", "/etc", r"C:\etc"),
+        (
+            "a\u{0}b/../../../etc/passwd",
+            "/home/etc/passwd",
+            r"C:\Users\etc\passwd",
+        ),
+        (
+            ".claude/../.claude/settings.json",
+            "/home/dev/proj/.claude/settings.json",
+            r"C:\Users\dev\proj\.claude\settings.json",
+        ),
+        // Node asks Windows for D:'s own working folder: any is on D:, outside the project.
+        ("D:", "/home/dev/proj/D:", r"D:\"),
+        ("D:..", "/home/dev/proj/D:..", r"D:\"),
+        (r"\\?\C:\x", r"/home/dev/proj/\\?\C:\x", r"\\?\C:\x"),
+        (
+            "file:///etc/passwd",
+            "/home/dev/proj/file:/etc/passwd",
+            r"C:\Users\dev\proj\file:\etc\passwd",
+        ),
+        (
+            "src/./a\u{202e}.ts",
+            "/home/dev/proj/src/a\u{202e}.ts",
+            "C:\\Users\\dev\\proj\\src\\a\u{202e}.ts",
+        ),
+        ("", "/home/dev/proj", r"C:\Users\dev\proj"),
+        // Node writes `c:\Users\dev\proj\x`: the same file, in the project folder's spelling.
+        ("c:x", "/home/dev/proj/c:x", r"C:\Users\dev\proj\x"),
+        (r"C:..\..\y", r"/home/dev/proj/C:..\..\y", r"C:\Users\y"),
+        (
+            r"c:\users\DEV\proj\.claude",
+            r"/home/dev/proj/c:\users\DEV\proj\.claude",
+            r"C:\Users\dev\proj\.claude",
+        ),
+        (r"\rooted\f", r"/home/dev/proj/\rooted\f", r"C:\rooted\f"),
+        ("/unix/style", "/unix/style", r"C:\unix\style"),
+        (
+            r"\\server\share\..\..\f",
+            r"/home/dev/proj/\\server\share\..\..\f",
+            r"\\server\share\f",
+        ),
+        (r"\\server", r"/home/dev/proj/\\server", r"C:\server"),
+        (r"\\server\", r"/home/dev/proj/\\server\", r"C:\server"),
+        (
+            r"\\?\C:\Users\dev\proj\..\..\x",
+            r"/home/dev/proj/\\?\C:\Users\dev\proj\..\..\x",
+            r"\\?\C:\Users\x",
+        ),
+        (r"\\.\pipe\p", r"/home/dev/proj/\\.\pipe\p", r"\\.\pipe\p"),
+    ];
+
     #[test]
-    fn unix_paths_are_made_absolute_and_tidy() {
-        let base = "/home/dev/proj";
+    fn the_attack_paths_resolve_as_node_does_on_each_system() {
+        for (path, want_posix, want_win) in ATTACK {
+            assert_eq!(posix(path, PROJECT), want_posix, "posix {path:?}");
+            assert_eq!(win(path, WIN), want_win, "win32 {path:?}");
+            // What a hook is shown: the Write tool's `file_path` is where Node writes.
+            let params = json!({"path": path, "content": "x"});
+            for (base, want) in [
+                (Folder::of(PROJECT, false), want_posix),
+                (Folder::of(WIN, true), want_win),
+            ] {
+                let input = json!({"tool_call": {"name": "write_to_file", "input": params}});
+                let call = claude_input_in(
+                    "tool_call",
+                    &input,
+                    Profile::Cli,
+                    Path::new(base.dir),
+                    base.windows,
+                );
+                assert_eq!(call.input["tool_input"]["file_path"], want, "{path:?}");
+                assert_eq!(call.input["cwd"], base.dir);
+            }
+        }
+    }
+
+    #[test]
+    fn a_hook_testing_inside_the_project_sees_what_node_writes() {
+        // The attack's check: inside the project (by text) exactly when Node's path is.
+        let inside = |path: &str, root: &str, sep: char| {
+            path == root || path.starts_with(&format!("{root}{sep}"))
+        };
+        for (path, want_posix, want_win) in ATTACK {
+            let shown = posix(path, PROJECT);
+            assert_eq!(
+                inside(&shown, PROJECT, '/'),
+                inside(want_posix, PROJECT, '/'),
+                "{path:?}"
+            );
+            let shown = win(path, WIN);
+            assert_eq!(
+                inside(&shown, WIN, '\\'),
+                inside(want_win, WIN, '\\'),
+                "{path:?}"
+            );
+        }
+        // The protected folder is found whatever the way there.
+        for path in [
+            "C:/../.claude/settings.json",
+            "~/../.claude/settings.json",
+            ".claude/../.claude/settings.json",
+            "x/../../proj/.claude/settings.json",
+        ] {
+            assert_eq!(
+                posix(path, PROJECT),
+                "/home/dev/proj/.claude/settings.json",
+                "{path:?}"
+            );
+        }
+        for path in [
+            "~/../.claude/settings.json",
+            r"~\..\.claude\settings.json",
+            r"C:.claude\settings.json",
+            r"c:\USERS\dev\Proj\.claude\settings.json",
+            r"\Users\dev\proj\.claude\settings.json",
+            "/Users/dev/proj/.claude/./settings.json",
+        ] {
+            assert_eq!(
+                win(path, WIN),
+                r"C:\Users\dev\proj\.claude\settings.json",
+                "{path:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn posix_paths_are_made_absolute_and_tidy() {
         let cases = [
             ("a.ts", "/home/dev/proj/a.ts"),
             ("./src//b.ts", "/home/dev/proj/src/b.ts"),
@@ -2159,49 +2517,128 @@ mod tests {
             ("/a/./b/../c/", "/a/c"),
             ("//double", "/double"),
             ("/", "/"),
+            ("/..", "/"),
             ("", "/home/dev/proj"),
             (".", "/home/dev/proj"),
-            ("~/notes.md", "~/notes.md"),
+            // No `~` expansion in Node: a folder named `~` in the project.
+            ("~/notes.md", "/home/dev/proj/~/notes.md"),
+            ("~user/x", "/home/dev/proj/~user/x"),
             ("dir\\name.txt", "/home/dev/proj/dir\\name.txt"),
+            ("C:/x", "/home/dev/proj/C:/x"),
             ("ünï/cødé 🦀.rs", "/home/dev/proj/ünï/cødé 🦀.rs"),
         ];
         for (path, want) in cases {
-            assert_eq!(absolutize(path, base), want, "{path:?}");
+            assert_eq!(posix(path, PROJECT), want, "{path:?}");
         }
+        // A project folder with a trailing `/` or `..` in it.
+        assert_eq!(posix("a", "/home/dev/proj/"), "/home/dev/proj/a");
+        assert_eq!(posix("a", "/home/dev/x/../proj"), "/home/dev/proj/a");
     }
 
     #[test]
     fn windows_paths_are_made_absolute_and_tidy() {
-        let base = r"C:\Users\dev\proj";
         let cases = [
             ("src/a.ts", r"C:\Users\dev\proj\src\a.ts"),
             (r"src\b.ts", r"C:\Users\dev\proj\src\b.ts"),
             (r"..\other\c.ts", r"C:\Users\dev\other\c.ts"),
             (r"..\..\..\..\..\x", r"C:\x"),
             (r"D:\data\f.txt", r"D:\data\f.txt"),
-            ("d:/data/./f.txt", "d:/data/f.txt"),
+            ("d:/data/./f.txt", r"d:\data\f.txt"),
+            (r"D:x\y", r"D:\x\y"),
             (r"\\server\share\dir\..\f", r"\\server\share\f"),
-            (r"\\server\share\..\..\f", r"\\server\share\f"),
-            (r"\rooted\f", r"\rooted\f"),
-            ("/unix/style", "/unix/style"),
+            ("//server/share/f", r"\\server\share\f"),
+            (r"\\server\share", r"\\server\share\"),
+            (r"\\?\D:\a\..\b", r"\\?\D:\b"),
             ("", r"C:\Users\dev\proj"),
+            ("~", r"C:\Users\dev\proj\~"),
         ];
         for (path, want) in cases {
-            assert_eq!(absolutize(path, base), want, "{path:?}");
+            assert_eq!(win(path, WIN), want, "{path:?}");
         }
-        // A Windows project folder written with forward slashes keeps them.
-        assert_eq!(absolutize("a.ts", "C:/proj"), "C:/proj/a.ts");
+        // A project folder written with forward slashes: results written so too.
+        assert_eq!(win("a.ts", "C:/proj"), "C:/proj/a.ts");
+        assert_eq!(win(r"..\b\c", "C:/proj"), "C:/b/c");
+        assert_eq!(win("//s/h/x", "C:/proj"), "//s/h/x");
+        // A project on a share: `\x` is on the share, the share's name cannot be left.
+        let unc = r"\\srv\share\proj";
+        assert_eq!(win(r"\x", unc), r"\\srv\share\x");
+        assert_eq!(win(r"..\..\..\x", unc), r"\\srv\share\x");
+        assert_eq!(win(r"\\SRV\Share\proj\a", unc), r"\\srv\share\proj\a");
+        assert_eq!(win("C:x", unc), r"C:\x");
+        // Project folders of the other system (only in tests): rooted, with no drive.
+        assert_eq!(win("a", PROJECT), r"/home/dev/proj/a");
+        assert_eq!(posix("a", WIN), r"C:\Users\dev\proj/a");
+        // Case is folded only one character to one: `ß` is not `SS`.
+        assert_eq!(win(r"C:\STRASSE\x", r"C:\Straße"), r"C:\STRASSE\x");
+        assert_eq!(win(r"C:\ÜNÏ\x", r"C:\ünï"), r"C:\ünï\x");
         assert_eq!(
-            claude_tool_input("read_file", &json!({"path": "src\\a.ts"}), Path::new(base)),
+            tool_input_in(
+                "read_file",
+                &json!({"path": "src\\a.ts"}),
+                Folder::of(WIN, true)
+            ),
             json!({"file_path": r"C:\Users\dev\proj\src\a.ts"})
         );
     }
 
     #[test]
     fn a_relative_project_folder_gives_relative_paths() {
-        assert_eq!(absolutize("a.ts", "proj"), "proj/a.ts");
-        assert_eq!(absolutize("a.ts", ""), "a.ts");
-        assert_eq!(absolutize("../a.ts", "proj"), "a.ts");
+        for windows in [false, true] {
+            let at = |path: &str, base: &str| absolutize(path, Folder::of(base, windows));
+            assert_eq!(at("a.ts", "proj").replace('\\', "/"), "proj/a.ts");
+            assert_eq!(at("a.ts", ""), "a.ts");
+            assert_eq!(at("../a.ts", "proj"), "a.ts");
+            assert_eq!(at("../../a.ts", "proj").replace('\\', "/"), "../a.ts");
+            assert_eq!(at("", ""), ".");
+            assert_eq!(at("..", "proj"), ".");
+        }
+    }
+
+    #[test]
+    fn what_is_relative_depends_on_the_system() {
+        for path in ["a", "~/a", "", "C:x", r"C:\x", r"\x", r"\\s\h"] {
+            assert!(is_relative(path, Folder::of(PROJECT, false)), "{path:?}");
+        }
+        assert!(!is_relative("/a", Folder::of(PROJECT, false)));
+        for path in ["a", "~/a", "", r"a\b", "é:x"] {
+            assert!(is_relative(path, Folder::of(WIN, true)), "{path:?}");
+        }
+        for path in ["C:x", r"C:\x", r"\x", "/x", r"\\s\h", r"\\?\C:\x"] {
+            assert!(!is_relative(path, Folder::of(WIN, true)), "{path:?}");
+        }
+    }
+
+    #[test]
+    fn odd_windows_roots_never_panic() {
+        let paths = [
+            "\\",
+            "/",
+            "\\\\",
+            "//",
+            "\\\\\\",
+            "\\\\a",
+            "\\\\a\\",
+            "\\\\a\\\\",
+            "\\\\é\\ü",
+            "é:",
+            "C",
+            "C:",
+            ":",
+            "1:\\x",
+            "\u{0}:",
+            "\\\\a\\b\\..\\..\\..",
+        ];
+        for path in paths {
+            for base in [WIN, "", "rel", "C:", "\\\\a", PROJECT, "é"] {
+                let got = win(path, base);
+                assert!(
+                    !got.contains("\\.\\") && !got.ends_with("\\.."),
+                    "{path:?} {base:?}"
+                );
+                let _ = posix(path, base);
+                let _ = path_back(&json!(path), Some(&json!("a")), Folder::of(base, true));
+            }
+        }
     }
 
     // ---- claude_input, extension profile ----
@@ -2701,7 +3138,8 @@ mod tests {
     ];
 
     fn check(hook: &str, input: &Value, profile: Profile, dir: &str) {
-        let call = claude_input(hook, input, profile, Path::new(dir));
+        let windows = dir.contains('\\');
+        let call = claude_input_in(hook, input, profile, Path::new(dir), windows);
         match claude_event_of(hook) {
             None => assert_eq!(call.input, Value::Null),
             Some(event) => {
@@ -2800,7 +3238,8 @@ mod tests {
             Path::new("/p"),
         );
         assert_eq!(long_read["limit"], 1);
-        assert_eq!(absolutize(&"../".repeat(50_000), "/p"), "/");
+        assert_eq!(posix(&"../".repeat(50_000), "/p"), "/");
+        assert_eq!(win(&"..\\".repeat(50_000), "C:\\p"), "C:\\");
         for input in [
             json!(null),
             json!(1),
@@ -2828,13 +3267,7 @@ mod tests {
 
     /// The Cline parameters for a hook's `updated` answer to `tool` called with `params`.
     fn back(tool: &str, params: Value, updated: Value) -> Value {
-        Value::Object(cline_tool_parameters(
-            tool,
-            &params,
-            false,
-            Path::new(PROJECT),
-            &map(updated),
-        ))
+        Value::Object(restore(tool, &params, false, POSIX, &map(updated), true))
     }
 
     /// `back` with `fields` laid over the `tool_input` the hook was shown (a hook answers
@@ -2994,11 +3427,16 @@ mod tests {
                     json!({"preToolUse": {"toolName": tool, "parameters": params}}),
                 ),
             ] {
-                for hook in ["PreToolUse", "tool_call"] {
-                    let call = claude_input(hook, &input, profile, Path::new(PROJECT));
-                    let updated = map(call.input["tool_input"].clone());
-                    let got = cline_tool_input(hook, &input, profile, Path::new(PROJECT), &updated);
-                    assert_eq!(Value::Object(got), params, "{hook} {tool} {params}");
+                // Each system's rules, with a project folder of that system.
+                for (dir, windows) in [(PROJECT, false), (WIN, true)] {
+                    let dir = Path::new(dir);
+                    for hook in ["PreToolUse", "tool_call"] {
+                        let call = claude_input_in(hook, &input, profile, dir, windows);
+                        let updated = map(call.input["tool_input"].clone());
+                        let got =
+                            cline_tool_input_in(hook, &input, profile, dir, &updated, windows);
+                        assert_eq!(Value::Object(got), params, "{hook} {tool} {params}");
+                    }
                 }
             }
         }
@@ -3054,7 +3492,7 @@ mod tests {
         };
         for (tool, params) in round_trip_cases() {
             let shown = map(tool_input(tool, params.clone()));
-            let got = restore(tool, &params, false, Path::new(PROJECT), &shown, false);
+            let got = restore(tool, &params, false, POSIX, &shown, false);
             assert_eq!(Value::Object(got), norm(&params), "{tool} {params}");
         }
     }
@@ -3088,12 +3526,9 @@ mod tests {
                 "/home/dev/proj/b.ts",
                 "/home/dev/proj/b.ts",
             ),
-            (
-                "read_file",
-                "~/a.ts",
-                "/home/dev/proj/b.ts",
-                "/home/dev/proj/b.ts",
-            ),
+            // `~` is a name: `~/a.ts` is relative, as Node takes it.
+            ("read_file", "~/a.ts", "/home/dev/proj/b.ts", "b.ts"),
+            ("read_file", "C:/a.ts", "/home/dev/proj/b.ts", "b.ts"),
             ("read_file", "src/a.ts", "lib/c.ts", "lib/c.ts"),
             ("read_file", "src/a.ts", "~/c.ts", "~/c.ts"),
             (
@@ -3110,16 +3545,17 @@ mod tests {
             assert_eq!(got.get("file_path"), None);
         }
         // Windows: case-insensitive, and the original's separator.
-        let base = Path::new(r"C:\Users\dev\proj");
         let put = |original: &str, new: &str| {
             let mut updated = Map::new();
             updated.insert("file_path".into(), new.into());
-            cline_tool_parameters(
+            let params = json!({"path": original});
+            restore(
                 "read_file",
-                &json!({"path": original}),
+                &params,
                 false,
-                base,
+                Folder::of(WIN, true),
                 &updated,
+                true,
             )["path"]
                 .clone()
         };
@@ -3127,11 +3563,48 @@ mod tests {
         assert_eq!(put("src/a.ts", r"C:\Users\dev\proj\lib\b.ts"), "lib/b.ts");
         assert_eq!(put("a.ts", r"C:\Users\dev\proj\lib\b.ts"), r"lib\b.ts");
         assert_eq!(put("a.ts", r"D:\x.ts"), r"D:\x.ts");
+        assert_eq!(put("~/a.ts", r"C:\Users\dev\proj\b.ts"), "b.ts");
+        assert_eq!(
+            put(r"C:a.ts", r"C:\Users\dev\proj\b.ts"),
+            r"C:\Users\dev\proj\b.ts"
+        );
+        assert_eq!(
+            put(r"\a.ts", r"C:\Users\dev\proj\b.ts"),
+            r"C:\Users\dev\proj\b.ts"
+        );
+        assert_eq!(put("a.ts", "c:b.ts"), r"b.ts");
+        assert_eq!(
+            put("a.ts", r"\\?\C:\Users\dev\proj\b.ts"),
+            r"\\?\C:\Users\dev\proj\b.ts"
+        );
         // A path that is no string goes to `path` as it is, for Cline to refuse.
         assert_eq!(
             edit("read_file", json!({"path": "a"}), json!({"file_path": 3}))["path"],
             3
         );
+    }
+
+    #[test]
+    fn a_hooks_new_path_goes_back_to_where_node_would_write_it() {
+        // Whatever path a hook answers, the Cline path put back makes Node write where the
+        // hook's own path resolves (the attack's paths, each system's rules).
+        for (base, windows) in [(PROJECT, false), (WIN, true)] {
+            let folder = Folder::of(base, windows);
+            for original in ["a.ts", "/abs/a.ts", "~/a.ts"] {
+                for (path, _, _) in ATTACK {
+                    let mut updated = Map::new();
+                    updated.insert("file_path".into(), path.into());
+                    let params = json!({"path": original});
+                    let got = restore("write_to_file", &params, false, folder, &updated, true);
+                    let put = got["path"].as_str().unwrap_or("?");
+                    assert_eq!(
+                        absolutize(put, folder),
+                        absolutize(path, folder),
+                        "{base} {original:?} {path:?} -> {put:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -3617,6 +4090,10 @@ mod tests {
             "preToolUse": {"toolName": "read_file", "parameters": {"path": "x.ts"}}
         });
         let dir = Path::new(PROJECT);
+        let cline_tool_input =
+            |hook: &str, input: &Value, profile, dir, updated: &Map<String, Value>| {
+                cline_tool_input_in(hook, input, profile, dir, updated, false)
+            };
         assert_eq!(
             Value::Object(cline_tool_input(
                 "tool_call",
@@ -3705,14 +4182,14 @@ mod tests {
                     other => other,
                 }
             };
-            let dir = ["/p", "C:\\p", "", "rel"][round % 4];
-            let dir = Path::new(dir);
+            let dir = ["/p", "C:\\p", "", "rel", "\\\\s\\h", "C:/p"][round % 6];
+            let dir = Folder::of(dir, round % 7 < 4);
             // Echoed: the original, in object form.
-            let shown = match claude_tool_input(tool, &params, dir) {
+            let shown = match tool_input_in(tool, &params, dir) {
                 Value::Object(m) => m,
                 _ => Map::new(),
             };
-            let got = cline_tool_parameters(tool, &params, round.is_multiple_of(2), dir, &shown);
+            let got = restore(tool, &params, round.is_multiple_of(2), dir, &shown, true);
             assert_eq!(got, object_form(tool, &params), "{tool} {params}");
             // Anything: no panic, and a field with no Claude meaning lands under its name.
             let mut updated = Map::new();
@@ -3721,7 +4198,7 @@ mod tests {
                 updated.insert(key.into(), garbage.value(2));
             }
             updated.insert("zz_unknown".into(), json!(round));
-            let got = cline_tool_parameters(tool, &params, false, dir, &updated);
+            let got = restore(tool, &params, false, dir, &updated, true);
             if tool != "use_mcp_tool" {
                 assert_eq!(got["zz_unknown"], json!(round), "{tool}");
             }

@@ -23,7 +23,11 @@
 //!    `"decision": "block"`, `permissionDecision` `"deny"` (and `"ask"`, which asks the user, or
 //!    blocks in the extension) count on every exit code, in JSON printed after log lines, and
 //!    in text that is not valid JSON but holds one of them (a truncated or Python-style object,
-//!    read leniently). Everything else (`additionalContext`, `updatedInput`, `systemMessage`,
+//!    read leniently). An ask on an ending that fails the hook (not 0 or 2) is a block: the
+//!    runner takes only a cancel from a failed hook, and an ask is stricter than going ahead.
+//!    Misplaced answers the author meant as blocks block too, with a warning saying where they
+//!    belong: Cline's `"cancel": true` (a hook file's answer) and a `permissionDecision` at the
+//!    top level instead of in `hookSpecificOutput`. Everything else (`additionalContext`, `updatedInput`, `systemMessage`,
 //!    plain text as context) applies on exit 0 only, as in Claude Code, which reads stdout
 //!    only then; on other endings a warning names what was not applied.
 //! 4. **Exit 0**: stdout, trimmed, that starts with `{` and is one JSON object is read field by
@@ -169,9 +173,28 @@ pub fn read_output(ended: &Ended) -> ClaudeAnswer {
         ));
     }
     if let Some(reason) = said.review.take() {
-        verdict.review = true;
-        if !verdict.cancel {
-            message = Some(reason);
+        if matches!(ended.exit_code, Some(0 | 2)) {
+            verdict.review = true;
+            if !verdict.cancel {
+                message = Some(reason);
+            }
+        } else {
+            // Any other ending fails the hook, and the runner takes only a cancel from a hook
+            // that failed (`verdict::combine`): a review would be dropped without a word. An
+            // ask is stricter than going ahead, so it counts as a block here (rule 3).
+            let done = if verdict.cancel {
+                "the block it printed stands"
+            } else {
+                "it was read as a block (fail closed)"
+            };
+            warnings.push(format!(
+                "{} after printing \"permissionDecision\": \"ask\"; a hook that fails cannot ask for a review, so {done}: exit 0 after printing \"ask\"",
+                ending(ended.exit_code)
+            ));
+            if !verdict.cancel {
+                verdict.cancel = true;
+                message = Some(reason);
+            }
         }
     }
 
@@ -191,12 +214,9 @@ pub fn read_output(ended: &Ended) -> ClaudeAnswer {
     } else {
         let unapplied = said.exit_zero_only();
         if !unapplied.is_empty() {
-            let ending = match ended.exit_code {
-                Some(code) => format!("exited with code {code}"),
-                None => "was stopped before it exited".to_owned(),
-            };
             warnings.push(format!(
-                "{ending}, so the {} it printed on stdout {} not applied: Claude Code reads a hook's stdout only when it exits 0 (a block printed there still counts)",
+                "{}, so the {} it printed on stdout {} not applied: Claude Code reads a hook's stdout only when it exits 0 (a block printed there still counts)",
+                ending(ended.exit_code),
                 list(&unapplied),
                 if unapplied.len() == 1 { "was" } else { "were" }
             ));
@@ -359,17 +379,19 @@ fn embedded_json(text: &str, event: &str, profile: Profile, said: &mut Said) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Loose {
     ContinueFalse,
+    CancelTrue,
     Deny,
     DecisionBlock,
 }
 
-/// Rule 3 for text that is not valid JSON: `"continue": false`, `"permissionDecision":
-/// "deny"` or `"decision": "block"` (keys in double or single quotes, values bare or quoted,
+/// Rule 3 for text that is not valid JSON: `"continue": false`, Cline's `"cancel": true`,
+/// `"permissionDecision": "deny"` or `"decision": "block"` (keys in double or single quotes, values bare or quoted,
 /// any case: a truncated object, Python's `repr`) blocks all the same, with a warning.
 /// Returns whether it found one.
 fn loose_blocks(text: &str, event: &str, said: &mut Said) -> bool {
     let found = [
         ("continue", Loose::ContinueFalse),
+        ("cancel", Loose::CancelTrue),
         ("permissionDecision", Loose::Deny),
         ("decision", Loose::DecisionBlock),
     ]
@@ -380,6 +402,7 @@ fn loose_blocks(text: &str, event: &str, said: &mut Said) -> bool {
     for kind in found {
         let (what, counts) = match kind {
             Loose::ContinueFalse => ("\"continue\": false", true),
+            Loose::CancelTrue => ("Cline's \"cancel\": true", true),
             Loose::Deny => ("\"permissionDecision\": \"deny\"", true),
             Loose::DecisionBlock => (
                 "\"decision\": \"block\"",
@@ -427,6 +450,7 @@ fn loose_values<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = String>
 fn loose_match(kind: Loose, value: &str) -> bool {
     match kind {
         Loose::ContinueFalse => matches!(value, "false" | "0" | "no"),
+        Loose::CancelTrue => matches!(value, "true" | "1" | "yes"),
         Loose::Deny | Loose::DecisionBlock => deny_word(value),
     }
 }
@@ -492,6 +516,12 @@ fn read_object(map: &Map<String, Value>, event: &str, profile: Profile) -> Said 
         });
         said.block("stopReason", message);
     };
+    if map.get("continue").is_some_and(Value::is_null) {
+        said.warnings.push(
+            "\"continue\" is null, which is neither true nor false; it was read as true (go on): print true, or false to stop"
+                .to_owned(),
+        );
+    }
     match field(map, "continue") {
         None | Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => stop(&mut said),
@@ -517,6 +547,16 @@ fn read_object(map: &Map<String, Value>, event: &str, profile: Profile) -> Said 
             )),
         }
     }
+    // Misplaced: Claude Code reads it only in hookSpecificOutput, but a printed deny is never
+    // dropped (rule 3), so it is read here too.
+    if field(map, "permissionDecision").is_some() {
+        said.warnings.push(
+            "printed \"permissionDecision\" at the top level of its JSON, where Claude Code does not read it; it was read all the same, so that a deny blocks (fail closed): put it in \"hookSpecificOutput\", as {\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"...\"}}"
+                .to_owned(),
+        );
+        read_permission(map, "", event, profile, &mut said);
+    }
+    cline_fields(map, event, &mut said);
 
     match field(map, "decision") {
         None => {}
@@ -550,6 +590,65 @@ fn read_object(map: &Map<String, Value>, event: &str, profile: Profile) -> Said 
     }
     said.system_message = system;
     said
+}
+
+/// The fields of a Cline hook file's verdict (`cancel`, `contextModification`,
+/// `errorMessage`), printed by a Claude handler: Claude Code ignores them, but `"cancel":
+/// true` means the author wanted to block, so it blocks (fail closed), `errorMessage` being
+/// its reason; each is named in a warning that says how a Claude Code hook answers.
+fn cline_fields(map: &Map<String, Value>, event: &str, said: &mut Said) {
+    const HOW: &str = "a Claude Code hook blocks by exiting with code 2 (the reason on stderr) or by printing \"decision\": \"block\" with a \"reason\", or {\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"}} before a tool";
+    let cancel = field(map, "cancel");
+    let blocks = match cancel {
+        Some(Value::Bool(b)) => *b,
+        Some(other) => reads_true(other),
+        None => false,
+    };
+    let reason = field(map, "errorMessage")
+        .and_then(Value::as_str)
+        .filter(|text| !text.trim().is_empty());
+    if blocks {
+        said.warnings.push(format!(
+            "printed \"cancel\": {}, a Cline hook file's answer, which Claude Code ignores; it was read as a block all the same (fail closed): {HOW}",
+            cancel.map_or_else(String::new, Value::to_string)
+        ));
+        match reason {
+            Some(reason) => said.block("errorMessage", reason.to_owned()),
+            None => said.block(
+                "cancel",
+                format!(
+                    "Blocked by a Claude Code {event} hook that printed Cline's \"cancel\": true."
+                ),
+            ),
+        }
+    } else if let Some(cancel) = cancel {
+        said.warnings.push(format!(
+            "printed \"cancel\": {}, a Cline hook file's field, which Claude Code ignores; it was ignored, so nothing was blocked: {HOW}",
+            excerpt(&cancel.to_string(), 40)
+        ));
+    }
+    if reason.is_some() && !blocks {
+        said.warnings.push(
+            "printed \"errorMessage\", a Cline hook file's field, which Claude Code ignores; it was ignored: a Claude Code hook gives its reason in \"reason\" (with \"decision\": \"block\") or \"systemMessage\""
+                .to_owned(),
+        );
+    }
+    if field(map, "contextModification").is_some() {
+        said.warnings.push(
+            "printed \"contextModification\", a Cline hook file's field, which Claude Code ignores; it was ignored: a Claude Code hook adds context with {\"hookSpecificOutput\": {\"hookEventName\": \"...\", \"additionalContext\": \"...\"}}"
+                .to_owned(),
+        );
+    }
+}
+
+/// Whether a `cancel` of the wrong type reads as true: the string `"true"`, `"yes"`, the
+/// number 1 (fail closed, as `reads_false` for `continue`).
+fn reads_true(value: &Value) -> bool {
+    match value {
+        Value::String(s) => matches!(s.trim().to_lowercase().as_str(), "true" | "yes" | "1"),
+        Value::Number(n) => n.as_f64() == Some(1.0),
+        _ => false,
+    }
 }
 
 /// Whether a `continue` of the wrong type reads as false: the string `"false"`, `"no"`, the
@@ -604,9 +703,45 @@ fn read_specific(specific: &Map<String, Value>, event: &str, profile: Profile, s
             describe(other)
         )),
     }
-    let reason =
-        text_field(specific, "permissionDecisionReason", AT, &mut said.warnings).map(str::to_owned);
-    let permission = match field(specific, "permissionDecision") {
+    read_permission(specific, AT, event, profile, said);
+    match field(specific, "updatedInput") {
+        None => {}
+        Some(Value::Object(input)) if event == "PreToolUse" => {
+            said.override_input = Some(input.clone());
+        }
+        Some(Value::Object(_)) => said.warnings.push(format!(
+            "printed \"hookSpecificOutput.updatedInput\" for {event}, where only PreToolUse can change a tool's input; it was ignored"
+        )),
+        Some(other) => said.warnings.push(format!(
+            "\"hookSpecificOutput.updatedInput\" must be a JSON object (the tool's whole input), not {}; it was ignored",
+            describe(other)
+        )),
+    }
+    if let Some(context) = text_field(specific, "additionalContext", AT, &mut said.warnings) {
+        if !context.is_empty() {
+            said.context.push(("additionalContext", context.to_owned()));
+        }
+    }
+}
+
+/// `permissionDecision` (and its `permissionDecisionReason`) in `map`, the object at `at`
+/// (`hookSpecificOutput.`, or "" for the top level, where a hook misplaced it: its `reason`
+/// is then the reason when it has no `permissionDecisionReason`).
+fn read_permission(
+    map: &Map<String, Value>,
+    at: &str,
+    event: &str,
+    profile: Profile,
+    said: &mut Said,
+) {
+    let mut reason =
+        text_field(map, "permissionDecisionReason", at, &mut said.warnings).map(str::to_owned);
+    if reason.is_none() && at.is_empty() {
+        reason = field(map, "reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    let permission = match field(map, "permissionDecision") {
         None => None,
         Some(Value::String(s)) => match s.as_str() {
             "allow" => Some(Permission::Allow),
@@ -633,14 +768,14 @@ fn read_specific(specific: &Map<String, Value>, event: &str, profile: Profile, s
                     (None, "it was ignored, so the tool call was not blocked")
                 };
                 said.warnings.push(format!(
-                    "\"hookSpecificOutput.permissionDecision\" must be \"allow\", \"deny\" or \"ask\", not {shown}; {read}"
+                    "\"{at}permissionDecision\" must be \"allow\", \"deny\" or \"ask\", not {shown}; {read}"
                 ));
                 permission
             }
         },
         Some(other) => {
             said.warnings.push(format!(
-                "\"hookSpecificOutput.permissionDecision\" must be \"allow\", \"deny\" or \"ask\", not {}; it was ignored, so the tool call was not blocked",
+                "\"{at}permissionDecision\" must be \"allow\", \"deny\" or \"ask\", not {}; it was ignored, so the tool call was not blocked",
                 describe(other)
             ));
             None
@@ -681,24 +816,6 @@ fn read_specific(specific: &Map<String, Value>, event: &str, profile: Profile, s
         )),
         (None, false) => {}
     }
-    match field(specific, "updatedInput") {
-        None => {}
-        Some(Value::Object(input)) if event == "PreToolUse" => {
-            said.override_input = Some(input.clone());
-        }
-        Some(Value::Object(_)) => said.warnings.push(format!(
-            "printed \"hookSpecificOutput.updatedInput\" for {event}, where only PreToolUse can change a tool's input; it was ignored"
-        )),
-        Some(other) => said.warnings.push(format!(
-            "\"hookSpecificOutput.updatedInput\" must be a JSON object (the tool's whole input), not {}; it was ignored",
-            describe(other)
-        )),
-    }
-    if let Some(context) = text_field(specific, "additionalContext", AT, &mut said.warnings) {
-        if !context.is_empty() {
-            said.context.push(("additionalContext", context.to_owned()));
-        }
-    }
 }
 
 /// `text` cut to the limit with the marker a hook file's verdict gets (a warning when cut).
@@ -725,6 +842,14 @@ fn excerpt(text: &str, chars: usize) -> String {
         shown.push('…');
     }
     shown
+}
+
+/// How a hook that did not exit 0 ended, as a sentence's start.
+fn ending(exit_code: Option<i32>) -> String {
+    match exit_code {
+        Some(code) => format!("exited with code {code}"),
+        None => "was stopped before it exited".to_owned(),
+    }
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -1158,9 +1283,39 @@ mod tests {
             a.verdict.error_message,
             "Blocked by a Claude Code PreToolUse hook (\"permissionDecision\": \"deny\", without a permissionDecisionReason)."
         );
-        // Ask counts on other endings too (it is stricter than going ahead).
+        // Ask counts on other endings too (it is stricter than going ahead): as a block,
+        // since the runner takes only a cancel from a hook that failed (19-cli-ask-crash.js).
+        for ending in [Some(1), Some(127), Some(-1), None] {
+            let a = run("PreToolUse", ending, &out("ask"), "", Profile::Cli);
+            assert!(a.verdict.cancel, "{ending:?}");
+            assert!(!a.verdict.review, "{ending:?}");
+            assert_eq!(a.verdict.error_message, "because");
+            assert!(
+                has(
+                    &a.verdict.warnings,
+                    "after printing \"permissionDecision\": \"ask\"; a hook that fails cannot ask for a review, so it was read as a block (fail closed): exit 0 after printing \"ask\""
+                ),
+                "{ending:?} {:?}",
+                a.verdict.warnings
+            );
+        }
         let a = run("PreToolUse", Some(1), &out("ask"), "", Profile::Cli);
-        assert!(a.verdict.review);
+        assert!(a.verdict.warnings[0].starts_with("exited with code 1 after printing"));
+        let a = run("PreToolUse", None, &out("ask"), "", Profile::Cli);
+        assert!(a.verdict.warnings[0].starts_with("was stopped before it exited after printing"));
+        // Exit 2 is an answer, not a failure: the block and the review both stand.
+        let a = run("PreToolUse", Some(2), &out("ask"), "no", Profile::Cli);
+        assert!(a.verdict.cancel && a.verdict.review);
+        assert_eq!(a.verdict.error_message, "no");
+        // Beside a printed block, a failed hook's ask is said not to be applied.
+        let both = r#"{"decision": "block", "reason": "b", "hookSpecificOutput": {"permissionDecision": "ask"}}"#;
+        let a = run("PreToolUse", Some(1), both, "", Profile::Cli);
+        assert!(a.verdict.cancel && !a.verdict.review);
+        assert_eq!(a.verdict.error_message, "b");
+        assert!(has(&a.verdict.warnings, "so the block it printed stands"));
+        // The extension blocks an ask on every ending already.
+        let a = run("PreToolUse", Some(1), &out("ask"), "", Profile::Extension);
+        assert!(a.verdict.cancel && !a.verdict.review);
         // "defer" (headless Claude Code) is read as ask.
         let a = run("PreToolUse", Some(0), &out("defer"), "", Profile::Cli);
         assert!(a.verdict.review);
@@ -1266,10 +1421,19 @@ mod tests {
     fn nulls_read_as_absent() {
         let v = ok(
             "PreToolUse",
-            r#"{"continue": null, "stopReason": null, "decision": null, "reason": null, "systemMessage": null, "suppressOutput": null, "hookSpecificOutput": {"hookEventName": null, "permissionDecision": null, "updatedInput": null, "additionalContext": null}}"#,
+            r#"{"stopReason": null, "decision": null, "reason": null, "systemMessage": null, "suppressOutput": null, "hookSpecificOutput": {"hookEventName": null, "permissionDecision": null, "updatedInput": null, "additionalContext": null}}"#,
         );
         assert!(!v.cancel);
         assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+        // `"continue": null` goes on, but is said: the author may have meant to stop.
+        for profile in PROFILES {
+            let a = run("PreToolUse", Some(0), r#"{"continue": null}"#, "", profile);
+            assert!(!a.verdict.cancel);
+            assert_eq!(
+                a.verdict.warnings,
+                ["\"continue\" is null, which is neither true nor false; it was read as true (go on): print true, or false to stop"]
+            );
+        }
         let v = ok(
             "PreToolUse",
             r#"{"hookSpecificOutput": null, "suppressOutput": true}"#,
@@ -1282,6 +1446,149 @@ mod tests {
                 ..Verdict::default()
             }
         );
+    }
+
+    #[test]
+    fn a_cline_cancel_printed_by_a_claude_hook_still_blocks() {
+        for profile in PROFILES {
+            for ending in ENDINGS {
+                for event in [
+                    "PreToolUse",
+                    "PostToolUse",
+                    "UserPromptSubmit",
+                    "SessionStart",
+                ] {
+                    let a = run(event, ending, r#"{"cancel": true}"#, "", profile);
+                    assert!(a.verdict.cancel, "{event} {ending:?}");
+                    if ending != Some(2) {
+                        assert_eq!(
+                            a.verdict.error_message,
+                            format!("Blocked by a Claude Code {event} hook that printed Cline's \"cancel\": true.")
+                        );
+                    }
+                    assert!(has(
+                        &a.verdict.warnings,
+                        "printed \"cancel\": true, a Cline hook file's answer, which Claude Code ignores; it was read as a block all the same (fail closed): a Claude Code hook blocks by exiting with code 2 (the reason on stderr) or by printing \"decision\": \"block\""
+                    ));
+                }
+            }
+        }
+        // Its errorMessage is the reason; contextModification is named, not applied.
+        let v = ok(
+            "PreToolUse",
+            r#"{"cancel": true, "errorMessage": "no rm", "contextModification": "c"}"#,
+        );
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "no rm");
+        assert_eq!(v.context_modification, "");
+        assert!(has(
+            &v.warnings,
+            "printed \"contextModification\", a Cline hook file's field"
+        ));
+        // Read as true (fail closed): "true", 1.
+        for cancel in [r#""true""#, "1", r#"" YES ""#] {
+            let v = ok("PreToolUse", &format!(r#"{{"cancel": {cancel}}}"#));
+            assert!(v.cancel, "{cancel}");
+        }
+        // Not a block, but said.
+        for (stdout, part) in [
+            (r#"{"cancel": false}"#, "printed \"cancel\": false, a Cline hook file's field, which Claude Code ignores; it was ignored, so nothing was blocked"),
+            (r#"{"cancel": "maybe"}"#, "printed \"cancel\": \"maybe\""),
+            (r#"{"errorMessage": "e"}"#, "printed \"errorMessage\", a Cline hook file's field"),
+            (r#"{"contextModification": "c"}"#, "printed \"contextModification\""),
+        ] {
+            let v = ok("PreToolUse", stdout);
+            assert!(!v.cancel, "{stdout}");
+            assert!(has(&v.warnings, part), "{stdout}: {:?}", v.warnings);
+        }
+        // In text that is not JSON, or after logs, it blocks too.
+        let a = run("PreToolUse", Some(1), "{'cancel': True", "", Profile::Cli);
+        assert!(a.verdict.cancel);
+        assert!(has(
+            &a.verdict.warnings,
+            "printed Cline's \"cancel\": true in text that is not valid JSON"
+        ));
+        let a = run(
+            "PreToolUse",
+            Some(0),
+            "log\n{\"cancel\": true}",
+            "",
+            Profile::Cli,
+        );
+        assert!(a.verdict.cancel);
+    }
+
+    #[test]
+    fn a_permission_decision_at_the_top_level_is_read_where_it_was_put() {
+        let placed = "printed \"permissionDecision\" at the top level of its JSON, where Claude Code does not read it; it was read all the same, so that a deny blocks (fail closed): put it in \"hookSpecificOutput\"";
+        for profile in PROFILES {
+            for ending in ENDINGS {
+                let a = run(
+                    "PreToolUse",
+                    ending,
+                    r#"{"permissionDecision": "deny", "permissionDecisionReason": "not there"}"#,
+                    "",
+                    profile,
+                );
+                assert!(a.verdict.cancel, "{ending:?}");
+                if ending != Some(2) {
+                    assert_eq!(a.verdict.error_message, "not there");
+                }
+                assert!(has(&a.verdict.warnings, placed));
+            }
+        }
+        // Its reason may be `reason`; deny-ish words fail closed; allow blocks nothing.
+        let v = ok(
+            "PreToolUse",
+            r#"{"permissionDecision": "deny", "reason": "r"}"#,
+        );
+        assert!(v.cancel);
+        assert_eq!(v.error_message, "r");
+        let v = ok("PreToolUse", r#"{"permissionDecision": "Blocked"}"#);
+        assert!(v.cancel);
+        assert!(has(&v.warnings, "\"permissionDecision\" must be \"allow\", \"deny\" or \"ask\", not the string \"Blocked\"; it was read as \"deny\" (fail closed)"));
+        let v = ok("PreToolUse", r#"{"permissionDecision": "allow"}"#);
+        assert!(!v.cancel && !v.review);
+        assert!(has(&v.warnings, placed));
+        // An ask asks (cli) or blocks (extension), as in hookSpecificOutput.
+        let a = run(
+            "PreToolUse",
+            Some(0),
+            r#"{"permissionDecision": "ask"}"#,
+            "",
+            Profile::Cli,
+        );
+        assert!(a.verdict.review && !a.verdict.cancel);
+        let a = run(
+            "PreToolUse",
+            Some(0),
+            r#"{"permissionDecision": "ask"}"#,
+            "",
+            Profile::Extension,
+        );
+        assert!(a.verdict.cancel);
+        // Beside an allow in hookSpecificOutput, the misplaced deny still blocks.
+        let v = ok(
+            "PreToolUse",
+            r#"{"permissionDecision": "deny", "hookSpecificOutput": {"permissionDecision": "allow"}}"#,
+        );
+        assert!(v.cancel);
+        // Elsewhere than PreToolUse, as in hookSpecificOutput: a deny blocks, said twice.
+        let v = ok("PostToolUse", r#"{"permissionDecision": "deny"}"#);
+        assert!(v.cancel);
+        assert!(has(
+            &v.warnings,
+            "where Claude Code reads it only for PreToolUse"
+        ));
+        // A reason of the wrong type is named at the top level.
+        let v = ok(
+            "PreToolUse",
+            r#"{"permissionDecision": "deny", "permissionDecisionReason": 3}"#,
+        );
+        assert!(has(
+            &v.warnings,
+            "\"permissionDecisionReason\" must be a string, not the number 3"
+        ));
     }
 
     #[test]
