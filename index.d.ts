@@ -514,8 +514,9 @@ export interface ClaudeHandler {
   /** Where in the file: `hooks.PreToolUse[0].hooks[1]`. */
   position: string
   /**
-   * The script files its command names inside its project: an approval covers their
-   * bytes.
+   * The files an approval covers the bytes of (a project's settings only): those its
+   * command runs or loads inside its project, the one it runs first, then every file of
+   * the project's `.claude/hooks`.
    */
   scripts: Array<string>
 }
