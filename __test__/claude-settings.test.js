@@ -474,6 +474,53 @@ describeUnix('Claude Code settings hooks', () => {
     expect(result.reason).toContain("instead of 'grep'")
   })
 
+  // One verdict on every path: the same Claude behaviours through every entry point of each
+  // profile give the same verdict.
+  test('each Claude behaviour gives one verdict through runHook, a factory runner, the CLI and (cli profile) the SDK adapter', async () => {
+    const j = (o) => `'${JSON.stringify(o)}'`
+    const behaviours = [
+      ['exit 2', 'cat >/dev/null; echo two >&2; exit 2', { cancel: true, review: false, message: 'two' }],
+      ['deny', `cat >/dev/null; echo ${j({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } })}`, { cancel: true, review: false, message: 'no' }],
+      ['continue false', `cat >/dev/null; echo ${j({ continue: false, stopReason: 'halt' })}`, { cancel: true, review: false, message: 'halt' }],
+      ['block then crash', `cat >/dev/null; echo ${j({ decision: 'block', reason: 'b' })}; exit 1`, { cancel: true, review: false, message: 'b' }],
+      ['block then hang', `cat >/dev/null; echo ${j({ decision: 'block', reason: 'h' })}; exec sleep 600`, { cancel: true, review: false, message: 'h' }],
+      ['allow', `cat >/dev/null; echo ${j({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } })}`, { cancel: false, review: false }],
+      ['exit 1', 'cat >/dev/null; echo oops >&2; exit 1', { cancel: false, review: false }],
+      ['ask', `cat >/dev/null; echo ${j({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'sure?' } })}`, { extension: { cancel: true, review: false, message: 'sure?' }, cli: { cancel: false, review: true } }],
+    ]
+    const { createFileHooks } = require('../sdk')
+    const snapshot = { agentId: 'a', conversationId: 'c', parentAgentId: null, iteration: 1, runId: 'r' }
+    for (const [name, command, expected] of behaviours) {
+      const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Bash', hooks: [cmd(command, { timeout: 1 })] }] })
+      const input = path.join(root, 'input.json')
+      const seen = (r) => ({ cancel: r.cancel, review: r.review, ...(r.cancel ? { message: r.errorMessage } : {}) })
+      for (const profile of ['extension', 'cli']) {
+        const want = expected[profile] || expected
+        const options = withClaude(root, { profile })
+        const event = profile === 'cli' ? 'tool_call' : 'PreToolUse'
+        const call = profile === 'cli' ? { tool_call: { name: 'run_commands', input: { commands: ['ls'] } } } : bash('ls')
+        fs.writeFileSync(input, JSON.stringify(call))
+        const factory = new HookFactory(options)
+        const runner = await factory.create(event)
+        const cliRun = await cli(['run', event, '--claude-settings', '--no-global', '--profile', profile, '--workspace', root, '--input', input, '--json'], { cwd: root })
+        const verdicts = {
+          runHook: seen(await runHook(event, call, options)),
+          runner: seen(await runner.run(call)),
+          cli: seen(JSON.parse(cliRun.stdout)),
+        }
+        await factory.dispose()
+        if (profile === 'cli') {
+          const hooks = createFileHooks({ workspacePath: root, ...opts({ clineDir: makeTempDir(), extraHooksDirs: [], claudeSettings: true, policyFile: null }) })
+          const control = (await hooks.beforeTool({ snapshot, toolCall: { toolCallId: 't', toolName: 'run_commands' }, input: { commands: ['ls'] } })) || {}
+          verdicts.sdk = { cancel: Boolean(control.stop), review: Boolean(control.review), ...(control.stop ? { message: control.reason } : {}) }
+        }
+        for (const [entry, verdict] of Object.entries(verdicts)) {
+          expect({ name, profile, entry, ...verdict }).toEqual({ name, profile, entry, ...want })
+        }
+      }
+    }
+  }, 120000)
+
   test('the CLI: run --claude-settings blocks with the reason (exit 1); list shows the handler', async () => {
     const root = claudeWorkspace({
       PreToolUse: [{ matcher: 'Bash', hooks: [cmd('python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_command_validator.py')] }],
