@@ -40,24 +40,21 @@ pub fn trust_hook(
             ),
         });
     }
-    if let Some((file, position)) = crate::claude::split_entry_path(path) {
-        return trust_claude_handler(path, &file, &position, policy_file, expected);
-    }
-    let file = open_hook(path)?;
-    let sha256 = sha256_of(&file)
-        .map_err(|e| not_a_hook(path, format!("it cannot be read ({e})")))?
-        .ok_or_else(|| {
-            not_a_hook(
-                path,
-                format!(
-                    "it is larger than {} MiB, more than a hook file can be to be fingerprinted",
-                    FINGERPRINT_LIMIT / 1024 / 1024
-                ),
-            )
-        })?;
+    // What is approved: a hook file's bytes, or a Claude settings handler's (`<file>#<position>`)
+    // event, matcher, command and the files it runs, as they are now.
+    let (sha256, what) = match crate::claude::split_entry_path(path) {
+        Some((file, position)) => (
+            handler_sha256(path, &file, &position)?,
+            "its command, matcher or a file it runs is not what you were shown",
+        ),
+        None => (
+            file_sha256(path)?,
+            "its bytes are not the ones you were shown",
+        ),
+    };
     if let Some(expected) = expected.filter(|e| **e != sha256) {
         return Err(HookError::PolicyFile(format!(
-            "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}), so it was not approved; review it again",
+            "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}): {what}, so it was not approved; review it again",
             path.display()
         )));
     }
@@ -72,37 +69,30 @@ pub fn trust_hook(
     })
 }
 
-/// [`trust_hook`] of a Claude settings handler (`path` is `<file>#<position>`): its event,
-/// matcher, command and the scripts it names, as they are now.
-fn trust_claude_handler(
-    path: &Path,
-    file: &Path,
-    position: &str,
-    policy_file: &Path,
-    expected: Option<&str>,
-) -> Result<Approval, HookError> {
+/// The sha256 of the hook file at `path` now.
+fn file_sha256(path: &Path) -> Result<String, HookError> {
+    let file = open_hook(path)?;
+    sha256_of(&file)
+        .map_err(|e| not_a_hook(path, format!("it cannot be read ({e})")))?
+        .ok_or_else(|| {
+            not_a_hook(
+                path,
+                format!(
+                    "it is larger than {} MiB, more than a hook file can be to be fingerprinted",
+                    FINGERPRINT_LIMIT / 1024 / 1024
+                ),
+            )
+        })
+}
+
+/// The sha256 of the Claude settings handler at `position` of `file` now (`path` names both).
+fn handler_sha256(path: &Path, file: &Path, position: &str) -> Result<String, HookError> {
     let user_dir = crate::discovery::Defaults::find().claude_dir;
-    let sha256 = crate::discovery::handler_digest_now(file, position, user_dir.as_deref())
-        .map_err(|why| {
-            HookError::PolicyFile(format!(
-                "{} cannot be approved: {why}; list the hooks again (cline-hooks list --claude-settings) and approve one of them",
-                path.display()
-            ))
-        })?;
-    if let Some(expected) = expected.filter(|e| **e != sha256) {
-        return Err(HookError::PolicyFile(format!(
-            "{} changed since it was reviewed (its sha256 is {sha256}, not {expected}): its command, matcher or a script it runs is not what you were shown, so it was not approved; review it again",
+    crate::discovery::handler_digest_now(file, position, user_dir.as_deref()).map_err(|why| {
+        HookError::PolicyFile(format!(
+            "{} cannot be approved: {why}; list the hooks again (cline-hooks list --claude-settings) and approve one of them",
             path.display()
-        )));
-    }
-    let real = real_path(path);
-    update(policy_file, |policy| {
-        policy.approved.insert(key(&real), sha256.clone());
-        Ok(())
-    })?;
-    Ok(Approval {
-        path: path.to_owned(),
-        sha256,
+        ))
     })
 }
 
