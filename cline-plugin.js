@@ -165,12 +165,29 @@ function requiredOf(value) {
   return value.split(',').map((name) => name.trim()).filter((name) => name !== '')
 }
 
+/**
+ * Whether to run Claude Code's settings hooks: `1`, which needs every folder (the user's
+ * ~/.claude and the workspace's .claude are not in CLINE_HOOKS_DIR): said at load, never a
+ * setting that quietly runs nothing.
+ */
+function claudeSettingsOf(value, folders) {
+  if (value === undefined || value === '' || value === '0') return false
+  if (value !== '1') throw new Error(`CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS must be "1" or "0", got "${value}"`)
+  if (folders !== 'all') {
+    throw new Error(
+      'CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS=1 needs CLINE_HOOKS_PLUGIN_FOLDERS=all: Claude Code\'s settings (~/.claude, the workspace\'s .claude) are outside CLINE_HOOKS_DIR',
+    )
+  }
+  return true
+}
+
 const { createFileHooks } = loadAdapter()
 const folders = foldersOf(process.env.CLINE_HOOKS_PLUGIN_FOLDERS)
 const hooksDir = process.env.CLINE_HOOKS_DIR
 const workspacePath = process.cwd()
 
 const timeoutMs = timeoutOf(process.env.CLINE_HOOKS_PLUGIN_TIMEOUT_MS)
+const claudeSettings = claudeSettingsOf(process.env.CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS, folders)
 
 const hooks = createFileHooks({
   workspacePath,
@@ -179,7 +196,7 @@ const hooks = createFileHooks({
   maxTimeoutMs: timeoutMs,
   requireHooks: requiredOf(process.env.CLINE_HOOKS_PLUGIN_REQUIRE),
   // Claude Code's settings hooks too (with CLINE_HOOKS_PLUGIN_FOLDERS=all, the workspace's).
-  claudeSettings: process.env.CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS === '1',
+  claudeSettings,
   ...(folders === 'all'
     ? {}
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),

@@ -102,6 +102,23 @@ describe('the CLI plugin', () => {
     expect(all.control).toEqual({ stop: true, reason: 'from the workspace' })
   })
 
+  test("CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS=1 runs the workspace's Claude Code settings hooks", () => {
+    const workspace = makeTempDir('cline-plugin-ws-')
+    const settings = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cat >/dev/null; echo claude says no >&2; exit 2' }] }] } }
+    writeFile(path.join(workspace, '.claude'), 'settings.json', JSON.stringify(settings))
+    const env = { CLINE_HOOKS_PLUGIN_FOLDERS: 'all', CLINE_DIR: makeTempDir(), CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS: '1' }
+    const blocked = callPlugin({ cwd: workspace, env })
+    if (process.platform === 'win32') {
+      // No Git Bash under the Windows lane: the handler cannot start, and a guardrail that did
+      // not run stops the call, saying why.
+      expect(blocked.control).toEqual({ stop: true, reason: expect.stringMatching(/did not all run/) })
+    } else {
+      expect(blocked.control).toEqual({ stop: true, reason: 'claude says no' })
+    }
+    const { CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS, ...without } = env
+    expect(callPlugin({ cwd: workspace, env: without }).control).toBeNull()
+  })
+
   test('a hook that hangs with a grandchild holding stdout is decided within the plugin timeout, and its tree is stopped', async () => {
     const hooksDir = makeTempDir()
     const pidFile = path.join(makeTempDir(), 'grandchild.pid')
@@ -177,6 +194,8 @@ setInterval(() => {}, 1000)
       [{ CLINE_HOOKS_PLUGIN_TIMEOUT_MS: '3000' }, /CLINE_HOOKS_PLUGIN_TIMEOUT_MS must be an integer from 1 to 2999 .*got "3000"/],
       [{ CLINE_HOOKS_PLUGIN_TIMEOUT_MS: 'soon' }, /CLINE_HOOKS_PLUGIN_TIMEOUT_MS must be an integer/],
       [{ CLINE_HOOKS_PLUGIN_FOLDERS: 'workspace' }, /CLINE_HOOKS_PLUGIN_FOLDERS must be "hooks-dir" \(the default\) or "all"/],
+      [{ CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS: '1' }, /CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS=1 needs CLINE_HOOKS_PLUGIN_FOLDERS=all/],
+      [{ CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS: 'yes', CLINE_HOOKS_PLUGIN_FOLDERS: 'all' }, /CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS must be "1" or "0"/],
     ]) {
       expect(callPlugin({ cwd: makeTempDir(), env }).error).toMatch(message)
     }

@@ -15,8 +15,19 @@ function printed(execution, field) {
   return execution.output !== null && typeof execution.output[field] === 'string'
 }
 
-/** A hook's context as the SDK reads it: `context`, else `contextModification`, else `errorMessage`. */
+/** Whether the execution is a Claude Code settings handler's (`claudeSettings`). */
+function isClaudeHandler(execution) {
+  return typeof execution.source === 'string' && execution.source.startsWith('claude')
+}
+
+/**
+ * A hook's context as the SDK reads it: `context`, else `contextModification`, else
+ * `errorMessage`. A Claude settings handler prints none of those: its context is what the
+ * runtime read from its answer (`additionalContext`, plain stdout, a PostToolUse exit 2's
+ * stderr), and its `errorMessage` (a `systemMessage`) is for the user, not the model.
+ */
 function contextOf(execution) {
+  if (isClaudeHandler(execution)) return execution.contextModification
   return printed(execution, 'context') || printed(execution, 'contextModification')
     ? execution.contextModification
     : execution.errorMessage

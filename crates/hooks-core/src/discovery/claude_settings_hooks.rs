@@ -91,6 +91,15 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             }
             hook.warnings
                 .extend(matcher_warning(&entry.event, &matcher));
+            let cannot_cover = scripts
+                .iter()
+                .find_map(|s| super::unfingerprintable(s).map(|why| (&s.0, why)));
+            if let Some((path, why)) = cannot_cover {
+                hook.warnings.push(format!(
+                    "{} cannot be covered by an approval ({why}), so under trust this hook cannot be approved",
+                    path.display()
+                ));
+            }
             for (script, sha256) in scripts {
                 if sha256.is_none() {
                     hook.warnings.push(format!(
@@ -99,12 +108,10 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
                     ));
                 }
             }
-            hook.sha256 = Some(entry_digest(
-                &entry.event,
-                entry.matcher.as_deref(),
-                &command,
-                scripts,
-            ));
+            // What cannot be fingerprinted cannot be approved: no digest, so no approval holds.
+            hook.sha256 = cannot_cover
+                .is_none()
+                .then(|| entry_digest(&entry.event, entry.matcher.as_deref(), &command, scripts));
             hook.settings.timeout = timeout.map(|t| t.max(Duration::from_millis(1)));
             hook.claude = Some(Arc::new(ClaudeHook {
                 event: entry.event.clone(),

@@ -134,6 +134,15 @@ pub fn handler_digest_now(
         Some(root) => scripts_of(command, root),
         None => Vec::new(),
     };
+    if let Some((path, why)) = scripts
+        .iter()
+        .find_map(|s| unfingerprintable(s).map(|why| (&s.0, why)))
+    {
+        return Err(format!(
+            "{} cannot be covered by an approval: {why}",
+            path.display()
+        ));
+    }
     Ok(crate::claude::entry_digest(
         &entry.event,
         entry.matcher.as_deref(),
@@ -180,13 +189,24 @@ fn read_limited(path: &Path) -> Result<Option<String>, String> {
 
 /// Files of a project's `.claude/hooks` folder (and its subfolders) an approval covers, at
 /// most: where a command's scripts usually are, so one the command runs in a way this reading
-/// does not follow (`cat x.sh | sh`) is covered all the same.
-pub const HOOKS_FOLDER_FILES: usize = 64;
+/// does not follow (`cat x.sh | sh`) is covered all the same. A folder holding more cannot be
+/// covered, so its handlers cannot be approved.
+pub const HOOKS_FOLDER_FILES: usize = 256;
+
+/// What a script's fingerprint says when its bytes cannot be fingerprinted (larger than
+/// [`FINGERPRINT_LIMIT`](crate::policy::FINGERPRINT_LIMIT), or a folder with too many files):
+/// never a sha256, so an approval of it never holds (see [`unfingerprintable`]).
+pub const UNFINGERPRINTABLE: &str = "unfingerprintable: ";
+
+/// Why `script` cannot be covered by an approval, if it cannot.
+pub fn unfingerprintable(script: &Script) -> Option<&str> {
+    script.1.as_deref()?.strip_prefix(UNFINGERPRINTABLE)
+}
 
 /// What an approval of the command `command` of the project `root` covers, each file with
 /// the sha256 of its bytes now: the files it names (see [`scripts_named`]; the one it runs
 /// is recorded even when missing, the others when they exist), then every file of
-/// `<root>/.claude/hooks`.
+/// `<root>/.claude/hooks`, links followed.
 pub fn scripts_of(command: &str, root: &Path) -> Vec<Script> {
     let mut scripts: Vec<Script> = scripts_named(command, root, root)
         .into_iter()
@@ -195,29 +215,45 @@ pub fn scripts_of(command: &str, root: &Path) -> Vec<Script> {
             (named.primary || sha256.is_some()).then_some((named.path, sha256))
         })
         .collect();
-    for path in hooks_folder_files(&root.join(".claude").join("hooks")) {
+    let folder = root.join(".claude").join("hooks");
+    let (files, more) = hooks_folder_files(&folder);
+    for path in files {
         if !scripts.iter().any(|(p, _)| *p == path) {
             if let Some(sha256) = sha256_now(&path) {
                 scripts.push((path, Some(sha256)));
             }
         }
     }
+    if more {
+        scripts.push((
+            folder,
+            Some(format!(
+                "{UNFINGERPRINTABLE}it holds more than {HOOKS_FOLDER_FILES} files, more than an approval can cover"
+            )),
+        ));
+    }
     scripts
 }
 
-/// The regular files of `dir` and of its subfolders one level down, sorted, at most
-/// [`HOOKS_FOLDER_FILES`] (links are not followed).
-fn hooks_folder_files(dir: &Path) -> Vec<PathBuf> {
+/// The files of `dir` and of its subfolders one level down (links followed: what the path
+/// leads to is what runs), sorted, at most [`HOOKS_FOLDER_FILES`]; and whether it holds more.
+fn hooks_folder_files(dir: &Path) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
-    let list = |dir: &Path, depth: usize, files: &mut Vec<PathBuf>| -> Vec<PathBuf> {
+    let mut seen = 0usize;
+    let mut list = |dir: &Path, depth: usize, files: &mut Vec<PathBuf>| -> Vec<PathBuf> {
         let mut subfolders = Vec::new();
         let Ok(entries) = std::fs::read_dir(dir) else {
             return subfolders;
         };
-        for entry in entries.flatten().take(4 * HOOKS_FOLDER_FILES) {
-            match entry.file_type() {
-                Ok(t) if t.is_file() => files.push(entry.path()),
-                Ok(t) if t.is_dir() && depth == 0 => subfolders.push(entry.path()),
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 2 * HOOKS_FOLDER_FILES {
+                break;
+            }
+            match std::fs::metadata(entry.path()) {
+                Ok(m) if m.is_file() => files.push(entry.path()),
+                Ok(m) if m.is_dir() && depth == 0 => subfolders.push(entry.path()),
+                // A pipe, a device, a link to nothing: nothing a command runs from a file.
                 _ => {}
             }
         }
@@ -227,15 +263,24 @@ fn hooks_folder_files(dir: &Path) -> Vec<PathBuf> {
         list(&sub, 1, &mut files);
     }
     files.sort();
+    let more = files.len() > HOOKS_FOLDER_FILES || seen > 2 * HOOKS_FOLDER_FILES;
     files.truncate(HOOKS_FOLDER_FILES);
-    files
+    (files, more)
 }
 
 /// The sha256 of the regular file at `path` now; `None` when it is missing, not a regular
-/// file (a FIFO is never opened for reading: it would wait for a writer) or unreadable.
+/// file (a FIFO is never opened for reading: it would wait for a writer) or unreadable; an
+/// [`UNFINGERPRINTABLE`] sentence when it is too large to fingerprint.
 fn sha256_now(path: &Path) -> Option<String> {
     let file = open_regular(path).ok().flatten()?;
-    crate::policy::sha256_of(&file).ok().flatten()
+    match crate::policy::sha256_of(&file) {
+        Ok(Some(sha256)) => Some(sha256),
+        Ok(None) => Some(format!(
+            "{UNFINGERPRINTABLE}it is larger than {} MiB, more than can be fingerprinted",
+            crate::policy::FINGERPRINT_LIMIT >> 20
+        )),
+        Err(_) => None,
+    }
 }
 
 /// `path` opened for reading when it is a regular file (a link to one counts): `Ok(None)`

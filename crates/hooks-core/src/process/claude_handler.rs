@@ -8,9 +8,11 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::execution::RunContext;
-use crate::claude::{claude_input, cline_tool_input, read_output, ClaudeHook, Ended};
+use crate::claude::{
+    claude_input, cline_tool_input, exit_two, read_output, ClaudeHook, Ended, ExitTwo,
+};
 use crate::discovery::DiscoveredHook;
-use crate::verdict::{Kept, Verdict, HEAD_KEEP, TAIL_KEEP};
+use crate::verdict::{Kept, Spotted, Verdict, HEAD_KEEP, TAIL_KEEP};
 
 /// The variable naming a Claude hook's project folder, as Claude Code sets it.
 pub const CLAUDE_PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
@@ -84,9 +86,22 @@ pub(super) fn claude_verdict(ending: &ClaudeEnding, kept: &Kept) -> (Verdict, bo
         profile: kept.profile,
     });
     let mut verdict = answer.verdict;
+    // Too long to read whole: a block printed anywhere in it still blocks.
+    let spotted = match kept.spotted {
+        Some(Spotted::Continue) => true,
+        Some(Spotted::Decision) => exit_two(&claude.event) == ExitTwo::Blocks,
+        None => false,
+    };
+    if !kept.head.is_empty() && spotted && !verdict.cancel {
+        verdict.cancel = true;
+        verdict.error_message = format!(
+            "blocked: {} printed a block in {} bytes of stdout, too long to read its reason",
+            claude.position, kept.raw_len
+        );
+    }
     if !kept.head.is_empty() {
         verdict.problem = Some(format!(
-            "printed {} bytes on stdout, more than a Claude hook's answer is read whole from ({} MiB): its first and last MiB were searched for a block{}; print the JSON answer alone, and logs on stderr",
+            "printed {} bytes on stdout, more than a Claude hook's answer is read whole from ({} MiB): all of it was searched for a block{}; print the JSON answer alone, and logs on stderr",
             kept.raw_len,
             (HEAD_KEEP + TAIL_KEEP) >> 20,
             match verdict.cancel {

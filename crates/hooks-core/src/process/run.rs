@@ -99,7 +99,11 @@ pub(crate) async fn run_hook_watched(
         }
     };
 
-    let mut out = StdoutScan::new(Reader::new(ctx.profile));
+    let reader = match hook.claude {
+        Some(_) => Reader::new(ctx.profile).spotting_blocks(),
+        None => Reader::new(ctx.profile),
+    };
+    let mut out = StdoutScan::new(reader);
     let mut err = Tail::new(STDERR_KEEP);
     let progress = AtomicU64::new(0);
     let mut lines = watch.map(|w| (w.lines(true), w.lines(false)));

@@ -2,6 +2,7 @@
 //! verdict fields checked, and many hooks' verdicts combined into one, failures counted as
 //! a cancel where the failure policy says so.
 
+mod block_spotter;
 mod combine;
 mod encoding;
 mod failure_policy;
@@ -12,6 +13,7 @@ mod locate;
 mod on_failure;
 mod stream;
 
+pub use block_spotter::*;
 pub use combine::*;
 pub use encoding::*;
 pub use failure_policy::*;

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use crate::discovery::Profile;
 use crate::verdict::{self, is_js_space, Verdict};
 use crate::verdict::{whole_chars, Decoder, Encoding, Utf16Later};
-use crate::verdict::{Scan, Scanner};
+use crate::verdict::{BlockSpotter, Scan, Scanner, Spotted};
 
 /// Bytes of text kept from the start of stdout.
 pub const HEAD_KEEP: usize = 1 << 20;
@@ -34,6 +34,9 @@ pub struct Reader {
     raw_len: u64,
     utf16_later: Utf16Later,
     profile: Profile,
+    /// A Claude settings handler's: spots a block anywhere in stdout (see
+    /// [`Reader::spotting_blocks`]).
+    spotter: Option<BlockSpotter>,
 }
 
 /// What was kept of stdout once it ended.
@@ -58,6 +61,9 @@ pub struct Kept {
     /// Whose conventions the verdict follows (which of `context` and `contextModification`
     /// wins).
     pub profile: Profile,
+    /// The block a Claude settings handler printed anywhere in stdout, when its reader spotted
+    /// blocks.
+    pub spotted: Option<Spotted>,
 }
 
 /// What the `HOOK_CONTROL` lines said.
@@ -93,7 +99,15 @@ impl Reader {
             raw_len: 0,
             utf16_later: Utf16Later::default(),
             profile,
+            spotter: None,
         }
+    }
+
+    /// The same reader, spotting a block (`"decision": "block"`...) anywhere in stdout, for a
+    /// Claude settings handler whose stdout may be too long to keep whole.
+    pub fn spotting_blocks(mut self) -> Reader {
+        self.spotter = Some(BlockSpotter::default());
+        self
     }
 
     /// Reads the next bytes of stdout, cut anywhere (inside a character too).
@@ -129,6 +143,7 @@ impl Reader {
             raw_len: self.raw_len,
             utf16_later: self.utf16_later.found,
             profile: self.profile,
+            spotted: self.spotter.and_then(BlockSpotter::finish),
         }
     }
 
@@ -145,6 +160,9 @@ impl Reader {
         self.tail.drain(..overflow);
         self.tail.extend(new);
         self.scanner.feed(text);
+        if let Some(spotter) = &mut self.spotter {
+            spotter.feed(text);
+        }
         if let Some(control) = &mut self.control {
             control.feed(text);
         }
