@@ -8,8 +8,12 @@ mod events;
 mod hook;
 mod matcher;
 mod output;
+mod paths;
 mod scripts;
+mod search_replace;
 mod settings;
+mod tools;
+mod updated_input;
 
 pub use events::*;
 pub use hook::*;
@@ -17,3 +21,5 @@ pub use matcher::*;
 pub use output::*;
 pub use scripts::*;
 pub use settings::*;
+pub use tools::*;
+pub use updated_input::*;
