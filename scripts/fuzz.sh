@@ -13,7 +13,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for target in output input; do
+for target in output input claude; do
   mkdir -p "$work/$target"
   echo "fuzz: $target for ${seconds}s"
   status=0
