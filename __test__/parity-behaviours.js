@@ -256,6 +256,24 @@ function pinnedBehaviours() {
   ].map(([label, text, encoding, ending, code, profile]) => ({ label: `pinned: ${label}`, text, encoding, ending, code, profile }))
 }
 
+// Regressions: behaviours a random seed once made decide differently, run on every seed. They
+// are added last and draw nothing from the generator, so every seed's other behaviours keep
+// their ids and bytes (a reported seed still reproduces its case).
+function regressionBehaviours() {
+  // latin1: each character is one byte, so \xc3 is written as the lone byte a locator piece is.
+  const bytes = (text) => Buffer.from(text, 'latin1')
+  return [
+    // seed 5015, c153: a NUL byte in a line after the answer's kept the encoding undecided.
+    ['seed 5015 c153', bytes('-1e309\r\n{"contextModification":"from a piece"}\n-\r\n\0{ "status": {  } \r\n'), 'extension'],
+    // seed 1360605944, c186: a NUL byte just past the first line end, behind an invalid byte.
+    [
+      'seed 1360605944 c186',
+      bytes('\xc3true\n\0[{"contextModification":"\t\\u12\\"","contextModification":-12},[{}]]\n{"status":"logged"}\r\ntrue\xc301\n {"contextModification":"from a piece"}\r\n'),
+      'cli',
+    ],
+  ].map(([label, out, profile]) => ({ label: `regression: ${label}`, out, encoding: 'utf8', profile, ending: 'answer', stderr: 'checking...\n', factory: true, sdk: profile === 'cli' }))
+}
+
 // The structured generator: a verdict with log lines around it, line endings, encodings, sizes.
 
 const WORDS = ['lint', 'tests', 'secrets', 'format', 'deploy', 'review', 'policy', 'scan']
@@ -476,6 +494,7 @@ function generate(seed, { generated = 100, locator = 50 } = {}) {
   for (const text of ['{"cancel": true, "errorMessage": "no"}\n', 'cannot reach the linter daemon\n', '{"cancel": true}', '{"contextModification": "half done"}\n']) {
     add({ label: 'crash loop', text, encoding: 'utf8', profile: 'cli', ending: 'exit', code: r.pick([1, 3]), events: 5, stderr: 'crashed\n', sdk: true })
   }
+  for (const b of regressionBehaviours()) add(b)
   return cases
 }
 

@@ -15,7 +15,9 @@
 //
 // The seed is PARITY_SEED (else taken from the clock); every failure names it, with the command
 // that runs the same behaviours again. A failure lists each behaviour that decided
-// differently (the first 40), the way it was run, and what each way decided.
+// differently (the first 40), the way it was run, and what each way decided. Behaviours an
+// earlier seed found diverging run on every seed besides (regressionBehaviours in
+// parity-behaviours.js: add one there when a seed fails).
 //   PARITY_REPORT=<file>  appends every divergence as a JSON line
 //   PARITY_TIMING=<file>  appends each run's duration, and each run made again with more time
 //

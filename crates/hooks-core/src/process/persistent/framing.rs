@@ -64,7 +64,7 @@ pub(super) struct Pushed {
 }
 
 /// A persistent process's stdout, cut into lines as it arrives, over its whole life.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Framing {
     /// The stream's encoding, decided from the event's first bytes: `Some(Some(little
     /// endian))` for UTF-16, `Some(None)` for UTF-8, `None` while undecided.
@@ -137,14 +137,35 @@ impl Framing {
             self.cut(bytes, id, out, &mut pushed);
             return pushed;
         }
-        // Its encoding is not known yet: held until it is (see `sniffed`).
+        // Its encoding is not known yet: held until it is (see `sniffed`), or until the bytes
+        // hold the event's answer as the per-event reader will read them.
         self.sniffing.extend_from_slice(bytes);
-        if let Some(utf16) = sniffed(&self.sniffing, false) {
+        let decided =
+            sniffed(&self.sniffing, false).or_else(|| self.answers_as_read(id).then_some(None));
+        if let Some(utf16) = decided {
             self.utf16 = Some(utf16);
             let held = std::mem::take(&mut self.sniffing);
             self.cut(&held, id, out, &mut pushed);
         }
         pushed
+    }
+
+    /// Whether the undecided bytes, cut as the per-event reader reads them were they all the
+    /// event printed (its sniff given the event's end: UTF-8 here, as `sniffed` has already
+    /// taken UTF-16 on that evidence), hold the answer of the event `id`. Then the event ends
+    /// with them, they are its whole output, and the reader reads them so: the decision
+    /// agrees with it whatever the bytes ahead of the answer are (a NUL beside a line end, an
+    /// invalid byte, which keep `sniffed` waiting for evidence that would only come later).
+    fn answers_as_read(&self, id: Option<&str>) -> bool {
+        if id.is_none() || Encoding::sniff(&self.sniffing, true) != Some(Encoding::Utf8) {
+            return false;
+        }
+        let mut trial = self.clone();
+        trial.utf16 = Some(None);
+        let held = std::mem::take(&mut trial.sniffing);
+        let mut pushed = Pushed::default();
+        trial.cut(&held, id, &mut Vec::new(), &mut pushed);
+        pushed.answered
     }
 
     /// Cuts bytes of a stream whose encoding is known into lines, judging each.
@@ -377,7 +398,8 @@ impl Framing {
 /// `\r\0`), where no UTF-16 character can start, so the per-event sniff reads that start as
 /// UTF-8 whatever follows. A NUL printed after it (a stray byte in a later line) does not
 /// un-end it. A BOM or a short line written alone so waits for what follows it, and an answer
-/// in UTF-8 does not wait. Pure.
+/// in UTF-8 does not wait (nor does one behind bytes this rule waits on: see
+/// `Framing::answers_as_read`). Pure.
 fn sniffed(held: &[u8], complete: bool) -> Option<Option<bool>> {
     let utf16 = |encoding| match encoding {
         Encoding::Utf16 { little_endian, .. } => Some(little_endian),
@@ -777,5 +799,48 @@ mod tests {
         let (_, pushed) = push_all(&mut framing, &[&utf16[3..]], "1");
         assert!(pushed.answered);
         assert_eq!(framing.utf16, Some(Some(true)));
+    }
+
+    #[test]
+    fn an_answer_in_bytes_the_reader_reads_as_utf8_ends_the_event_whatever_precedes_it() {
+        // The parity test's c186 (seed 1360605944, cli profile): a line starting with an
+        // invalid byte, a NUL byte just past its line end, then lines read as UTF-8 and the
+        // answer, in one write shorter than the sniff window. Per event these bytes are UTF-8
+        // and decide contextModification "from a piece"; the line ended before the byte ahead
+        // of the NUL does not count (`\n\0` could be a UTF-16 unit), so only the answer, found
+        // as the reader will read these bytes, decides the stream.
+        let bytes: &[u8] = b"\xc3true\n\x00[{\"contextModification\":\"\t\\u12\\\"\",\"contextModification\":-12},[{}]]\n{\"status\":\"logged\"}\r\ntrue\xc301\n {\"contextModification\":\"from a piece\"}\r\n";
+        assert_eq!(bytes.len(), 144);
+        assert_eq!(Encoding::sniff(bytes, true), Some(Encoding::Utf8));
+        let mut framing = Framing::default();
+        let (out, pushed) = push_all(&mut framing, &[bytes], "1");
+        assert!(pushed.answered, "the answer line was not seen");
+        assert_eq!(out, bytes);
+        assert_eq!(framing.utf16, Some(None));
+        // The same bytes in two writes: the first holds no answer and waits; the second ends it.
+        let cut = bytes.len() - 10;
+        let mut framing = Framing::default();
+        let (_, pushed) = push_all(&mut framing, &[&bytes[..cut]], "1");
+        assert!(!pushed.answered);
+        assert_eq!(framing.utf16, None);
+        let (_, pushed) = push_all(&mut framing, &[&bytes[cut..]], "1");
+        assert!(pushed.answered);
+        // A NUL byte first (no line can end before it): the answer still ends the event.
+        let leading = b"\0true\r\n{\"contextModification\":\"from a piece\"}\r\ny,\"],1\r\n";
+        let mut framing = Framing::default();
+        let (_, pushed) = push_all(&mut framing, &[leading], "1");
+        assert!(pushed.answered);
+        // Between events nothing is an answer: the bytes still wait for evidence.
+        let mut framing = Framing::default();
+        assert!(framing
+            .push(bytes, None, &mut Vec::new())
+            .unclaimed
+            .is_none());
+        assert_eq!(framing.utf16, None);
+        // What the per-event reader decides from the event's output, as from the same bytes
+        // printed per event.
+        let verdict = crate::verdict::parse(&out, crate::discovery::Profile::Cli);
+        assert_eq!(verdict.context_modification, "from a piece");
+        assert!(!verdict.cancel);
     }
 }
