@@ -290,11 +290,9 @@ mod tests {
         scripts_named(command, Path::new("/w"), Path::new("/w"))
             .iter()
             .map(|n| {
-                format!(
-                    "{}{}",
-                    n.path.display(),
-                    if n.primary { "" } else { " (also)" }
-                )
+                // Windows writes the same paths with `\`.
+                let path = n.path.display().to_string().replace('\\', "/");
+                format!("{path}{}", if n.primary { "" } else { " (also)" })
             })
             .collect()
     }

@@ -369,7 +369,8 @@ mod tests {
             .iter()
             .map(|d| {
                 (
-                    d.path.to_string_lossy().into_owned(),
+                    // Windows joins with `\`.
+                    d.path.to_string_lossy().replace('\\', "/"),
                     d.source,
                     d.workspace_root.clone(),
                 )
