@@ -143,24 +143,7 @@ pub(super) fn tool_input_in(cline_tool: &str, parameters: &Value, base: Folder<'
     if cline_tool == "use_mcp_tool" {
         return mcp_input(parameters);
     }
-    let mut rest = match parameters {
-        Value::Object(map) => map.clone(),
-        Value::Null => Map::new(),
-        // The Cline CLI takes a bare string or list for some tools: put it where its object
-        // form has it.
-        other => {
-            let key = match cline_tool {
-                "run_commands" => "commands",
-                "read_files" => "file_paths",
-                "search_codebase" => "queries",
-                "fetch_web_content" => "requests",
-                _ => "input",
-            };
-            let mut map = Map::new();
-            map.insert(key.into(), other.clone());
-            map
-        }
-    };
+    let mut rest = object_form(cline_tool, parameters);
     let mut claude = Map::new();
     match cline_tool {
         "execute_command" => {}
@@ -430,6 +413,27 @@ pub(super) fn json_list(value: &Value) -> Option<Vec<Value>> {
             }
         }
         _ => None,
+    }
+}
+
+/// `parameters` as an object: a bare string or list (the Cline CLI takes one for some tools)
+/// under the key its object form has it at, `null` as no parameter.
+pub(super) fn object_form(tool: &str, parameters: &Value) -> Map<String, Value> {
+    match parameters {
+        Value::Object(map) => map.clone(),
+        Value::Null => Map::new(),
+        other => {
+            let key = match tool {
+                "run_commands" => "commands",
+                "read_files" => "file_paths",
+                "search_codebase" => "queries",
+                "fetch_web_content" => "requests",
+                _ => "input",
+            };
+            let mut map = Map::new();
+            map.insert(key.into(), other.clone());
+            map
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use super::events::{claude_event_of, hook_of, tool_call};
 use super::paths::{path_back, Folder};
 use super::search_replace::{block_lines, block_span};
 use super::tools::{
-    as_list, command_line, editor_tool, json_list, read_request, tool_input_in, truthy,
+    as_list, command_line, editor_tool, json_list, object_form, read_request, tool_input_in, truthy,
 };
 use crate::discovery::Profile;
 
@@ -222,27 +222,6 @@ fn claude_fields(tool: &str, original: &Map<String, Value>) -> Vec<&'static str>
             .collect(),
         "web_search" => vec!["allowed_domains", "blocked_domains"],
         _ => Vec::new(),
-    }
-}
-
-/// `parameters` as the object `claude_tool_input` reads them as: a bare string or list under
-/// the key its object form has it at, `null` as no parameter.
-fn object_form(tool: &str, parameters: &Value) -> Map<String, Value> {
-    match parameters {
-        Value::Object(map) => map.clone(),
-        Value::Null => Map::new(),
-        other => {
-            let key = match tool {
-                "run_commands" => "commands",
-                "read_files" => "file_paths",
-                "search_codebase" => "queries",
-                "fetch_web_content" => "requests",
-                _ => "input",
-            };
-            let mut map = Map::new();
-            map.insert(key.into(), other.clone());
-            map
-        }
     }
 }
 
