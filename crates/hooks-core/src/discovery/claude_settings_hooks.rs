@@ -7,34 +7,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{DiscoveredHook, HookDir, HookSettings, SettingsFile};
+use super::{DiscoveredHook, HookDir, SettingsFile};
 use crate::claude::{
     cline_hooks_of, closest_name, entry_digest, entry_path, unknown_names, ClaudeHook,
     ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
 };
 use crate::launch::{Launch, LaunchKind};
-use crate::policy::TrustState;
 
 /// The hooks named `hook_name` that `files` (the settings of `dir`) give, in the files' order.
 pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> Vec<DiscoveredHook> {
     let mut found = Vec::new();
     for file in files {
         let base = |path, disabled: Option<String>| DiscoveredHook {
-            hook_name: hook_name.to_owned(),
-            path,
+            // A settings file's hooks are of its own source (the project's, or its local one).
             source: file.source,
-            workspace_root: dir.workspace_root.clone(),
-            kind: LaunchKind::Shell,
-            disabled,
-            command: Vec::new(),
-            launch_error: None,
-            shebang_program: None,
-            sha256: None,
-            trust: TrustState::NotRequired,
-            real_path: None,
-            settings: HookSettings::default(),
-            warnings: Vec::new(),
-            claude: None,
+            ..DiscoveredHook::listed(hook_name, path, dir, LaunchKind::Shell, disabled)
         };
         if let Some(why) = &file.unreadable {
             // Said for every hook: a guard in a broken file must not vanish quietly.

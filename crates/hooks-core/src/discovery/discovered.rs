@@ -78,6 +78,34 @@ impl DiscoveredHook {
         }
     }
 
+    /// A hook of `hook_name` at `path` in `dir`, started as `kind`, disabled for `disabled` if
+    /// given, with nothing read of it yet: no argv, digest, header or warnings.
+    pub(crate) fn listed(
+        hook_name: &str,
+        path: PathBuf,
+        dir: &super::HookDir,
+        kind: LaunchKind,
+        disabled: Option<String>,
+    ) -> DiscoveredHook {
+        DiscoveredHook {
+            hook_name: hook_name.to_owned(),
+            path,
+            source: dir.source,
+            workspace_root: dir.workspace_root.clone(),
+            kind,
+            disabled,
+            command: Vec::new(),
+            launch_error: None,
+            shebang_program: None,
+            sha256: None,
+            trust: TrustState::NotRequired,
+            real_path: None,
+            settings: HookSettings::default(),
+            warnings: Vec::new(),
+            claude: None,
+        }
+    }
+
     /// The path the user's policy store knows this hook by.
     pub fn policy_path(&self) -> &std::path::Path {
         self.real_path.as_deref().unwrap_or(&self.path)
@@ -110,23 +138,13 @@ pub fn discover(
             Contents::Missing => continue,
             Contents::Unreadable(why) => {
                 // Say so for every hook name: the author must learn why their hook is not seen.
-                found.push(DiscoveredHook {
-                    hook_name: hook_name.to_owned(),
-                    path: dir.path.join(hook_name),
-                    source: dir.source,
-                    workspace_root: dir.workspace_root.clone(),
-                    kind: LaunchKind::Direct,
-                    disabled: Some(why.clone()),
-                    command: Vec::new(),
-                    launch_error: None,
-                    shebang_program: None,
-                    sha256: None,
-                    trust: TrustState::NotRequired,
-                    real_path: None,
-                    settings: HookSettings::default(),
-                    warnings: Vec::new(),
-                    claude: None,
-                });
+                found.push(DiscoveredHook::listed(
+                    hook_name,
+                    dir.path.join(hook_name),
+                    dir,
+                    LaunchKind::Direct,
+                    Some(why.clone()),
+                ));
                 continue;
             }
             Contents::Entries(entries) => entries,
