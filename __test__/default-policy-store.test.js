@@ -8,9 +8,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { makeTempDir, makeWorkspace, hooksDirOf, writeProgram, printJson, cliEnv, isWindows } = require('./helpers')
+const { makeTempDir, makeWorkspace, hooksDirOf, writeProgram, printJson, cliEnv, isWindows, nodeSync } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
@@ -22,7 +21,7 @@ function editorRun(ws, env) {
     runHook('PreToolUse', {}, { workspaceRoots: [process.argv[2]], globalHooksDir: null, managedHooksDir: null, trust: 'workspace' })
       .then((r) => process.stdout.write(JSON.stringify({ ran: r.hooks.map((h) => h.status), context: r.contextModification, notRun: r.notRun.map((f) => f.problem), storeWarnings: r.warnings.filter((w) => w.includes('policy file')) })))
   `
-  const out = spawnSync(process.execPath, ['-e', program, ROOT, ws], { env, encoding: 'utf8', timeout: 60000 })
+  const out = nodeSync(['-e', program, ROOT, ws], { env, encoding: 'utf8', timeout: 60000 })
   expect(out.stderr).toBe('')
   return JSON.parse(out.stdout)
 }
@@ -45,13 +44,13 @@ describe('the default policy store is the CLI\'s', () => {
   ])('cline-hooks trust, then an editor without policyFile runs the hook (%s)', (_, withClineDir) => {
     const { ws, env, store } = setup(withClineDir)
     expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'], storeWarnings: [] })
-    const trusted = spawnSync(process.execPath, [CLI, 'trust', '--workspace', ws, '--no-global', '--yes'], { env, encoding: 'utf8', timeout: 60000 })
+    const trusted = nodeSync([CLI, 'trust', '--workspace', ws, '--no-global', '--yes'], { env, encoding: 'utf8', timeout: 60000 })
     expect(trusted.status).toBe(0)
     expect(fs.existsSync(store)).toBe(true)
     expect(editorRun(ws, env)).toEqual({ ran: ['completed'], context: 'approved hook ran', notRun: [], storeWarnings: [] })
     // And back: untrust from the CLI, and the editor no longer runs it.
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
-    const untrusted = spawnSync(process.execPath, [CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
+    const untrusted = nodeSync([CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
     expect(untrusted.status).toBe(0)
     expect(editorRun(ws, env)).toEqual({ ran: [], context: '', notRun: ['notTrusted'], storeWarnings: [] })
   })
@@ -69,7 +68,7 @@ describe('the default policy store is the CLI\'s', () => {
         codeOf(h.discoverHooks('PreToolUse', { workspaceRoots: [process.argv[3]], trust: 'workspace', policyFile: null })),
       ]).then((codes) => process.stdout.write(JSON.stringify(codes)))
     `
-    const out = spawnSync(process.execPath, ['-e', program, ROOT, hook, ws], { env, encoding: 'utf8', timeout: 60000 })
+    const out = nodeSync(['-e', program, ROOT, hook, ws], { env, encoding: 'utf8', timeout: 60000 })
     expect(out.stderr).toBe('')
     expect(JSON.parse(out.stdout)).toEqual(['ERR_INVALID_OPTION', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION'])
     expect(fs.existsSync(store)).toBe(false)
@@ -78,7 +77,7 @@ describe('the default policy store is the CLI\'s', () => {
   test('withdrawing an approval there is not changes nothing: no store is created', () => {
     const { ws, env, store } = setup(true)
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
-    const untrusted = spawnSync(process.execPath, [CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
+    const untrusted = nodeSync([CLI, 'untrust', hook], { env, encoding: 'utf8', timeout: 60000 })
     expect(untrusted.status).toBe(0)
     expect(untrusted.stdout).toMatch(/was not approved/)
     expect(fs.existsSync(store)).toBe(false)
@@ -87,9 +86,9 @@ describe('the default policy store is the CLI\'s', () => {
   test('an approval made through the API without policyFile is what `cline-hooks trust` sees', () => {
     const { ws, env } = setup(true)
     const hook = path.join(hooksDirOf(ws), isWindows ? 'PreToolUse.cmd' : 'PreToolUse')
-    const approve = spawnSync(process.execPath, ['-e', `require(process.argv[1]).trustHook(process.argv[2]).then(() => {}, (e) => { console.error(e.message); process.exit(1) })`, ROOT, hook], { env, encoding: 'utf8', timeout: 60000 })
+    const approve = nodeSync(['-e', `require(process.argv[1]).trustHook(process.argv[2]).then(() => {}, (e) => { console.error(e.message); process.exit(1) })`, ROOT, hook], { env, encoding: 'utf8', timeout: 60000 })
     expect(approve.stderr).toBe('')
-    const listed = spawnSync(process.execPath, [CLI, 'trust', '--workspace', ws, '--no-global'], { env, encoding: 'utf8', timeout: 60000 })
+    const listed = nodeSync([CLI, 'trust', '--workspace', ws, '--no-global'], { env, encoding: 'utf8', timeout: 60000 })
     expect(listed.status).toBe(0)
     expect(listed.stdout).toMatch(/Every hook in scope is approved/)
   })

@@ -7,6 +7,7 @@
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
+const { spawnSync } = require('child_process')
 
 const addon = require('..')
 const programs = require('./hook-programs')
@@ -293,6 +294,22 @@ function cliEnv(changes = {}) {
   return envWith({ PATH, ...changes })
 }
 
+/**
+ * spawnSync of this node with `args`, as a test's second process. A process that never
+ * started (Wine's CreateProcess fails now and then on shared cores: `output` is null) is
+ * started again, up to three times, since nothing of the code under test ran; one that ran
+ * is returned whatever it did. After three, it throws with the spawn error, so the failure
+ * says what happened rather than comparing `null`.
+ */
+function nodeSync(args, options) {
+  let out
+  for (let attempt = 0; attempt < 3; attempt++) {
+    out = spawnSync(process.execPath, args, options)
+    if (out.output !== null) return out
+  }
+  throw new Error(`node ${args.slice(0, 2).join(' ')} did not start three times: ${out.error && out.error.message}`)
+}
+
 /** The live watchdog processes whose parent is `hostPid` (Linux). */
 function watchdogsOf(hostPid) {
   const found = []
@@ -328,6 +345,7 @@ function opts(extra = {}) {
 }
 
 module.exports = {
+  nodeSync,
   watchdogsOf,
   addon,
   isWindows,
