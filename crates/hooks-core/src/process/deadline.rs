@@ -7,10 +7,10 @@ use std::process::ExitStatus;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use tokio::process::Child;
 use tokio::time::{sleep, sleep_until, timeout_at, Instant};
 use tokio_util::sync::CancellationToken;
 
+use super::hook_child::HookChild;
 use super::pipes::{read_on, PipeGrace};
 use crate::process::{sweep, Registration, Stop};
 
@@ -69,7 +69,7 @@ pub(super) struct Stopped {
 /// the first case its tree is stopped. Then output is read on by `grace`. A process that
 /// could not be stopped is left to be reaped in the background; the run settles anyway.
 pub(super) async fn drive(
-    mut child: Child,
+    mut child: HookChild,
     io: impl Future<Output = ()>,
     progress: &AtomicU64,
     registration: &mut Registration,
@@ -143,7 +143,7 @@ pub(super) async fn drive(
 /// is stuck, and else the signal that ended it.
 pub(super) async fn stop_tree(
     registration: &mut Registration,
-    child: &mut Child,
+    child: &mut HookChild,
     meanwhile: impl Future<Output = ()>,
 ) -> Stopped {
     registration.signal_group(Stop::Term);
@@ -172,7 +172,7 @@ pub(super) async fn stop_tree(
 }
 
 /// Reaps a process that could not be stopped, whenever it finally ends.
-pub(super) async fn reap_eventually(mut child: Child) {
+pub(super) async fn reap_eventually(mut child: HookChild) {
     loop {
         match child.try_wait() {
             Ok(None) => sleep(Duration::from_secs(1)).await,
@@ -185,7 +185,7 @@ pub(super) async fn reap_eventually(mut child: Child) {
 /// there is none (kernels before 5.3, seccomp profiles that deny `pidfd_open`); once the
 /// host's libuv owns SIGCHLD that signal never reaches tokio. Checking with `waitpid(WNOHANG)`
 /// at growing intervals (at most [`EXIT_POLL_MAX`]) sees the exit in every case.
-pub(super) async fn exit_of(child: &mut Child) -> io::Result<ExitStatus> {
+pub(super) async fn exit_of(child: &mut HookChild) -> io::Result<ExitStatus> {
     let mut pause = Duration::from_millis(2);
     loop {
         tokio::select! {

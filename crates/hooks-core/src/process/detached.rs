@@ -2,16 +2,16 @@
 //! file, their output going nowhere, followed in the background until they end.
 
 use std::io;
-use std::process::Stdio;
 
-use tokio::process::Child;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
 use super::admission::{admit, not_started, wait_to_retry};
 use super::deadline::{exit_of, reap_eventually, stop_tree};
 use super::execution::{Execution, FailureKind, RunContext, Status};
-use super::spawn::{spawn, HookEnv, HookIo, HookStdin, NotStarted};
+use super::hook_child::HookChild;
+use super::hook_io::{HookIo, HookOutput, HookStdin};
+use super::spawn::{spawn, HookEnv, NotStarted};
 use super::spawn_failure::explain_start_error;
 use super::verified_start::verify;
 use crate::discovery::DiscoveredHook;
@@ -55,7 +55,7 @@ pub async fn start_detached(
     };
     let io = HookIo {
         stdin: HookStdin::File(input),
-        output: Stdio::null,
+        output: HookOutput::Null,
     };
     let stop = registration.stop.clone();
     let wait = |pause, refusal| {
@@ -108,7 +108,7 @@ pub async fn start_detached(
 /// Stays with a detached hook until its own process ends (reaping it, so no zombie is left)
 /// or `terminateAll()` stops its tree, then frees its slot.
 async fn follow_detached(
-    mut child: Child,
+    mut child: HookChild,
     mut registration: Registration,
     permit: OwnedSemaphorePermit,
 ) {

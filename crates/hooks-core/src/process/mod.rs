@@ -17,6 +17,8 @@ mod deadline;
 mod detached;
 mod environment;
 mod execution;
+mod hook_child;
+mod hook_io;
 mod identity;
 mod marker;
 mod persistent;

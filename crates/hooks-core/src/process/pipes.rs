@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Child;
 use tokio::time::{timeout, Instant};
 
+use super::hook_child::HookChild;
 use crate::blocking::{self, Started};
 use crate::observe::Lines;
 use crate::verdict::Reader;
@@ -66,7 +66,7 @@ impl PipeGrace {
 /// It ends when all three pipes are done with. With `lines` (an observed run), each pipe's
 /// bytes are also split into lines for its events.
 pub(super) fn exchange<'a>(
-    child: &mut Child,
+    child: &mut HookChild,
     input: &'a [u8],
     out: &'a mut StdoutScan,
     err: &'a mut Tail,

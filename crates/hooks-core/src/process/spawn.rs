@@ -6,12 +6,13 @@ use std::ffi::OsString;
 use std::future::Future;
 use std::io;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 use super::execution::Status;
+use super::hook_child::HookChild;
+use super::hook_io::{HookIo, HookOutput, HookStdin};
 use crate::discovery::{DiscoveredHook, HookMode};
 use crate::process::start_retry::{is_passing_refusal, START_ATTEMPTS, START_PAUSES};
 use crate::process::verified_start::VerifiedFile;
@@ -23,23 +24,6 @@ pub const HOOK_PATH_VAR: &str = "CLINE_HOOK_PATH";
 
 /// The variable that tells a hook it runs as a persistent process: `persistent`.
 pub const MODE_VAR: &str = "CLINE_HOOK_MODE";
-
-/// What a hook reads on stdin: a pipe the run writes its input into, or (a detached run) a
-/// file holding it. Each try of a start takes its own handle to it.
-pub(super) enum HookStdin {
-    Piped,
-    File(std::fs::File),
-}
-
-impl HookStdin {
-    fn stdio(&self) -> io::Result<Stdio> {
-        match self {
-            HookStdin::Piped => Ok(Stdio::piped()),
-            // A start that failed read nothing of it: the shared position is still at 0.
-            HookStdin::File(file) => Ok(Stdio::from(file.try_clone()?)),
-        }
-    }
-}
 
 /// Why a hook did not start: the start failed, or the run was stopped (its deadline, an abort,
 /// `terminateAll()`) while a refused start waited for another try; then, its status and why.
@@ -66,12 +50,6 @@ pub(super) struct HookEnv<'a> {
     pub run: &'a crate::process::RunIdentity,
 }
 
-/// Where a hook's stdin comes from and what its stdout and stderr go to.
-pub(super) struct HookIo {
-    pub stdin: HookStdin,
-    pub output: fn() -> Stdio,
-}
-
 /// Starts a hook whose end is awaited, with piped stdin, stdout and stderr. It is announced to
 /// the watchdog before the start, so a host that dies during it still leaves nothing, and its
 /// tree is attached to `registration` once it runs. A hook the watchdog cannot watch still
@@ -84,7 +62,7 @@ pub(super) async fn spawn_watched<W, F>(
     warnings: &mut Vec<String>,
     verified: Option<&VerifiedFile>,
     wait: W,
-) -> Result<Child, NotStarted>
+) -> Result<HookChild, NotStarted>
 where
     W: Fn(Duration, String) -> F,
     F: Future<Output = Result<(), (Status, String)>>,
@@ -99,7 +77,7 @@ where
     };
     let io = HookIo {
         stdin: HookStdin::Piped,
-        output: Stdio::piped,
+        output: HookOutput::Piped,
     };
     let (child, tree) = spawn(hook, cwd, env, marker, warnings, io, verified, wait).await?;
     let watched = announced.map(|announced| announced.started(tree.group()));
@@ -123,7 +101,7 @@ pub(super) async fn spawn<W, F>(
     io: HookIo,
     verified: Option<&VerifiedFile>,
     wait: W,
-) -> Result<(Child, ProcessTree), NotStarted>
+) -> Result<(HookChild, ProcessTree), NotStarted>
 where
     W: Fn(Duration, String) -> F,
     F: Future<Output = Result<(), (Status, String)>>,
@@ -137,7 +115,7 @@ where
         run,
     } = env;
     let identity = run.variables(hook);
-    let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
+    let spawn_argv = |argv: &[OsString]| -> io::Result<HookChild> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
         let (key, value) = marker.env();
@@ -153,8 +131,8 @@ where
             // Last, so a caller's variable of the same name cannot take its place.
             .env(key, value)
             .stdin(io.stdin.stdio()?)
-            .stdout((io.output)())
-            .stderr((io.output)())
+            .stdout(io.output.stdio())
+            .stderr(io.output.stdio())
             .kill_on_drop(false);
         // Only a persistent hook is told it is one: a host that itself runs inside one (a
         // `cline-hooks run` from a persistent hook) must not pass the word on.
@@ -169,14 +147,14 @@ where
         if confine {
             crate::process::confine::confine_in_child(&mut command);
         }
-        command.spawn()
+        command.spawn().map(HookChild::from)
     };
     if argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command").into());
     }
     // One try: the hook's own argv, then (what execvp does for a script without a #! line)
     // the same handed to /bin/sh. A refusal of either is tried again whole.
-    let try_start = || -> io::Result<(Child, bool)> {
+    let try_start = || -> io::Result<(HookChild, bool)> {
         match spawn_argv(&argv) {
             Err(err) if is_exec_format_error(&err) => {
                 let mut by_sh = vec![OsString::from("/bin/sh")];

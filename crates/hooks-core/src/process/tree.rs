@@ -38,7 +38,7 @@ impl ProcessTree {
     /// The tree of a process started through [`configure`] with `marker` in its environment:
     /// its process group, and (Linux) whatever carries the marker outside it.
     pub fn adopt(
-        child: &tokio::process::Child,
+        child: &crate::process::hook_child::HookChild,
         marker: StartMarker,
     ) -> std::io::Result<ProcessTree> {
         let pid = child.id().ok_or_else(|| {
@@ -130,7 +130,7 @@ mod windows_tree {
         /// Puts the suspended child into a new job object, then lets it run, so no grandchild
         /// can be started outside the job.
         pub fn adopt(
-            child: &tokio::process::Child,
+            child: &crate::process::hook_child::HookChild,
             marker: StartMarker,
         ) -> std::io::Result<ProcessTree> {
             let process = child

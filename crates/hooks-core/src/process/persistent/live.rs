@@ -10,7 +10,7 @@ use std::time::Duration;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{sleep, sleep_until, timeout, timeout_at, Instant};
 
@@ -22,6 +22,7 @@ use crate::observe::Lines;
 use crate::process::admission::terminated_before_start;
 use crate::process::deadline::{exit_of, reap_eventually, stop_tree, End, Ending, Stopped};
 use crate::process::execution::{Execution, FailureKind, Status};
+use crate::process::hook_child::HookChild;
 use crate::process::pipes::{
     PipeGrace, Sink, StdoutScan, Tail, PIPE_FLOW_MAX, PIPE_GRACE, STDERR_KEEP,
 };
@@ -41,7 +42,7 @@ const READ_CHUNK: usize = 64 << 10;
 
 /// A persistent hook's process, running.
 pub(super) struct Live {
-    child: Child,
+    child: HookChild,
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
