@@ -547,7 +547,7 @@ describe('scrubEnv says once per run how far its hooks are kept from the host', 
     expect(scrubWarnings(await run(false))).toEqual([])
     if (isLinux) {
       // Confined or not, no thread of this process entered a domain (no_new_privs marks one):
-      // its hooks could reach it there. Each hook enters its own, between fork and exec.
+      // its hooks could reach it there. Each hook enters its own, between its start and its exec.
       const threads = fs.readdirSync('/proc/self/task').map((tid) => {
         const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'utf8')
         return `${/^Name:\s*(.*)$/m.exec(status)[1]}:${/^NoNewPrivs:\s*(\d)/m.exec(status)[1]}`

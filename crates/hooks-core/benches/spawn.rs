@@ -7,8 +7,10 @@
 //! - `runner_run`: the addon's `Runner::run` (limiter, process group, stdin/stdout/stderr
 //!   pipes, deadline, output parsing, combination) on the same runtime, no Node involved;
 //! - `runner_run_scrubbed`: the same with `scrubEnv` on, whose hooks (Linux) enter their
-//!   Landlock domain between fork and exec: std then forks instead of using posix_spawn, which
-//!   costs more the more memory the host maps.
+//!   Landlock domain before their exec, started by the crate's own spawn (a `clone(CLONE_VM |
+//!   CLONE_VFORK)` as posix_spawn makes it), so they cost what `runner_run` does whatever
+//!   memory the host maps (a fork, which std would make for a `pre_exec` closure, costs more
+//!   the more it maps).
 //!
 //! `cargo bench --bench spawn`. Each case runs the hook 1,000 times (about a second or two).
 

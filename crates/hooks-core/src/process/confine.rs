@@ -1,16 +1,15 @@
 //! Keeping scrubbed hooks (`scrubEnv`) out of the host's environment and memory: on Linux each
-//! one enters a Landlock domain in its own process, between fork and exec, and the host never
-//! does. A domain denies every process inside it ptrace-class access (`/proc/<pid>/environ`,
-//! `mem`, `ptrace(2)`) to processes outside it, and (Landlock ABI 6) signals to them; it allows
-//! both into the same domain, so no thread of the host may be inside one: a hook would reach
-//! the host's whole environment and memory through `/proc/<host>/task/<that thread>/`. The
-//! ruleset is made once, in the host; the rule that picks it for a kernel, and the warning a
-//! run gives where hooks cannot be confined, are here too.
+//! one enters a Landlock domain in its own process, between its start and its exec (see
+//! own_spawn.rs), and the host never does. A domain denies every process inside it
+//! ptrace-class access (`/proc/<pid>/environ`, `mem`, `ptrace(2)`) to processes outside it,
+//! and (Landlock ABI 6) signals to them; it allows both into the same domain, so no thread of
+//! the host may be inside one: a hook would reach the host's whole environment and memory
+//! through `/proc/<host>/task/<that thread>/`. The ruleset is made once, in the host; the rule
+//! that picks it for a kernel, and the warning a run gives where hooks cannot be confined, are
+//! here too.
 
 use std::fmt;
 use std::io;
-
-use tokio::process::Command;
 
 /// Why hooks started with `scrubEnv` are not kept from the host's environment here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,21 +145,23 @@ pub fn scrub_warning_here() -> Option<String> {
     scrub_warning(confinement().as_ref().map(|_| ()), as_root)
 }
 
-/// Makes `command` start confined (see the module's comment): its process enters the domain
-/// just before its exec. Where hooks cannot be confined, nothing changes (the run said so in
-/// its warnings). The child fails to start, rather than run unconfined, if the kernel refuses
-/// it the domain then.
-pub(super) fn confine_in_child(command: &mut Command) {
-    imp::confine_in_child(command)
+/// The ruleset a confined hook's process enters just before its exec (see the module's
+/// comment; own_spawn.rs starts it so), or `None` where hooks cannot be confined (the run said
+/// so in its warnings) and start as any other. A child the kernel refuses the domain then fails
+/// to start, rather than run unconfined.
+#[cfg(target_os = "linux")]
+pub(super) fn ruleset_fd() -> Option<std::os::fd::RawFd> {
+    imp::ruleset_fd()
 }
+
+#[cfg(target_os = "linux")]
+pub(super) use imp::enter_domain;
 
 #[cfg(target_os = "linux")]
 mod imp {
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
     use std::sync::OnceLock;
-
-    use tokio::process::Command;
 
     use super::{ruleset_attr, RulesetAttr, Unconfined};
 
@@ -185,22 +186,16 @@ mod imp {
         ruleset().as_ref().map(|_| ()).map_err(Clone::clone)
     }
 
-    pub(super) fn confine_in_child(command: &mut Command) {
-        let Ok(ruleset) = ruleset() else {
-            return;
-        };
-        let fd = ruleset.as_raw_fd();
-        // SAFETY: the closure runs in the child between fork and exec and makes two raw
-        // system calls, no allocation or lock; `fd` is held open by a static for the life of
-        // the process, so the child's copy is the ruleset.
-        unsafe {
-            command.pre_exec(move || enter_domain(fd));
-        }
+    /// The ruleset's descriptor: held open by a static for the life of the process, so a
+    /// child's copy of it is the ruleset.
+    pub(super) fn ruleset_fd() -> Option<RawFd> {
+        ruleset().as_ref().ok().map(AsRawFd::as_raw_fd)
     }
 
     /// Puts the calling thread into the domain of `ruleset`, no_new_privs first (Landlock
-    /// requires it of an unprivileged caller). Async-signal-safe: raw system calls only.
-    fn enter_domain(ruleset: RawFd) -> io::Result<()> {
+    /// requires it of an unprivileged caller). Async-signal-safe: raw system calls only, no
+    /// allocation or lock (the error is the errno, which needs none).
+    pub(in crate::process) fn enter_domain(ruleset: RawFd) -> io::Result<()> {
         let (yes, zero) = (1 as libc::c_ulong, 0 as libc::c_ulong);
         // SAFETY: integer arguments only (the kernel wants unsigned longs, zero beyond the
         // second); it applies to the calling thread.
@@ -342,15 +337,11 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use tokio::process::Command;
-
     use super::Unconfined;
 
     pub(super) fn confinement() -> Result<(), Unconfined> {
         Err(Unconfined::NotLinux)
     }
-
-    pub(super) fn confine_in_child(_command: &mut Command) {}
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! A started hook's process, as the rest of the run sees it whichever way it started (tokio's
-//! `Command` today). Its pipes are fields, as on tokio's `Child`, and it is waited for, polled
-//! and killed with tokio's semantics; dropped, it is left running and reaped when it ends
-//! (`kill_on_drop(false)`).
+//! A started hook's process, whichever way it started: by tokio's `Command` (unconfined, and
+//! everywhere but Linux) or by the own spawn of a confined hook (own_spawn.rs). Its pipes are
+//! fields, as on tokio's `Child`, and it is waited for, polled and killed with tokio's
+//! semantics; dropped, it is left running and reaped when it ends (`kill_on_drop(false)`).
 
 use std::io;
 use std::process::ExitStatus;
@@ -20,6 +20,8 @@ pub(crate) struct HookChild {
 #[derive(Debug)]
 enum Inner {
     Tokio(tokio::process::Child),
+    #[cfg(target_os = "linux")]
+    Own(super::own_child::OwnChild),
 }
 
 impl From<tokio::process::Child> for HookChild {
@@ -35,10 +37,28 @@ impl From<tokio::process::Child> for HookChild {
 }
 
 impl HookChild {
+    /// A child of the own spawn, with the host's ends of its pipes.
+    #[cfg(target_os = "linux")]
+    pub(super) fn own(
+        child: super::own_child::OwnChild,
+        stdin: Option<ChildStdin>,
+        stdout: Option<ChildStdout>,
+        stderr: Option<ChildStderr>,
+    ) -> HookChild {
+        HookChild {
+            stdin,
+            stdout,
+            stderr,
+            inner: Inner::Own(child),
+        }
+    }
+
     /// Its process id until it has been reaped, then `None` (the id may be another's by then).
     pub fn id(&self) -> Option<u32> {
         match &self.inner {
             Inner::Tokio(child) => child.id(),
+            #[cfg(target_os = "linux")]
+            Inner::Own(child) => child.id(),
         }
     }
 
@@ -54,6 +74,8 @@ impl HookChild {
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
         match &mut self.inner {
             Inner::Tokio(child) => child.try_wait(),
+            #[cfg(target_os = "linux")]
+            Inner::Own(child) => child.try_wait(),
         }
     }
 
@@ -63,6 +85,8 @@ impl HookChild {
         drop(self.stdin.take());
         match &mut self.inner {
             Inner::Tokio(child) => child.wait().await,
+            #[cfg(target_os = "linux")]
+            Inner::Own(child) => child.wait().await,
         }
     }
 
@@ -71,6 +95,8 @@ impl HookChild {
     pub fn start_kill(&mut self) -> io::Result<()> {
         match &mut self.inner {
             Inner::Tokio(child) => child.start_kill(),
+            #[cfg(target_os = "linux")]
+            Inner::Own(child) => child.start_kill(),
         }
     }
 }

@@ -16,11 +16,17 @@ mod confine;
 mod deadline;
 mod detached;
 mod environment;
+#[cfg(target_os = "linux")]
+mod exec_plan;
 mod execution;
 mod hook_child;
 mod hook_io;
 mod identity;
 mod marker;
+#[cfg(target_os = "linux")]
+mod own_child;
+#[cfg(target_os = "linux")]
+mod own_spawn;
 mod persistent;
 mod pipes;
 mod registry;

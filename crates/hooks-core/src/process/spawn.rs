@@ -144,9 +144,15 @@ where
         if let Some(verified) = verified {
             verified.keep_in_child(&mut command);
         }
-        if confine {
-            crate::process::confine::confine_in_child(&mut command);
+        // Confined: started by the own spawn, whose child enters the domain before its exec
+        // without the fork a `pre_exec` closure would cost (see own_spawn.rs).
+        #[cfg(target_os = "linux")]
+        if let Some(ruleset) = confine.then(super::confine::ruleset_fd).flatten() {
+            let keep = verified.and_then(VerifiedFile::kept_fd);
+            return super::own_spawn::spawn(command.as_std(), &io, keep, ruleset);
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = confine;
         command.spawn().map(HookChild::from)
     };
     if argv.is_empty() {

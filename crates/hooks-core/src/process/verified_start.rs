@@ -356,12 +356,11 @@ impl VerifiedFile {
     }
 
     /// Linux: keeps the start's descriptor open across `exec` in the child (and only there),
-    /// so the kernel or the interpreter can read it.
+    /// so the kernel or the interpreter can read it. (A confined start, which is not a
+    /// `Command`'s, keeps [`VerifiedFile::kept_fd`] open itself.)
     pub(crate) fn keep_in_child(&self, command: &mut tokio::process::Command) {
         #[cfg(target_os = "linux")]
-        if let Some((from, _)) = &self.start_from {
-            use std::os::fd::AsRawFd;
-            let fd = from.as_raw_fd();
+        if let Some(fd) = self.kept_fd() {
             // SAFETY: the closure runs in the child between fork and exec and calls only
             // fcntl, which is async-signal-safe; `fd` stays open in the parent until the
             // start returns, so the child's copy is the verified one.
@@ -376,5 +375,13 @@ impl VerifiedFile {
         }
         #[cfg(not(target_os = "linux"))]
         let _ = command;
+    }
+
+    /// Linux: the descriptor the child must keep open across `exec` (the sealed copy its argv
+    /// names), if it starts from one; open until this is dropped.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn kept_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.start_from.as_ref().map(|(from, _)| from.as_raw_fd())
     }
 }
