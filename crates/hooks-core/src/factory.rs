@@ -136,6 +136,12 @@ impl Snapshot {
             &setup.platform,
         );
         policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
+        crate::sandbox::apply(
+            &mut hooks,
+            &setup.layout.sandbox,
+            setup.layout.workspace_roots.first().map(PathBuf::as_path),
+            &std::env::temp_dir(),
+        );
         hooks
     }
 

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::io;
 
+#[cfg(target_os = "linux")]
 use tokio::process::Command;
 
 /// Why hooks started with `scrubEnv` are not kept from the host's environment here.
@@ -146,12 +147,20 @@ pub fn scrub_warning_here() -> Option<String> {
     scrub_warning(confinement().as_ref().map(|_| ()), as_root)
 }
 
-/// Makes `command` start confined (see the module's comment): its process enters the domain
-/// just before its exec. Where hooks cannot be confined, nothing changes (the run said so in
-/// its warnings). The child fails to start, rather than run unconfined, if the kernel refuses
-/// it the domain then.
-pub(super) fn confine_in_child(command: &mut Command) {
-    imp::confine_in_child(command)
+/// The ruleset scrubbed hooks enter (see the module's comment), or `None` where hooks cannot
+/// be confined (the run said so in its warnings).
+#[cfg(target_os = "linux")]
+pub(super) fn scrub_ruleset() -> Option<std::os::fd::RawFd> {
+    imp::scrub_ruleset()
+}
+
+/// Makes `command` start in the Landlock domain of `ruleset`: its process enters it just
+/// before its exec, so no thread of the host ever does. The child fails to start, rather than
+/// run unconfined, if the kernel refuses it the domain then. `ruleset` must stay open until
+/// the command has started.
+#[cfg(target_os = "linux")]
+pub(super) fn confine_in_child(command: &mut Command, ruleset: std::os::fd::RawFd) {
+    imp::confine_in_child(command, ruleset)
 }
 
 #[cfg(target_os = "linux")]
@@ -185,14 +194,14 @@ mod imp {
         ruleset().as_ref().map(|_| ()).map_err(Clone::clone)
     }
 
-    pub(super) fn confine_in_child(command: &mut Command) {
-        let Ok(ruleset) = ruleset() else {
-            return;
-        };
-        let fd = ruleset.as_raw_fd();
+    pub(super) fn scrub_ruleset() -> Option<RawFd> {
+        ruleset().as_ref().ok().map(AsRawFd::as_raw_fd)
+    }
+
+    pub(super) fn confine_in_child(command: &mut Command, fd: RawFd) {
         // SAFETY: the closure runs in the child between fork and exec and makes two raw
-        // system calls, no allocation or lock; `fd` is held open by a static for the life of
-        // the process, so the child's copy is the ruleset.
+        // system calls, no allocation or lock; the caller keeps `fd` open until the start,
+        // so the child's copy is the ruleset.
         unsafe {
             command.pre_exec(move || enter_domain(fd));
         }
@@ -342,15 +351,11 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use tokio::process::Command;
-
     use super::Unconfined;
 
     pub(super) fn confinement() -> Result<(), Unconfined> {
         Err(Unconfined::NotLinux)
     }
-
-    pub(super) fn confine_in_child(_command: &mut Command) {}
 }
 
 #[cfg(test)]

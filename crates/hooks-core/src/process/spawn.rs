@@ -47,6 +47,18 @@ impl HookStdin {
 pub(super) enum NotStarted {
     Failed(io::Error),
     Stopped(Status, String),
+    /// It must run confined (`sandbox`), and cannot be here: the sentence says why.
+    Unconfinable(String),
+}
+
+impl NotStarted {
+    /// Why it did not start, in words for the hook's author (a stop's own words for a stop).
+    pub(super) fn explained(&self, hook: &DiscoveredHook, cwd: &Path) -> String {
+        match self {
+            NotStarted::Failed(err) => super::spawn_failure::explain_start_error(err, hook, cwd),
+            NotStarted::Stopped(_, why) | NotStarted::Unconfinable(why) => why.clone(),
+        }
+    }
 }
 
 impl From<io::Error> for NotStarted {
@@ -137,6 +149,24 @@ where
         run,
     } = env;
     let identity = run.variables(hook);
+    // A hook that must run confined never runs without its sandbox.
+    let sandbox = match &hook.sandbox {
+        Some(sandbox) => Some(
+            crate::sandbox::prepare(sandbox, warnings)
+                .map_err(|why| NotStarted::Unconfinable(why.to_string()))?,
+        ),
+        None => None,
+    };
+    #[cfg(target_os = "macos")]
+    let argv = match &sandbox {
+        Some(crate::sandbox::Prepared::Seatbelt(profile)) => {
+            let mut confined: Vec<OsString> =
+                vec!["/usr/bin/sandbox-exec".into(), "-p".into(), profile.into()];
+            confined.extend(argv);
+            confined
+        }
+        None => argv,
+    };
     let spawn_argv = |argv: &[OsString]| -> io::Result<Child> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
@@ -166,9 +196,21 @@ where
         if let Some(verified) = verified {
             verified.keep_in_child(&mut command);
         }
-        if confine {
-            crate::process::confine::confine_in_child(&mut command);
+        // A sandbox's domain also keeps the host out of reach, as scrubEnv's does.
+        #[cfg(target_os = "linux")]
+        let ruleset = match &sandbox {
+            Some(crate::sandbox::Prepared::Landlock(ruleset)) => {
+                Some(std::os::fd::AsRawFd::as_raw_fd(ruleset))
+            }
+            None if confine => crate::process::confine::scrub_ruleset(),
+            None => None,
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(ruleset) = ruleset {
+            crate::process::confine::confine_in_child(&mut command, ruleset);
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (confine, &sandbox);
         command.spawn()
     };
     if argv.is_empty() {
