@@ -136,7 +136,7 @@ impl Snapshot {
             &setup.platform,
         );
         policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
-        crate::sandbox::apply(
+        crate::discovery::give_sandboxes(
             &mut hooks,
             &setup.layout.sandbox,
             setup.layout.workspace_roots.first().map(PathBuf::as_path),

@@ -202,7 +202,7 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
     for hook in KNOWN_HOOKS {
         let mut hooks = discover(hook, &listings, profile, &platform);
         policy::apply(&mut hooks, &loaded.policy, layout.trust);
-        crate::sandbox::apply(
+        crate::discovery::give_sandboxes(
             &mut hooks,
             &layout.sandbox,
             layout.workspace_roots.first().map(PathBuf::as_path),

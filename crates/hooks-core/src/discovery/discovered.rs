@@ -54,7 +54,7 @@ pub struct DiscoveredHook {
     /// for a hook file. Its `path` is `<settings file>#<position>`.
     pub claude: Option<std::sync::Arc<crate::claude::ClaudeHook>>,
     /// The sandbox it runs in (`sandbox`); `None`: it runs unconfined. Decided at discovery
-    /// (see [`crate::sandbox::apply`]), so every way of running it confines it alike.
+    /// (see [`give_sandboxes`](crate::discovery::give_sandboxes)), so every way of running it confines it alike.
     pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
@@ -217,7 +217,7 @@ pub fn discover(
                 settings,
                 warnings,
                 claude: None,
-            sandbox: None,
+                sandbox: None,
             });
         }
     }

@@ -422,6 +422,7 @@ mod tests {
         match not_started {
             NotStarted::Failed(err) => Ok(err.raw_os_error()),
             NotStarted::Stopped(status, _) => Err(status),
+            NotStarted::Unconfinable(why) => panic!("no sandbox was asked for, yet: {why}"),
         }
     }
 

@@ -79,7 +79,10 @@ pub(crate) fn domain_rights_needing(
         Ok(abi) => abi,
     };
     let (mut needed, mut what) = if network {
-        (2, "letting a confined hook rename across folders (Linux 5.19)")
+        (
+            2,
+            "letting a confined hook rename across folders (Linux 5.19)",
+        )
     } else {
         (
             4,
@@ -318,7 +321,11 @@ mod tests {
         assert_eq!(rights.map(|r| r.attr_size), Some(16));
         assert_eq!(rights.map(|r| r.scoped), Some(0));
         match domain_rights(Ok(3), false) {
-            Err(Unavailable::TooOld { abi: 3, needed: 4, what }) => {
+            Err(Unavailable::TooOld {
+                abi: 3,
+                needed: 4,
+                what,
+            }) => {
                 assert!(what.contains("sandboxNetwork"), "{what}")
             }
             other => panic!("expected ABI 3 to be too old, got {other:?}"),
@@ -344,7 +351,10 @@ mod tests {
             Some(SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET)
         );
         assert_eq!(closed.map(|r| r.attr_size), Some(24));
-        assert_eq!(domain_rights(Ok(6), true).ok().map(|r| r.scoped), Some(SCOPE_SIGNAL));
+        assert_eq!(
+            domain_rights(Ok(6), true).ok().map(|r| r.scoped),
+            Some(SCOPE_SIGNAL)
+        );
         // The kernel's uapi values.
         assert_eq!((SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL), (1, 2));
     }
@@ -363,22 +373,38 @@ mod tests {
             assert_eq!(r.device_write & !(fs::WRITE_FILE | fs::TRUNCATE), 0);
         }
         // Rights the kernel does not know are never asked for.
-        assert_eq!(domain_rights(Ok(2), true).ok().map(|r| r.handled_fs), Some(0x3fff));
-        assert_eq!(domain_rights(Ok(4), true).ok().map(|r| r.handled_fs), Some(0x7fff));
-        assert_eq!(domain_rights(Ok(99), true).ok().map(|r| r.handled_fs), Some(0xffff));
+        assert_eq!(
+            domain_rights(Ok(2), true).ok().map(|r| r.handled_fs),
+            Some(0x3fff)
+        );
+        assert_eq!(
+            domain_rights(Ok(4), true).ok().map(|r| r.handled_fs),
+            Some(0x7fff)
+        );
+        assert_eq!(
+            domain_rights(Ok(99), true).ok().map(|r| r.handled_fs),
+            Some(0xffff)
+        );
     }
 
     #[test]
     fn a_kernel_without_landlock_or_with_it_off_is_said_so() {
         assert_eq!(domain_rights(Err(38), true), Err(Unavailable::NoLandlock));
         assert_eq!(domain_rights(Err(95), false), Err(Unavailable::Disabled));
-        assert!(matches!(domain_rights(Err(1), false), Err(Unavailable::Refused(_))));
+        assert!(matches!(
+            domain_rights(Err(1), false),
+            Err(Unavailable::Refused(_))
+        ));
     }
 
     #[test]
     fn the_test_setting_asks_for_a_newer_abi_than_the_kernels() {
         match domain_rights_needing(Ok(7), false, Some(8)) {
-            Err(Unavailable::TooOld { abi: 7, needed: 8, what }) => {
+            Err(Unavailable::TooOld {
+                abi: 7,
+                needed: 8,
+                what,
+            }) => {
                 assert!(what.contains(LANDLOCK_ABI_OVERRIDE_VAR), "{what}")
             }
             other => panic!("expected the override to refuse, got {other:?}"),

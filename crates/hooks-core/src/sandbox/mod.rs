@@ -1,5 +1,6 @@
 //! Confined hooks (`sandbox`): which hooks run inside an OS sandbox and what that sandbox lets
-//! them do. The choice is made once, at discovery ([`apply`]), and carried by each hook
+//! them do. The choice is made once, at discovery
+//! ([`give_sandboxes`](crate::discovery::give_sandboxes)), and carried by each hook
 //! ([`DiscoveredHook::sandbox`](crate::discovery::DiscoveredHook::sandbox)), so every way of
 //! running it (per event, detached, persistent, the SDK adapter, the plugin) starts it the same
 //! way. Pure here; the rules a kernel is given are in `landlock.rs` (Linux) and `seatbelt.rs`
@@ -14,7 +15,7 @@ pub use self::seatbelt::seatbelt_profile;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::discovery::{DiscoveredHook, Source};
+use crate::discovery::Source;
 
 /// Which hooks run confined (`sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -107,23 +108,6 @@ pub fn sandbox_for(
     })
 }
 
-/// Gives each of `hooks` its sandbox under `options` (see [`sandbox_for`]): a workspace's hook
-/// may write in its root, any other in `default_cwd` (the first root, where it runs).
-pub fn apply(
-    hooks: &mut [DiscoveredHook],
-    options: &SandboxOptions,
-    default_cwd: Option<&Path>,
-    temp: &Path,
-) {
-    if options.mode == SandboxMode::Off {
-        return;
-    }
-    for hook in hooks {
-        let cwd = hook.workspace_root.as_deref().or(default_cwd);
-        hook.sandbox = sandbox_for(options, hook.source, cwd, temp).map(std::sync::Arc::new);
-    }
-}
-
 /// Why a hook that must run confined cannot be confined here: its start fails with this.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unavailable {
@@ -179,7 +163,10 @@ pub(crate) enum Prepared {
 
 /// Makes `sandbox` ready for one start, or says why it cannot be had here; `warnings` gets
 /// what the hook should know (a writable folder that does not exist).
-pub(crate) fn prepare(sandbox: &Sandbox, warnings: &mut Vec<String>) -> Result<Prepared, Unavailable> {
+pub(crate) fn prepare(
+    sandbox: &Sandbox,
+    warnings: &mut Vec<String>,
+) -> Result<Prepared, Unavailable> {
     imp::prepare(sandbox, warnings)
 }
 
@@ -274,7 +261,11 @@ mod tests {
     #[test]
     fn workspace_mode_confines_what_a_repository_brings_and_nothing_else() {
         let mode = SandboxMode::Workspace;
-        for source in [Source::Workspace, Source::ClaudeProject, Source::ClaudeLocal] {
+        for source in [
+            Source::Workspace,
+            Source::ClaudeProject,
+            Source::ClaudeLocal,
+        ] {
             assert!(mode.covers(source), "{source:?}");
         }
         for source in [
@@ -354,7 +345,10 @@ mod tests {
             Unavailable::Refused("Operation not permitted (os error 1)".into()),
         ] {
             let said = why.to_string();
-            assert!(said.starts_with("this hook must run confined (sandbox) and was not started: "), "{said}");
+            assert!(
+                said.starts_with("this hook must run confined (sandbox) and was not started: "),
+                "{said}"
+            );
             assert!(!said.ends_with('.'), "{said}");
         }
     }

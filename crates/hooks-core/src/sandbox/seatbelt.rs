@@ -56,7 +56,10 @@ mod tests {
 
     fn sandbox(network: bool) -> Sandbox {
         Sandbox {
-            writable: vec![PathBuf::from("/Users/me/repo"), PathBuf::from("/private/tmp")],
+            writable: vec![
+                PathBuf::from("/Users/me/repo"),
+                PathBuf::from("/private/tmp"),
+            ],
             network,
         }
     }
@@ -65,14 +68,18 @@ mod tests {
     fn writes_are_denied_except_beneath_the_writable_folders_and_the_devices() {
         let profile = seatbelt_profile(&sandbox(false));
         assert!(profile.starts_with("(version 1)\n(allow default)\n(deny file-write*)\n"));
-        assert!(profile.contains("(subpath \"/Users/me/repo\")"), "{profile}");
+        assert!(
+            profile.contains("(subpath \"/Users/me/repo\")"),
+            "{profile}"
+        );
         assert!(profile.contains("(subpath \"/private/tmp\")"), "{profile}");
         assert!(profile.contains("(literal \"/dev/null\")"), "{profile}");
     }
 
     #[test]
     fn the_network_is_denied_unless_allowed() {
-        assert!(seatbelt_profile(&sandbox(false)).contains("(deny network-outbound network-inbound network-bind)"));
+        assert!(seatbelt_profile(&sandbox(false))
+            .contains("(deny network-outbound network-inbound network-bind)"));
         assert!(!seatbelt_profile(&sandbox(true)).contains("network"));
     }
 
@@ -92,7 +99,15 @@ mod tests {
             network: false,
         };
         let profile = seatbelt_profile(&hostile);
-        assert!(profile.contains("(subpath \"/x\\\")\\n(allow network*)(\\\"\")"), "{profile}");
-        assert!(!profile.lines().any(|line| line.starts_with("(allow network*)")), "{profile}");
+        assert!(
+            profile.contains("(subpath \"/x\\\")\\n(allow network*)(\\\"\")"),
+            "{profile}"
+        );
+        assert!(
+            !profile
+                .lines()
+                .any(|line| line.starts_with("(allow network*)")),
+            "{profile}"
+        );
     }
 }
