@@ -57,6 +57,23 @@ async function probe() {
     socket.on('connect', () => { socket.destroy(); resolve('ok') })
     socket.on('error', (e) => resolve(e.code))
   })
+  // What confinement does not stop: UDP, reading what the user can read, pathname sockets.
+  report.udp = await new Promise((resolve) => {
+    const udp = require('dgram').createSocket('udp4')
+    udp.send('x', Number(process.env.PORT), '127.0.0.1', (e) => { udp.close(); resolve(e ? e.code : 'ok') })
+  })
+  report.readOutside = attempt(() => fs.readFileSync(process.env.READABLE))
+  report.unixSocket = await new Promise((resolve) => {
+    const socket = net.connect(process.env.UNIX_SOCKET)
+    socket.on('connect', () => { socket.destroy(); resolve('ok') })
+    socket.on('error', (e) => resolve(e.code))
+  })
+  report.abstractSocket = await new Promise((resolve) => {
+    const socket = net.connect('\\0' + process.env.ABSTRACT_SOCKET)
+    socket.on('connect', () => { socket.destroy(); resolve('ok') })
+    socket.on('error', (e) => resolve(e.code))
+  })
+  report.noNewPrivs = /NoNewPrivs:\\s*(\\d)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]
   report.environ = attempt(() => fs.readFileSync('/proc/' + process.ppid + '/environ'))
   report.signal = attempt(() => process.kill(process.ppid, 0))
   return report
@@ -69,15 +86,40 @@ const PERSISTENT = `${PROBE}require('readline')
   .on('close', () => process.exit(0))
 `
 
-/** A TCP server on 127.0.0.1 for the whole file; the kernel completes each handshake. */
+/**
+ * For the whole file: a TCP server on 127.0.0.1 and a Unix socket server at a path outside the
+ * writable folders (the kernel completes each connection while this test waits for its host),
+ * and a file there every user may read.
+ */
 let server
 let port
+let unixServer
+let unixSocket
+let readable
+let abstractServer
+const abstractSocket = `cline-sandbox-test-${process.pid}`
 beforeAll(async () => {
   server = net.createServer((socket) => socket.destroy())
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
   port = server.address().port
+  if (process.platform === 'win32') return
+  const dir = folderFor()
+  fs.chmodSync(dir, 0o755)
+  readable = path.join(dir, 'readable.txt')
+  fs.writeFileSync(readable, 'anyone may read this', { mode: 0o644 })
+  unixSocket = path.join(dir, 'server.sock')
+  unixServer = net.createServer((socket) => socket.destroy())
+  await new Promise((resolve) => unixServer.listen(unixSocket, resolve))
+  fs.chmodSync(unixSocket, 0o777)
+  if (process.platform !== 'linux') return
+  abstractServer = net.createServer((socket) => socket.destroy())
+  await new Promise((resolve) => abstractServer.listen(`\0${abstractSocket}`, resolve))
 })
-afterAll(() => new Promise((resolve) => server.close(resolve)))
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+  if (unixServer) await new Promise((resolve) => unixServer.close(resolve))
+  if (abstractServer) await new Promise((resolve) => abstractServer.close(resolve))
+})
 
 /** Folders made outside the temp folder, removed after the file. */
 const outsideDirs = []
@@ -112,7 +154,7 @@ function probeHost(program, runs, { uid, header } = {}) {
 async function main() {
   const results = []
   for (const extra of JSON.parse(process.argv[1])) {
-    results.push(await runHook('PreToolUse', {}, { globalHooksDir: null, managedHooksDir: null, workspaceRoots: [${JSON.stringify(root)}], env: { OUTSIDE: ${JSON.stringify(outside)}, PORT: '${port}' }, ...extra }))
+    results.push(await runHook('PreToolUse', {}, { globalHooksDir: null, managedHooksDir: null, workspaceRoots: [${JSON.stringify(root)}], env: { OUTSIDE: ${JSON.stringify(outside)}, ...${JSON.stringify(probeEnv())} }, ...extra }))
   }
   await terminateAll()
   return results
@@ -135,14 +177,22 @@ main().then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdou
   })
 }
 
+/** What every probe is told besides OUTSIDE: where the servers and the readable file are. */
+function probeEnv() {
+  return { PORT: String(port), UNIX_SOCKET: unixSocket, READABLE: readable, ABSTRACT_SOCKET: abstractSocket }
+}
+
 /** Confined: only its own folders, no TCP, no reach into the host. */
 function expectConfined({ hook, probed }, { asRoot }) {
   expect(hook.confined).toBe(true)
-  expect(probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', devNull: 'ok', outside: 'EACCES', connect: 'EACCES', signal: 'EPERM' })
+  expect(probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', devNull: 'ok', outside: 'EACCES', connect: 'EACCES', signal: 'EPERM', abstractSocket: 'EPERM', noNewPrivs: '1' })
   expect(probed.child).not.toBe(0)
   // Root reads any process's environ by its capability whatever Landlock says; an ordinary
   // user is refused by the domain (the host is the same user, so only Landlock stands between).
   if (!asRoot) expect(probed.environ).toBe('EACCES')
+  // And what it does not stop (docs/security.md says so): UDP (DNS with it), reading what the
+  // user may read, connecting to a pathname Unix socket.
+  expect(probed).toMatchObject({ udp: 'ok', readOutside: 'ok', unixSocket: 'ok' })
 }
 
 const users = isRoot ? [['root', undefined], ['an ordinary user', USER]] : [['this user', undefined]]
@@ -155,17 +205,17 @@ describe.each(users)('a confined hook, run by %s (Linux: Landlock)', (_, uid) =>
     const [confined, unconfined] = probeHost(PER_EVENT, [{ sandbox: 'workspace' }, {}], { uid })
     expectConfined(confined, { asRoot })
     expect(unconfined.hook.confined).toBe(false)
-    expect(unconfined.probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', outside: 'ok', child: 0, connect: 'ok', environ: 'ok', signal: 'ok' })
+    expect(unconfined.probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', outside: 'ok', child: 0, connect: 'ok', environ: 'ok', signal: 'ok', abstractSocket: 'ok' })
   }, 60000)
 
   testIf(isLinux, reason, 'sandboxWritable lets it write there (and its child), sandboxNetwork lets it connect; nothing else opens', () => {
     const outside = folderFor(uid)
     const [writable, network] = probeHost(PER_EVENT, [
-      { sandbox: 'workspace', sandboxWritable: [outside], env: { OUTSIDE: outside, PORT: String(port) } },
+      { sandbox: 'workspace', sandboxWritable: [outside], env: { OUTSIDE: outside, ...probeEnv() } },
       { sandbox: 'all', sandboxNetwork: true },
     ], { uid })
     expect(writable.probed).toMatchObject({ outside: 'ok', child: 0, connect: 'EACCES', signal: 'EPERM' })
-    expect(network.probed).toMatchObject({ outside: 'EACCES', connect: 'ok', signal: 'EPERM' })
+    expect(network.probed).toMatchObject({ outside: 'EACCES', connect: 'ok', abstractSocket: 'ok', signal: 'EPERM' })
     expect(network.probed.child).not.toBe(0)
   }, 60000)
 
@@ -193,7 +243,7 @@ describe('which hooks are confined, and what says so', () => {
       ['global', undefined],
       ['workspace', { writable: [root, os.tmpdir(), outside], network: false }],
     ])
-    const result = await runHook('PreToolUse', {}, { ...options, auditLog, env: { OUTSIDE: makeTempDir(), PORT: String(port) } })
+    const result = await runHook('PreToolUse', {}, { ...options, auditLog, env: { OUTSIDE: makeTempDir(), ...probeEnv() } })
     expect(result.hooks.map((h) => [h.source, h.status, h.confined])).toEqual([
       ['global', 'completed', false],
       ['workspace', 'completed', true],
