@@ -21,6 +21,30 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
 /** An ordinary user with no entry of its own: the kernel needs only the number. */
 const USER = 54321
 
+/** Python: a TCP Fast Open sendto and an MPTCP connect to 127.0.0.1:argv[1], each `ok` or its errno. */
+const TCP_OTHER = `import errno, socket, sys
+port = int(sys.argv[1])
+def code(f):
+    try:
+        f()
+        return 'ok'
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+def fast_open():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.sendto(b'x', 0x20000000, ('127.0.0.1', port))
+    finally:
+        s.close()
+def mptcp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+    try:
+        s.connect(('127.0.0.1', port))
+    finally:
+        s.close()
+print(code(fast_open), code(mptcp))
+`
+
 /**
  * What a hook tries, each as `ok` or the error code it got: writing in the folder it runs in,
  * in the temp folder, in OUTSIDE (a folder of this test), to /dev/null; a child shell writing in
@@ -40,6 +64,7 @@ function attempt(fn) {
     return e.code || String(e)
   }
 }
+const TCP_OTHER = ${JSON.stringify(TCP_OTHER)}
 async function probe() {
   const mark = process.pid + '-' + Date.now()
   const report = { pid: process.pid }
@@ -74,6 +99,14 @@ async function probe() {
     socket.on('error', (e) => resolve(e.code))
   })
   report.noNewPrivs = /NoNewPrivs:\\s*(\\d)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]
+  // TCP opened without connect (a Fast Open sendto, an MPTCP socket), from Python.
+  report.tcpOther = spawnSync('python3', ['-c', TCP_OTHER, process.env.PORT], { encoding: 'utf8' }).stdout.trim()
+  // Metadata: +x is allowed in its folder; setuid bits and owners are not.
+  const own = path.join(process.cwd(), 'mode-' + mark)
+  fs.writeFileSync(own, 'x')
+  report.chmodX = attempt(() => fs.chmodSync(own, 0o755))
+  report.setuid = attempt(() => fs.chmodSync(own, 0o4755))
+  report.chown = attempt(() => fs.chownSync(own, process.getuid(), process.getgid()))
   report.environ = attempt(() => fs.readFileSync('/proc/' + process.ppid + '/environ'))
   report.signal = attempt(() => process.kill(process.ppid, 0))
   return report
@@ -193,6 +226,8 @@ function expectConfined({ hook, probed }, { asRoot }) {
   // And what it does not stop (docs/security.md says so): UDP (DNS with it), reading what the
   // user may read, connecting to a pathname Unix socket.
   expect(probed).toMatchObject({ udp: 'ok', readOutside: 'ok', unixSocket: 'ok' })
+  // What Landlock does not see, the seccomp filter refuses.
+  expect(probed).toMatchObject({ tcpOther: 'EACCES EACCES', chmodX: 'ok', setuid: 'EPERM', chown: 'EPERM' })
 }
 
 const users = isRoot ? [['root', undefined], ['an ordinary user', USER]] : [['this user', undefined]]
@@ -205,7 +240,9 @@ describe.each(users)('a confined hook, run by %s (Linux: Landlock)', (_, uid) =>
     const [confined, unconfined] = probeHost(PER_EVENT, [{ sandbox: 'workspace' }, {}], { uid })
     expectConfined(confined, { asRoot })
     expect(unconfined.hook.confined).toBe(false)
-    expect(unconfined.probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', outside: 'ok', child: 0, connect: 'ok', environ: 'ok', signal: 'ok', abstractSocket: 'ok' })
+    expect(unconfined.probed).toMatchObject({ inRoot: 'ok', inTemp: 'ok', outside: 'ok', child: 0, connect: 'ok', environ: 'ok', signal: 'ok', abstractSocket: 'ok', setuid: 'ok', chown: 'ok' })
+    // A Fast Open sendto connects when nothing stops it (so the check above can fail).
+    expect(unconfined.probed.tcpOther).toMatch(/^ok /)
   }, 60000)
 
   testIf(isLinux, reason, 'sandboxWritable lets it write there (and its child), sandboxNetwork lets it connect; nothing else opens', () => {
@@ -215,7 +252,8 @@ describe.each(users)('a confined hook, run by %s (Linux: Landlock)', (_, uid) =>
       { sandbox: 'all', sandboxNetwork: true },
     ], { uid })
     expect(writable.probed).toMatchObject({ outside: 'ok', child: 0, connect: 'EACCES', signal: 'EPERM' })
-    expect(network.probed).toMatchObject({ outside: 'EACCES', connect: 'ok', abstractSocket: 'ok', signal: 'EPERM' })
+    expect(network.probed).toMatchObject({ outside: 'EACCES', connect: 'ok', abstractSocket: 'ok', signal: 'EPERM', setuid: 'EPERM' })
+    expect(network.probed.tcpOther).toMatch(/^ok /)
     expect(network.probed.child).not.toBe(0)
   }, 60000)
 

@@ -139,7 +139,7 @@ impl Snapshot {
         crate::discovery::give_sandboxes(
             &mut hooks,
             &setup.layout.sandbox,
-            setup.layout.workspace_roots.first().map(PathBuf::as_path),
+            &setup.layout.workspace_roots,
             &std::env::temp_dir(),
         );
         hooks

@@ -205,7 +205,7 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         crate::discovery::give_sandboxes(
             &mut hooks,
             &layout.sandbox,
-            layout.workspace_roots.first().map(PathBuf::as_path),
+            &layout.workspace_roots,
             &std::env::temp_dir(),
         );
         found.extend(hooks);

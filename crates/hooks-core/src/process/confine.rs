@@ -155,12 +155,17 @@ pub(super) fn scrub_ruleset() -> Option<std::os::fd::RawFd> {
 }
 
 /// Makes `command` start in the Landlock domain of `ruleset`: its process enters it just
-/// before its exec, so no thread of the host ever does. The child fails to start, rather than
-/// run unconfined, if the kernel refuses it the domain then. `ruleset` must stay open until
-/// the command has started.
+/// before its exec, so no thread of the host ever does. A sandboxed hook (`filter` given) also
+/// gets that seccomp filter and none of the host's descriptors beyond its stdio (each is
+/// closed at exec). The child fails to start, rather than run unconfined, if the kernel
+/// refuses any of it. `ruleset` must stay open until the command has started.
 #[cfg(target_os = "linux")]
-pub(super) fn confine_in_child(command: &mut Command, ruleset: std::os::fd::RawFd) {
-    imp::confine_in_child(command, ruleset)
+pub(super) fn confine_in_child(
+    command: &mut Command,
+    ruleset: std::os::fd::RawFd,
+    filter: Option<Vec<crate::sandbox::SockFilter>>,
+) {
+    imp::confine_in_child(command, ruleset, filter)
 }
 
 #[cfg(target_os = "linux")]
@@ -198,13 +203,67 @@ mod imp {
         ruleset().as_ref().ok().map(AsRawFd::as_raw_fd)
     }
 
-    pub(super) fn confine_in_child(command: &mut Command, fd: RawFd) {
-        // SAFETY: the closure runs in the child between fork and exec and makes two raw
-        // system calls, no allocation or lock; the caller keeps `fd` open until the start,
-        // so the child's copy is the ruleset.
+    pub(super) fn confine_in_child(
+        command: &mut Command,
+        fd: RawFd,
+        filter: Option<Vec<crate::sandbox::SockFilter>>,
+    ) {
+        // SAFETY: the closure runs in the child between fork and exec and makes raw system
+        // calls only, no allocation or lock (`filter` was built before the fork and is only
+        // read); the caller keeps `fd` open until the start, so the child's copy is the
+        // ruleset.
         unsafe {
-            command.pre_exec(move || enter_domain(fd));
+            command.pre_exec(move || match &filter {
+                None => enter_domain(fd),
+                Some(filter) => enter_sandbox(fd, filter),
+            });
         }
+    }
+
+    /// What a sandboxed hook's process does before exec: every descriptor from 3 up is
+    /// closed at exec (the host's, whatever it left open), then the domain, then the
+    /// seccomp filter. Async-signal-safe: raw system calls only.
+    pub(crate) fn enter_sandbox(
+        ruleset: RawFd,
+        filter: &[crate::sandbox::SockFilter],
+    ) -> io::Result<()> {
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        // SAFETY: integer arguments only; it marks this process's descriptors.
+        let marked = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                CLOSE_RANGE_CLOEXEC,
+            )
+        };
+        if marked != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        enter_domain(ruleset)?;
+        #[repr(C)]
+        struct SockFprog {
+            len: libc::c_ushort,
+            filter: *const crate::sandbox::SockFilter,
+        }
+        let prog = SockFprog {
+            len: filter.len() as libc::c_ushort,
+            filter: filter.as_ptr(),
+        };
+        // SAFETY: `prog` points at `filter`, alive and unchanged for the call; no_new_privs
+        // was set by enter_domain, as an unprivileged filter needs.
+        let installed = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER as libc::c_long,
+                0 as libc::c_long,
+                &prog as *const SockFprog,
+            )
+        };
+        if installed != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Puts the calling thread into the domain of `ruleset`, no_new_privs first (Landlock

@@ -193,24 +193,31 @@ where
             HookMode::PerEvent => command.env_remove(MODE_VAR),
         };
         crate::process::configure(&mut command);
-        if let Some(verified) = verified {
-            verified.keep_in_child(&mut command);
-        }
-        // A sandbox's domain also keeps the host out of reach, as scrubEnv's does.
+        // A sandbox's domain also keeps the host out of reach, as scrubEnv's does. First: a
+        // sandboxed start closes the host's descriptors at exec, and the verified file's is
+        // then kept open by its own step.
         #[cfg(target_os = "linux")]
-        let ruleset = match &sandbox {
-            Some(crate::sandbox::Prepared::Landlock(ruleset)) => {
-                Some(std::os::fd::AsRawFd::as_raw_fd(ruleset))
+        match &sandbox {
+            Some(crate::sandbox::Prepared::Landlock { ruleset, filter }) => {
+                let ruleset = std::os::fd::AsRawFd::as_raw_fd(ruleset);
+                crate::process::confine::confine_in_child(
+                    &mut command,
+                    ruleset,
+                    Some(filter.clone()),
+                );
             }
-            None if confine => crate::process::confine::scrub_ruleset(),
-            None => None,
-        };
-        #[cfg(target_os = "linux")]
-        if let Some(ruleset) = ruleset {
-            crate::process::confine::confine_in_child(&mut command, ruleset);
+            None if confine => {
+                if let Some(ruleset) = crate::process::confine::scrub_ruleset() {
+                    crate::process::confine::confine_in_child(&mut command, ruleset, None);
+                }
+            }
+            None => {}
         }
         #[cfg(not(target_os = "linux"))]
         let _ = (confine, &sandbox);
+        if let Some(verified) = verified {
+            verified.keep_in_child(&mut command);
+        }
         command.spawn()
     };
     if argv.is_empty() {

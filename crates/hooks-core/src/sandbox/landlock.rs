@@ -238,7 +238,7 @@ mod linux {
         if !grant(&ruleset, Path::new("/"), rights.read)? {
             return Err(refused("granting / its reading rights"));
         }
-        for dir in &sandbox.writable {
+        for dir in crate::sandbox::granted(&sandbox.writable) {
             if !grant(&ruleset, dir, rights.write)? {
                 warnings.push(format!(
                     "sandbox: {} does not exist, so this confined hook cannot write there",

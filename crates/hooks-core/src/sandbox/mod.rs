@@ -8,9 +8,11 @@
 
 mod landlock;
 mod seatbelt;
+mod seccomp;
 
 pub use self::landlock::{domain_rights, DomainRights, LANDLOCK_ABI_OVERRIDE_VAR};
 pub use self::seatbelt::seatbelt_profile;
+pub use self::seccomp::{seccomp_filter, SockFilter};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -149,13 +151,35 @@ impl fmt::Display for Unavailable {
     }
 }
 
+/// The folders of `writable` the kernel is given, each by its path: those not beneath another.
+/// A folder beneath another is covered by it, and naming it again would let a link made inside
+/// the other (a confined hook may make one there: the temp folder, a root inside it) turn the
+/// grant toward any folder at all, at the instant the grant is made.
+pub fn granted(writable: &[PathBuf]) -> Vec<&Path> {
+    writable
+        .iter()
+        .filter(|dir| {
+            !writable
+                .iter()
+                .any(|other| other != *dir && dir.starts_with(other))
+        })
+        .map(PathBuf::as_path)
+        .collect()
+}
+
 /// A confined hook's sandbox made ready for its start: on Linux the Landlock ruleset its
 /// process enters before exec; on macOS the Seatbelt profile `sandbox-exec` applies.
 #[derive(Debug)]
 pub(crate) enum Prepared {
-    /// The ruleset (open until the start; closed with this).
+    /// The ruleset (open until the start; closed with this), and the seccomp filter for what
+    /// Landlock does not see.
     #[cfg(target_os = "linux")]
-    Landlock(std::os::fd::OwnedFd),
+    Landlock {
+        /// The Landlock ruleset.
+        ruleset: std::os::fd::OwnedFd,
+        /// The seccomp filter ([`seccomp_filter`]).
+        filter: Vec<SockFilter>,
+    },
     /// The profile's text.
     #[cfg(target_os = "macos")]
     Seatbelt(String),
@@ -182,7 +206,16 @@ mod imp {
         sandbox: &super::Sandbox,
         warnings: &mut Vec<String>,
     ) -> Result<super::Prepared, super::Unavailable> {
-        super::landlock::ruleset(sandbox, warnings).map(super::Prepared::Landlock)
+        let ruleset = super::landlock::ruleset(sandbox, warnings)?;
+        let arch = super::seccomp::native().ok_or_else(|| {
+            super::Unavailable::Refused(
+                "this processor has no seccomp filter here (x86-64 and AArch64 have)".to_owned(),
+            )
+        })?;
+        Ok(super::Prepared::Landlock {
+            ruleset,
+            filter: super::seccomp_filter(&arch, sandbox.network),
+        })
     }
 
     pub(super) fn support() -> Result<String, super::Unavailable> {
@@ -318,6 +351,31 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_folder_beneath_another_is_granted_through_it_only() {
+        let writable: Vec<PathBuf> = [
+            "/tmp/ws",
+            "/tmp",
+            "/home/me/cache",
+            "/home/me/cache/x",
+            "/ws2",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(
+            granted(&writable),
+            [
+                Path::new("/tmp"),
+                Path::new("/home/me/cache"),
+                Path::new("/ws2")
+            ]
+        );
+        // Only whole components count: /tmpfoo is not beneath /tmp.
+        let apart: Vec<PathBuf> = ["/tmp", "/tmpfoo"].iter().map(PathBuf::from).collect();
+        assert_eq!(granted(&apart).len(), 2);
     }
 
     #[test]
