@@ -12,7 +12,7 @@ mod seccomp;
 
 pub use self::landlock::{domain_rights, DomainRights, LANDLOCK_ABI_OVERRIDE_VAR};
 pub use self::seatbelt::seatbelt_profile;
-pub use self::seccomp::{seccomp_filter, SockFilter};
+pub use self::seccomp::{native, seccomp_filter, Arch, SockFilter, AARCH64, X86_64};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -207,7 +207,7 @@ mod imp {
         warnings: &mut Vec<String>,
     ) -> Result<super::Prepared, super::Unavailable> {
         let ruleset = super::landlock::ruleset(sandbox, warnings)?;
-        let arch = super::seccomp::native().ok_or_else(|| {
+        let arch = super::native().ok_or_else(|| {
             super::Unavailable::Refused(
                 "this processor has no seccomp filter here (x86-64 and AArch64 have)".to_owned(),
             )

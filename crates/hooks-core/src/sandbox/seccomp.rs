@@ -231,7 +231,7 @@ mod tests {
 
     /// Runs `prog` on a call, as the kernel would: its number, ABI and arguments.
     fn run(prog: &[SockFilter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
-        let mut data = vec![0u8; 64];
+        let mut data = [0u8; 64];
         data[0..4].copy_from_slice(&nr.to_le_bytes());
         data[4..8].copy_from_slice(&arch.to_le_bytes());
         for (i, a) in args.iter().enumerate() {
