@@ -181,6 +181,22 @@ function claudeSettingsOf(value, folders) {
   return true
 }
 
+/**
+ * Which hooks run confined (`sandbox`): `workspace`, `all` or `off`. `workspace` confines the
+ * workspace's hooks, which only CLINE_HOOKS_PLUGIN_FOLDERS=all reads: said at load, never a
+ * setting that quietly confines nothing.
+ */
+function sandboxOf(value, folders) {
+  if (value === undefined || value === '' || value === 'off') return undefined
+  if (value !== 'workspace' && value !== 'all') throw new Error(`CLINE_HOOKS_PLUGIN_SANDBOX must be "workspace", "all" or "off", got "${value}"`)
+  if (value === 'workspace' && folders !== 'all') {
+    throw new Error(
+      'CLINE_HOOKS_PLUGIN_SANDBOX=workspace needs CLINE_HOOKS_PLUGIN_FOLDERS=all: the hooks of CLINE_HOOKS_DIR are not a workspace\'s; use CLINE_HOOKS_PLUGIN_SANDBOX=all to confine them',
+    )
+  }
+  return value
+}
+
 const { createFileHooks } = loadAdapter()
 const folders = foldersOf(process.env.CLINE_HOOKS_PLUGIN_FOLDERS)
 const hooksDir = process.env.CLINE_HOOKS_DIR
@@ -188,6 +204,7 @@ const workspacePath = process.cwd()
 
 const timeoutMs = timeoutOf(process.env.CLINE_HOOKS_PLUGIN_TIMEOUT_MS)
 const claudeSettings = claudeSettingsOf(process.env.CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS, folders)
+const sandbox = sandboxOf(process.env.CLINE_HOOKS_PLUGIN_SANDBOX, folders)
 
 const hooks = createFileHooks({
   workspacePath,
@@ -197,6 +214,8 @@ const hooks = createFileHooks({
   requireHooks: requiredOf(process.env.CLINE_HOOKS_PLUGIN_REQUIRE),
   // Claude Code's settings hooks too (with CLINE_HOOKS_PLUGIN_FOLDERS=all, the workspace's).
   claudeSettings,
+  // Hooks confined in an OS sandbox (docs/security.md); the runtime refuses a wrong word.
+  ...(sandbox ? { sandbox, sandboxNetwork: process.env.CLINE_HOOKS_PLUGIN_SANDBOX_NETWORK === '1' } : {}),
   ...(folders === 'all'
     ? {}
     : { workspaceRoots: [], globalHooksDir: null, extraHooksDirs: hooksDir ? [hooksDir] : [] }),

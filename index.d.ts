@@ -575,6 +575,8 @@ export interface DiscoveredHook {
    * for a hook file. Its `path` is `<settings file>#<position>`, what `trustHook` approves.
    */
   claude?: ClaudeHandler
+  /** The sandbox it runs in (`sandbox`); absent when it runs unconfined. */
+  sandbox?: HookSandbox
 }
 
 /**
@@ -676,6 +678,21 @@ export interface DiscoveryOptions {
    * same verdict (see docs/claude-code.md). Default: false.
    */
   claudeSettings?: boolean | undefined
+  /**
+   * Which hooks run confined in an OS sandbox: `'workspace'` the hooks a repository brings
+   * (its `.clinerules/hooks` and Claude Code project settings), `'all'` every hook but the
+   * managed ones, `'off'` none (the default). A confined hook writes only beneath the folder
+   * it runs in, the system temp folder and `sandboxWritable`, opens no TCP connection unless
+   * `sandboxNetwork`, and cannot trace or signal the host; its whole tree inherits that.
+   * Linux (Landlock ABI 4, Linux 6.7; ABI 2 with `sandboxNetwork`) and macOS
+   * (`sandbox-exec`); where a hook cannot be confined it does not start (a `startFailure`
+   * saying why). See docs/security.md.
+   */
+  sandbox?: 'off' | 'workspace' | 'all' | undefined
+  /** More folders a confined hook may write in (see `sandbox`). Default: none. */
+  sandboxWritable?: Array<string> | undefined
+  /** Let confined hooks open TCP connections and listen (see `sandbox`). Default: false. */
+  sandboxNetwork?: boolean | undefined
 }
 
 /** An approval as `trustHook` recorded it. */
@@ -760,6 +777,11 @@ export interface HookExecution {
    * treats the hook as a guardrail can refuse to go ahead when it never ran.
    */
   started: boolean
+  /**
+   * It runs in a sandbox (`sandbox`): started, it ran confined; where it could not be
+   * confined it did not start (`startFailure`, the `failure` saying why).
+   */
+  confined: boolean
   /**
    * The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
    * failed, timed out or was stopped by `terminateAll()`.
@@ -932,6 +954,32 @@ export interface HookRuntimeFacts {
   policyFile?: string
   /** Which hooks must be approved to run. */
   trust: 'workspace' | 'all' | 'off'
+  /** Which hooks run confined (`sandbox`), and whether this machine can confine them. */
+  sandbox: HookSandboxSupport
+}
+
+/** What a confined hook may do beyond reading (see `DiscoveryOptions.sandbox`). */
+export interface HookSandbox {
+  /**
+   * The folders it may write in: the folder it runs in, the system temp folder, then
+   * `sandboxWritable`.
+   */
+  writable: Array<string>
+  /** Whether it may open TCP connections and listen (`sandboxNetwork`). */
+  network: boolean
+}
+
+/** The sandbox as `diagnoseHooks` sees it. */
+export interface HookSandboxSupport {
+  /** The `sandbox` option. */
+  mode: 'off' | 'workspace' | 'all'
+  /** Whether this machine can confine hooks (Linux with Landlock, macOS). */
+  supported: boolean
+  /**
+   * What confinement gives here, or why there is none (a confined hook then does not
+   * start).
+   */
+  detail: string
 }
 
 /** The settings of a hook's `cline-hook:` header line. */
@@ -1029,6 +1077,12 @@ export interface RunHookOptions {
   requireHooks?: Array<HookName | CliEventName> | undefined
   /** See `DiscoveryOptions.claudeSettings`. */
   claudeSettings?: boolean | undefined
+  /** See `DiscoveryOptions.sandbox`. */
+  sandbox?: 'off' | 'workspace' | 'all' | undefined
+  /** See `DiscoveryOptions.sandboxWritable`. */
+  sandboxWritable?: Array<string> | undefined
+  /** See `DiscoveryOptions.sandboxNetwork`. */
+  sandboxNetwork?: boolean | undefined
   /** See `RunOptions.maxConcurrentHooks`. */
   maxConcurrentHooks?: number | undefined
   /** See `RunOptions.timeoutMs`. */

@@ -61,7 +61,7 @@ describe('auditLog', () => {
     const [global, workspace] = jsonLines(auditLog)
     expect(Object.keys(workspace)).toEqual([
       'time', 'runId', 'hookName', 'path', 'source', 'sha256', 'status', 'durationMs', 'exitCode', 'signal', 'signalNumber',
-      'failureKind', 'cancel', 'review', 'inputOverridden', 'stdoutBytes', 'stderrBytes',
+      'failureKind', 'cancel', 'review', 'inputOverridden', 'stdoutBytes', 'stderrBytes', 'confined',
     ])
     expect(workspace.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(Date.parse(workspace.time)).toBeGreaterThanOrEqual(before - 1000)
@@ -70,7 +70,7 @@ describe('auditLog', () => {
     expect(workspace).toMatchObject({
       hookName: 'PreToolUse', path: found[1].path, source: 'workspace', sha256: found[1].sha256, status: 'completed',
       exitCode: 0, signal: null, failureKind: null, cancel: true, review: false, inputOverridden: true,
-      stdoutBytes: Buffer.byteLength(overriding), stderrBytes: Buffer.byteLength('checked é\n'),
+      stdoutBytes: Buffer.byteLength(overriding), stderrBytes: Buffer.byteLength('checked é\n'), confined: false,
     })
     expect(workspace.sha256).toMatch(/^[0-9a-f]{64}$/)
     expect(workspace.durationMs).toBeCloseTo(result.hooks[1].durationMs, 0)

@@ -119,6 +119,23 @@ describe('the CLI plugin', () => {
     expect(callPlugin({ cwd: workspace, env: without }).control).toBeNull()
   })
 
+  test('CLINE_HOOKS_PLUGIN_SANDBOX confines the hooks it runs (Linux): a write outside the workspace is refused, and the hook says so', () => {
+    if (process.platform !== 'linux') return // Landlock; elsewhere a confined hook does not start (sandbox.test.js)
+    const outside = fs.mkdtempSync('/var/tmp/cline-plugin-outside-')
+    try {
+      const hooksDir = makeTempDir()
+      const tryWrite = `let said
+        try { require('fs').writeFileSync(${JSON.stringify(path.join(outside, 'x'))}, 'x'); said = 'wrote' } catch (e) { said = e.code }
+        process.stdin.resume(); process.stdin.on('end', () => process.stdout.write(JSON.stringify({ cancel: true, errorMessage: said })))\n`
+      writeFile(hooksDir, 'PreToolUse.cjs', tryWrite)
+      const confined = callPlugin({ cwd: makeTempDir(), env: { CLINE_HOOKS_DIR: hooksDir, CLINE_HOOKS_PLUGIN_SANDBOX: 'all' } })
+      expect(confined.control).toEqual({ stop: true, reason: 'EACCES' })
+      expect(callPlugin({ cwd: makeTempDir(), env: { CLINE_HOOKS_DIR: hooksDir } }).control).toEqual({ stop: true, reason: 'wrote' })
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
   test('a hook that hangs with a grandchild holding stdout is decided within the plugin timeout, and its tree is stopped', async () => {
     const hooksDir = makeTempDir()
     const pidFile = path.join(makeTempDir(), 'grandchild.pid')
@@ -196,6 +213,8 @@ setInterval(() => {}, 1000)
       [{ CLINE_HOOKS_PLUGIN_FOLDERS: 'workspace' }, /CLINE_HOOKS_PLUGIN_FOLDERS must be "hooks-dir" \(the default\) or "all"/],
       [{ CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS: '1' }, /CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS=1 needs CLINE_HOOKS_PLUGIN_FOLDERS=all/],
       [{ CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS: 'yes', CLINE_HOOKS_PLUGIN_FOLDERS: 'all' }, /CLINE_HOOKS_PLUGIN_CLAUDE_SETTINGS must be "1" or "0"/],
+      [{ CLINE_HOOKS_PLUGIN_SANDBOX: 'workspace' }, /CLINE_HOOKS_PLUGIN_SANDBOX=workspace needs CLINE_HOOKS_PLUGIN_FOLDERS=all/],
+      [{ CLINE_HOOKS_PLUGIN_SANDBOX: 'on' }, /CLINE_HOOKS_PLUGIN_SANDBOX must be "workspace", "all" or "off", got "on"/],
     ]) {
       expect(callPlugin({ cwd: makeTempDir(), env }).error).toMatch(message)
     }

@@ -51,6 +51,7 @@ describe('doctor on a folder full of mistakes', () => {
     const rt = json.runtime
     const managed = rt.managedHooksDir
     const pwsh = rt.powershell || 'not found (pwsh: only .ps1 hooks need it)'
+    const SANDBOX_SUPPORT = rt.sandbox.supported ? rt.sandbox.detail : `unavailable: ${rt.sandbox.detail}`
     const text = r.stdout.split(tmp).join('<tmp>')
     const H = '.clinerules/hooks'
     const W = '<tmp>/ws/.clinerules/hooks'
@@ -102,6 +103,7 @@ describe('doctor on a folder full of mistakes', () => {
         `  PowerShell      ${pwsh}`,
         '  PATHEXT         (Windows only)',
         '  policy store    <tmp>/policy.json (trust off)',
+        `  sandbox         off; ${SANDBOX_SUPPORT}`,
         '',
         '✘ 10 files will not run (1 hook file will run)',
         '',

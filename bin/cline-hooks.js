@@ -32,7 +32,7 @@ const { cmdInit } = require('./init')
 /** The package's version, which `--version` prints. */
 const VERSION = require('../package.json').version
 
-const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile', 'claude-settings', 'policy-file', 'trust']
+const DISCOVERY_OPTIONS = ['workspace', 'global-dir', 'no-global', 'hooks-dir', 'profile', 'claude-settings', 'policy-file', 'trust', 'sandbox', 'sandbox-writable', 'sandbox-network']
 
 /**
  * Each command returns `{ text, code, exact }` (exact: machine-readable, never wrapped). The rest

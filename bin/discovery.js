@@ -36,6 +36,9 @@ function discoveryOptions(opts) {
   if (opts['hooks-dir']) out.extraHooksDirs = opts['hooks-dir'].map((d) => path.resolve(d))
   if (opts.profile) out.profile = opts.profile
   if (opts['claude-settings']) out.claudeSettings = true
+  if (opts.sandbox) out.sandbox = opts.sandbox
+  if (opts['sandbox-writable']) out.sandboxWritable = opts['sandbox-writable'].map((d) => path.resolve(d))
+  if (opts['sandbox-network']) out.sandboxNetwork = true
   return out
 }
 

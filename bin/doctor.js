@@ -61,6 +61,10 @@ function runtimeLines(rt, st) {
   rows.push(['PowerShell', rt.powershell ? displayPath(rt.powershell) : `not found${windows ? '' : ' (pwsh: only .ps1 hooks need it)'}`])
   rows.push(['PATHEXT', windows ? escapeTerminal(rt.pathext === undefined ? '(unset: the default)' : rt.pathext) : '(Windows only)'])
   rows.push(['policy store', rt.policyFile ? `${displayPath(rt.policyFile)} (trust ${escapeTerminal(rt.trust)})` : 'none'])
+  if (rt.sandbox) {
+    const support = rt.sandbox.supported ? escapeTerminal(rt.sandbox.detail) : `unavailable: ${escapeTerminal(rt.sandbox.detail)}`
+    rows.push(['sandbox', `${escapeTerminal(rt.sandbox.mode)}; ${support}`])
+  }
   const width = rows.reduce((w, r) => Math.max(w, r[0].length), 0)
   return rows.map(([k, v]) => `  ${st.dim(k.padEnd(width))}  ${v}`)
 }

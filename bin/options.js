@@ -25,6 +25,11 @@ function parseTrust(value, flag) {
   return value
 }
 
+function parseSandbox(value, flag) {
+  if (!['workspace', 'all', 'off'].includes(value)) throw new UsageError(`${flag} is 'workspace', 'all' or 'off', not '${value}'`)
+  return value
+}
+
 function parseLang(value, flag) {
   if (!['bash', 'python', 'node', 'powershell'].includes(value)) throw new UsageError(`${flag} is bash, python, node or powershell, not '${value}'`)
   return value
@@ -90,6 +95,23 @@ const OPTIONS = {
   'claude-settings': {
     flag: '--claude-settings',
     help: "also run the hooks of Claude Code's settings: ~/.claude/settings.json and each workspace's .claude/settings.json and settings.local.json (see docs/claude-code.md)",
+  },
+  sandbox: {
+    flag: '--sandbox',
+    arg: 'workspace|all|off',
+    parse: parseSandbox,
+    help: "run hooks confined in an OS sandbox: workspace (the hooks a repository brings), all (every hook but the managed ones) or off (default); a confined hook writes only in its workspace, the temp folder and --sandbox-writable, opens no TCP connection, and cannot trace or signal other processes (Linux Landlock, macOS; see docs/security.md)",
+  },
+  'sandbox-writable': {
+    flag: '--sandbox-writable',
+    arg: 'DIR',
+    repeat: true,
+    parse: nonEmpty,
+    help: 'another folder a confined hook may write in (repeatable)',
+  },
+  'sandbox-network': {
+    flag: '--sandbox-network',
+    help: 'let confined hooks open TCP connections and listen',
   },
   input: {
     flag: '--input',

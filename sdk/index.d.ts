@@ -99,6 +99,15 @@ export interface FileHooksOptions {
    * (`~/.claude/settings.json`, each root's `.claude/settings.json` and `settings.local.json`).
    */
   claudeSettings?: boolean
+  /**
+   * See `DiscoveryOptions.sandbox`: run hooks confined in an OS sandbox (`'workspace'`: the
+   * hooks a repository brings; `'all'`: every hook but the managed ones).
+   */
+  sandbox?: 'off' | 'workspace' | 'all'
+  /** See `DiscoveryOptions.sandboxWritable`. */
+  sandboxWritable?: string[]
+  /** See `DiscoveryOptions.sandboxNetwork`. */
+  sandboxNetwork?: boolean
   /** See `RunOptions.onFailure`. */
   onFailure?: 'allow' | 'block' | { timeout?: 'allow' | 'block'; crash?: 'allow' | 'block'; startFailure?: 'allow' | 'block'; invalidOutput?: 'allow' | 'block' }
   /** See `RunOptions.scrubEnv`. */

@@ -46,6 +46,9 @@ const RUNTIME_OPTIONS = [
   'trust',
   'requireHooks',
   'claudeSettings',
+  'sandbox',
+  'sandboxWritable',
+  'sandboxNetwork',
   'onFailure',
   'scrubEnv',
 ]
@@ -179,7 +182,7 @@ function checkEnv(env) {
  */
 function discoveryOf(options) {
   const discovery = { profile: 'cli', workspaceRoots: options.workspaceRoots ?? [options.workspacePath] }
-  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust', 'requireHooks', 'claudeSettings']) {
+  for (const name of ['globalHooksDir', 'clineDir', 'managedHooksDir', 'maxConcurrentHooks', 'policyFile', 'trust', 'requireHooks', 'claudeSettings', 'sandbox', 'sandboxWritable', 'sandboxNetwork']) {
     if (options[name] !== undefined) discovery[name] = options[name]
   }
   // The CLI's `--hooks-dir` only exports CLINE_HOOKS_DIR, which the SDK's runner never reads.

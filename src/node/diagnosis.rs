@@ -57,6 +57,22 @@ pub struct HookRuntimeFacts {
     /// Which hooks must be approved to run.
     #[napi(ts_type = "'workspace' | 'all' | 'off'")]
     pub trust: String,
+    /// Which hooks run confined (`sandbox`), and whether this machine can confine them.
+    pub sandbox: HookSandboxSupport,
+}
+
+/// The sandbox as `diagnoseHooks` sees it.
+#[napi(object, object_from_js = false)]
+#[allow(dead_code)]
+pub struct HookSandboxSupport {
+    /// The `sandbox` option.
+    #[napi(ts_type = "'off' | 'workspace' | 'all'")]
+    pub mode: String,
+    /// Whether this machine can confine hooks (Linux with Landlock, macOS).
+    pub supported: bool,
+    /// What confinement gives here, or why there is none (a confined hook then does not
+    /// start).
+    pub detail: String,
 }
 
 /// What `diagnoseHooks` found.

@@ -104,6 +104,20 @@ pub struct DiscoveryOptions {
     /// Windows) with Claude's JSON on stdin; its exit code 2 or JSON answer is read into the
     /// same verdict (see docs/claude-code.md). Default: false.
     pub claude_settings: Option<bool>,
+    /// Which hooks run confined in an OS sandbox: `'workspace'` the hooks a repository brings
+    /// (its `.clinerules/hooks` and Claude Code project settings), `'all'` every hook but the
+    /// managed ones, `'off'` none (the default). A confined hook writes only beneath the folder
+    /// it runs in, the system temp folder and `sandboxWritable`, opens no TCP connection unless
+    /// `sandboxNetwork`, and cannot trace or signal the host; its whole tree inherits that.
+    /// Linux (Landlock ABI 4, Linux 6.7; ABI 2 with `sandboxNetwork`) and macOS
+    /// (`sandbox-exec`); where a hook cannot be confined it does not start (a `startFailure`
+    /// saying why). See docs/security.md.
+    #[napi(ts_type = "'off' | 'workspace' | 'all'")]
+    pub sandbox: Option<String>,
+    /// More folders a confined hook may write in (see `sandbox`). Default: none.
+    pub sandbox_writable: Option<Vec<String>>,
+    /// Let confined hooks open TCP connections and listen (see `sandbox`). Default: false.
+    pub sandbox_network: Option<bool>,
 }
 
 /// How to run.
@@ -222,6 +236,13 @@ pub struct RunHookOptions {
     pub require_hooks: Option<Vec<String>>,
     /// See `DiscoveryOptions.claudeSettings`.
     pub claude_settings: Option<bool>,
+    /// See `DiscoveryOptions.sandbox`.
+    #[napi(ts_type = "'off' | 'workspace' | 'all'")]
+    pub sandbox: Option<String>,
+    /// See `DiscoveryOptions.sandboxWritable`.
+    pub sandbox_writable: Option<Vec<String>>,
+    /// See `DiscoveryOptions.sandboxNetwork`.
+    pub sandbox_network: Option<bool>,
     /// See `RunOptions.maxConcurrentHooks`.
     pub max_concurrent_hooks: Option<f64>,
     /// See `RunOptions.timeoutMs`.
@@ -408,6 +429,9 @@ impl RunHookOptions {
                 managed_hooks_dir: self.managed_hooks_dir,
                 require_hooks: self.require_hooks,
                 claude_settings: self.claude_settings,
+                sandbox: self.sandbox,
+                sandbox_writable: self.sandbox_writable,
+                sandbox_network: self.sandbox_network,
             },
             RunOptions {
                 timeout_ms: self.timeout_ms,
@@ -545,6 +569,22 @@ pub fn layout(options: &DiscoveryOptions) -> std::result::Result<Layout, HookErr
         managed_hooks_dir,
         require_hooks,
         claude_settings: options.claude_settings.unwrap_or(false),
+        sandbox: cline_hooks_core::sandbox::SandboxOptions {
+            mode: match options.sandbox.as_deref() {
+                None => cline_hooks_core::sandbox::SandboxMode::Off,
+                Some(word) => cline_hooks_core::sandbox::SandboxMode::parse(word).ok_or_else(|| {
+                    HookError::InvalidOption {
+                        option: "sandbox",
+                        reason: format!(
+                            "{} is not a sandbox mode; use \"workspace\" (the hooks a repository brings), \"all\" (every hook but the managed ones) or \"off\"",
+                            cline_hooks_core::error::quoted(word)
+                        ),
+                    }
+                })?,
+            },
+            writable: absolute("sandboxWritable", &options.sandbox_writable)?,
+            network: options.sandbox_network.unwrap_or(false),
+        },
     })
 }
 
@@ -760,6 +800,7 @@ fn plain(env: &Env, value: &Unknown) -> Option<Plain> {
 pub struct EnvAndPaths {
     workspace_roots: Option<Vec<String>>,
     extra_hooks_dirs: Option<Vec<String>>,
+    sandbox_writable: Option<Vec<String>>,
     global_hooks_dir: Option<Either<String, Null>>,
     cline_dir: Option<String>,
     policy_file: Option<Either<String, Null>>,
@@ -771,10 +812,11 @@ pub struct EnvAndPaths {
     audit_log: Option<String>,
 }
 
-const BY_HAND_KEYS: [&str; 11] = [
+const BY_HAND_KEYS: [&str; 12] = [
     "workspaceRoots",
     "requireHooks",
     "extraHooksDirs",
+    "sandboxWritable",
     "globalHooksDir",
     "clineDir",
     "policyFile",
@@ -819,6 +861,9 @@ impl EnvAndPaths {
             "extraHooksDirs" => {
                 self.extra_hooks_dirs = Some(env_and_paths::path_list(env, key, value)?);
             }
+            "sandboxWritable" => {
+                self.sandbox_writable = Some(env_and_paths::path_list(env, key, value)?);
+            }
             "requireHooks" => {
                 self.require_hooks = Some(env_and_paths::text_list(
                     env,
@@ -857,7 +902,7 @@ impl EnvAndPaths {
     }
 }
 
-const DISCOVERY_KEYS: [&str; 13] = [
+const DISCOVERY_KEYS: [&str; 16] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -871,6 +916,9 @@ const DISCOVERY_KEYS: [&str; 13] = [
     "trust",
     "requireHooks",
     "claudeSettings",
+    "sandbox",
+    "sandboxWritable",
+    "sandboxNetwork",
 ];
 const RUN_KEYS: [&str; 14] = [
     "timeoutMs",
@@ -888,7 +936,7 @@ const RUN_KEYS: [&str; 14] = [
     "auditLog",
     "hookLogs",
 ];
-const RUN_HOOK_KEYS: [&str; 24] = [
+const RUN_HOOK_KEYS: [&str; 27] = [
     "workspaceRoots",
     "globalHooksDir",
     "extraHooksDirs",
@@ -899,6 +947,9 @@ const RUN_HOOK_KEYS: [&str; 24] = [
     "trust",
     "requireHooks",
     "claudeSettings",
+    "sandbox",
+    "sandboxWritable",
+    "sandboxNetwork",
     "maxConcurrentHooks",
     "timeoutMs",
     "maxTimeoutMs",
@@ -920,6 +971,7 @@ impl Known for DiscoveryOptions {
     fn fill(&mut self, checked: EnvAndPaths) {
         self.workspace_roots = checked.workspace_roots;
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
+        self.sandbox_writable = checked.sandbox_writable;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
@@ -934,6 +986,8 @@ impl Known for DiscoveryOptions {
             ("maxTimeoutMs", Plain::Number(n)) => self.max_timeout_ms = Some(n),
             ("persistentIdleMs", Plain::Number(n)) => self.persistent_idle_ms = Some(n),
             ("claudeSettings", Plain::Flag(b)) => self.claude_settings = Some(b),
+            ("sandbox", Plain::Text(t)) => self.sandbox = Some(t),
+            ("sandboxNetwork", Plain::Flag(b)) => self.sandbox_network = Some(b),
             _ => {}
         }
     }
@@ -983,6 +1037,7 @@ impl Known for RunHookOptions {
     fn fill(&mut self, checked: EnvAndPaths) {
         self.workspace_roots = checked.workspace_roots;
         self.extra_hooks_dirs = checked.extra_hooks_dirs;
+        self.sandbox_writable = checked.sandbox_writable;
         self.global_hooks_dir = checked.global_hooks_dir;
         self.cline_dir = checked.cline_dir;
         self.policy_file = checked.policy_file;
@@ -1006,6 +1061,8 @@ impl Known for RunHookOptions {
             ("detached", Plain::Flag(b)) => self.detached = Some(b),
             ("hookLogs", Plain::Flag(b)) => self.hook_logs = Some(b),
             ("claudeSettings", Plain::Flag(b)) => self.claude_settings = Some(b),
+            ("sandbox", Plain::Text(t)) => self.sandbox = Some(t),
+            ("sandboxNetwork", Plain::Flag(b)) => self.sandbox_network = Some(b),
             _ => {}
         }
     }
@@ -1122,7 +1179,10 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
     let t = value.get_type().unwrap_or(ValueType::Unknown);
     let is_array = value.is_array().unwrap_or(false);
     let expected = match key {
-        "workspaceRoots" | "extraHooksDirs" if !is_array => "an array of directory paths",
+        "workspaceRoots" | "extraHooksDirs" | "sandboxWritable" if !is_array => {
+            "an array of directory paths"
+        }
+        "sandbox" if t != ValueType::String => "\"workspace\", \"all\" or \"off\"",
         "requireHooks" if !is_array => "an array of hook names, such as [\"PreToolUse\"]",
         "globalHooksDir" | "clineDir" | "managedHooksDir" if t != ValueType::String => {
             "a directory path"
@@ -1139,7 +1199,9 @@ fn check_type(key: &'static str, value: &Unknown) -> std::result::Result<(), Hoo
         "env" if t != ValueType::Object || is_array => {
             "a plain object of variable names to string values, such as { NAME: 'value' }"
         }
-        "sequential" | "detached" | "hookLogs" | "claudeSettings" if t != ValueType::Boolean => {
+        "sequential" | "detached" | "hookLogs" | "claudeSettings" | "sandboxNetwork"
+            if t != ValueType::Boolean =>
+        {
             "true or false"
         }
         "auditLog" if t != ValueType::String => "a file path",

@@ -59,6 +59,21 @@ pub struct DiscoveredHook {
     /// for a hook file. Its `path` is `<settings file>#<position>`, what `trustHook` approves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claude: Option<ClaudeHandler>,
+    /// The sandbox it runs in (`sandbox`); absent when it runs unconfined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<HookSandbox>,
+}
+
+/// What a confined hook may do beyond reading (see `DiscoveryOptions.sandbox`).
+#[napi(object, object_from_js = false)]
+#[derive(Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookSandbox {
+    /// The folders it may write in: the folder it runs in, the system temp folder, then
+    /// `sandboxWritable`.
+    pub writable: Vec<String>,
+    /// Whether it may open TCP connections and listen (`sandboxNetwork`).
+    pub network: bool,
 }
 
 /// A Claude Code settings handler, as written in its file.
@@ -156,6 +171,14 @@ impl From<&CoreHook> for DiscoveredHook {
                     .map(|(p, _)| p.to_string_lossy().into_owned())
                     .collect(),
             }),
+            sandbox: hook.sandbox.as_ref().map(|sandbox| HookSandbox {
+                writable: sandbox
+                    .writable
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect(),
+                network: sandbox.network,
+            }),
         }
     }
 }
@@ -203,6 +226,9 @@ pub struct HookExecution {
     /// timeout, the system refused to start it, or its run was stopped first. A host that
     /// treats the hook as a guardrail can refuse to go ahead when it never ran.
     pub started: bool,
+    /// It runs in a sandbox (`sandbox`): started, it ran confined; where it could not be
+    /// confined it did not start (`startFailure`, the `failure` saying why).
+    pub confined: bool,
     /// The `cancel` it printed. An explicit `cancel: true` still blocks when the hook then
     /// failed, timed out or was stopped by `terminateAll()`.
     pub cancel: bool,
@@ -360,6 +386,7 @@ pub(crate) struct ExecutionJson<'a> {
     source: &'static str,
     status: &'static str,
     started: bool,
+    confined: bool,
     cancel: bool,
     context_modification: &'a str,
     error_message: &'a str,
@@ -392,6 +419,7 @@ impl<'a> From<&'a Execution> for ExecutionJson<'a> {
             source: e.source.as_str(),
             status: e.status.as_str(),
             started: e.started,
+            confined: e.confined,
             cancel: e.cancel,
             context_modification: &e.context_modification,
             error_message: &e.error_message,

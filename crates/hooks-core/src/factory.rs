@@ -136,6 +136,12 @@ impl Snapshot {
             &setup.platform,
         );
         policy::apply(&mut hooks, &self.policy.policy, setup.layout.trust);
+        crate::discovery::give_sandboxes(
+            &mut hooks,
+            &setup.layout.sandbox,
+            &setup.layout.workspace_roots,
+            &std::env::temp_dir(),
+        );
         hooks
     }
 

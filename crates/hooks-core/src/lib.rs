@@ -187,6 +187,7 @@ pub mod observe;
 pub mod policy;
 pub mod process;
 pub mod record;
+pub mod sandbox;
 pub mod verdict;
 
 pub use blocking::panic_is_a_refused_thread;

@@ -71,6 +71,7 @@ fn hook(interpreter: &str, script: String) -> DiscoveredHook {
         settings: Default::default(),
         warnings: Vec::new(),
         claude: None,
+        sandbox: None,
     }
 }
 

@@ -81,6 +81,7 @@ fn persistent(path: &Path, dir: &Path) -> DiscoveredHook {
         },
         warnings: Vec::new(),
         claude: None,
+        sandbox: None,
     }
 }
 

@@ -130,6 +130,20 @@ pub struct Runtime {
     /// Which hooks must be approved.
     #[serde(serialize_with = "json::trust")]
     pub trust: TrustScope,
+    /// Which hooks run confined (`sandbox`), and whether this machine can confine them.
+    pub sandbox: SandboxReport,
+}
+
+/// The sandbox as the doctor sees it: the option, and this machine's support.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxReport {
+    /// `off`, `workspace` or `all`.
+    pub mode: &'static str,
+    /// Whether this machine can confine hooks.
+    pub supported: bool,
+    /// What confinement gives here, or why there is none (then a confined hook does not start).
+    pub detail: String,
 }
 
 /// What the doctor found.
@@ -188,6 +202,12 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
     for hook in KNOWN_HOOKS {
         let mut hooks = discover(hook, &listings, profile, &platform);
         policy::apply(&mut hooks, &loaded.policy, layout.trust);
+        crate::discovery::give_sandboxes(
+            &mut hooks,
+            &layout.sandbox,
+            &layout.workspace_roots,
+            &std::env::temp_dir(),
+        );
         found.extend(hooks);
     }
 
@@ -274,6 +294,14 @@ pub fn diagnose(layout: &Layout, node: Option<PathBuf>) -> Diagnosis {
         },
         policy_file: layout.policy_file.clone(),
         trust: layout.trust,
+        sandbox: {
+            let support = crate::sandbox::support();
+            SandboxReport {
+                mode: layout.sandbox.mode.as_str(),
+                supported: support.is_ok(),
+                detail: support.unwrap_or_else(|why| why.to_string()),
+            }
+        },
     };
     Diagnosis {
         mistakes: mistakes(&folders, &hooks),

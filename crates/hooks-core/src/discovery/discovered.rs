@@ -53,6 +53,9 @@ pub struct DiscoveredHook {
     /// A Claude Code settings handler's event, matcher and command (`claudeSettings`); `None`
     /// for a hook file. Its `path` is `<settings file>#<position>`.
     pub claude: Option<std::sync::Arc<crate::claude::ClaudeHook>>,
+    /// The sandbox it runs in (`sandbox`); `None`: it runs unconfined. Decided at discovery
+    /// (see [`give_sandboxes`](crate::discovery::give_sandboxes)), so every way of running it confines it alike.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 impl DiscoveredHook {
@@ -75,6 +78,7 @@ impl DiscoveredHook {
             settings: HookSettings::default(),
             warnings: Vec::new(),
             claude: None,
+            sandbox: None,
         }
     }
 
@@ -103,6 +107,7 @@ impl DiscoveredHook {
             settings: HookSettings::default(),
             warnings: Vec::new(),
             claude: None,
+            sandbox: None,
         }
     }
 
@@ -212,6 +217,7 @@ pub fn discover(
                 settings,
                 warnings,
                 claude: None,
+                sandbox: None,
             });
         }
     }

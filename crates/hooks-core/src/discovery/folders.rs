@@ -81,6 +81,9 @@ pub struct Layout {
     /// user's (unless global hooks are off) and each root's `.claude/settings.json` and
     /// `.claude/settings.local.json`, after every hooks folder.
     pub claude_settings: bool,
+    /// Which hooks run confined, and what they may do (`sandbox`, `sandboxWritable`,
+    /// `sandboxNetwork`); see [`crate::sandbox`].
+    pub sandbox: crate::sandbox::SandboxOptions,
 }
 
 impl Layout {
@@ -111,6 +114,10 @@ impl Layout {
             },
             require_hooks: self.require_hooks.clone(),
             claude_settings: self.claude_settings,
+            sandbox: crate::sandbox::SandboxOptions {
+                writable: self.sandbox.writable.iter().map(absolute).collect(),
+                ..self.sandbox.clone()
+            },
         }
     }
 }

@@ -145,17 +145,17 @@ pub fn scrub_warning_here() -> Option<String> {
     scrub_warning(confinement().as_ref().map(|_| ()), as_root)
 }
 
-/// The ruleset a confined hook's process enters just before its exec (see the module's
-/// comment; own_spawn.rs starts it so), or `None` where hooks cannot be confined (the run said
-/// so in its warnings) and start as any other. A child the kernel refuses the domain then fails
-/// to start, rather than run unconfined.
+/// The ruleset scrubbed hooks enter (see the module's comment; own_spawn.rs starts them so), or
+/// `None` where hooks cannot be confined (the run said so in its warnings) and start as any
+/// other. A child the kernel refuses the domain then fails to start, rather than run
+/// unconfined.
 #[cfg(target_os = "linux")]
-pub(super) fn ruleset_fd() -> Option<std::os::fd::RawFd> {
-    imp::ruleset_fd()
+pub(super) fn scrub_ruleset() -> Option<std::os::fd::RawFd> {
+    imp::scrub_ruleset()
 }
 
 #[cfg(target_os = "linux")]
-pub(super) use imp::enter_domain;
+pub(super) use imp::{enter_domain, enter_sandbox};
 
 #[cfg(target_os = "linux")]
 mod imp {
@@ -188,8 +188,54 @@ mod imp {
 
     /// The ruleset's descriptor: held open by a static for the life of the process, so a
     /// child's copy of it is the ruleset.
-    pub(super) fn ruleset_fd() -> Option<RawFd> {
+    pub(super) fn scrub_ruleset() -> Option<RawFd> {
         ruleset().as_ref().ok().map(AsRawFd::as_raw_fd)
+    }
+
+    /// What a sandboxed hook's process does before exec: every descriptor from 3 up is
+    /// closed at exec (the host's, whatever it left open), then the domain, then the
+    /// seccomp filter. Async-signal-safe: raw system calls only.
+    pub(crate) fn enter_sandbox(
+        ruleset: RawFd,
+        filter: &[crate::sandbox::SockFilter],
+    ) -> io::Result<()> {
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        // SAFETY: integer arguments only; it marks this process's descriptors.
+        let marked = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                CLOSE_RANGE_CLOEXEC,
+            )
+        };
+        if marked != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        enter_domain(ruleset)?;
+        #[repr(C)]
+        struct SockFprog {
+            len: libc::c_ushort,
+            filter: *const crate::sandbox::SockFilter,
+        }
+        let prog = SockFprog {
+            len: filter.len() as libc::c_ushort,
+            filter: filter.as_ptr(),
+        };
+        // SAFETY: `prog` points at `filter`, alive and unchanged for the call; no_new_privs
+        // was set by enter_domain, as an unprivileged filter needs.
+        let installed = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER as libc::c_long,
+                0 as libc::c_long,
+                &prog as *const SockFprog,
+            )
+        };
+        if installed != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Puts the calling thread into the domain of `ruleset`, no_new_privs first (Landlock

@@ -12,7 +12,6 @@ use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::hook_child::HookChild;
 use super::hook_io::{HookIo, HookOutput, HookStdin};
 use super::spawn::{spawn, HookEnv, NotStarted};
-use super::spawn_failure::explain_start_error;
 use super::verified_start::verify;
 use crate::discovery::DiscoveredHook;
 use crate::process::{Registration, StartMarker};
@@ -96,8 +95,8 @@ pub async fn start_detached(
             exec.failure = Some(why);
             exec.failure_kind = FailureKind::of_unstarted(status);
         }
-        Err(NotStarted::Failed(err)) => {
-            exec.failure = Some(explain_start_error(&err, hook, &cwd));
+        Err(failed) => {
+            exec.failure = Some(failed.explained(hook, &cwd));
             exec.failure_kind = Some(FailureKind::StartFailure);
         }
     }

@@ -145,6 +145,9 @@ pub struct Execution {
     pub timeout: Duration,
     /// Why it was not started although enabled (status `Skipped`).
     pub skip_reason: Option<String>,
+    /// It runs in a sandbox (`sandbox`): if it started, it started confined; where it could
+    /// not be confined it did not start (a `startFailure` saying why).
+    pub confined: bool,
 }
 
 impl Execution {
@@ -157,6 +160,7 @@ impl Execution {
             workspace_root: hook.workspace_root.clone(),
             status,
             started: false,
+            confined: hook.sandbox.is_some(),
             cancel: false,
             context_modification: String::new(),
             error_message: String::new(),

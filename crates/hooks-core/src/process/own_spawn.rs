@@ -21,6 +21,7 @@ use super::exec_plan::ExecPlan;
 use super::hook_child::HookChild;
 use super::hook_io::{HookIo, HookOutput, HookStdin};
 use super::own_child::{reap, reap_orphans, OwnChild};
+use crate::sandbox::SockFilter;
 
 /// The child's stack, its guard page aside: the child function and the few system-call
 /// wrappers it calls take a few KiB (glibc gives its `posix_spawn` child 32 KiB and more).
@@ -36,13 +37,16 @@ const SIGSET_SIZE: usize = 8;
 /// exec_plan.rs) with `io` as its stdin, stdout and stderr, as the leader of a process group of
 /// its own (what `Command::process_group(0)` does), with `keep` (a descriptor the command's
 /// argv names) left open across its exec, and in the Landlock domain of `ruleset` from its
-/// exec on. A failure before the exec (the program missing, ENOEXEC for a file without `#!`,
-/// the domain refused) is returned as the error it was, the child reaped.
+/// exec on; with a sandbox's seccomp `filter`, also under that filter and with none of the
+/// host's descriptors beyond its stdio (see confine.rs's `enter_sandbox`). A failure before
+/// the exec (the program missing, ENOEXEC for a file without `#!`, the domain refused) is
+/// returned as the error it was, the child reaped.
 pub(super) fn spawn(
     command: &Command,
     io: &HookIo,
     keep: Option<RawFd>,
     ruleset: RawFd,
+    filter: Option<&[SockFilter]>,
 ) -> io::Result<HookChild> {
     reap_orphans();
     let plan = ExecPlan::of(command)?;
@@ -62,6 +66,7 @@ pub(super) fn spawn(
         stdio: fds.child,
         keep: keep.unwrap_or(-1),
         ruleset,
+        filter,
         err: AtomicI32::new(0),
     };
     // The stack is unmapped once the clone returns: the child has exec'd or exited by then.
@@ -248,7 +253,7 @@ impl Drop for Stack {
 /// What the child is given, all made before the clone: pointers into the host's memory, which
 /// the child shares and the host keeps alive until the clone returns.
 #[repr(C)]
-struct ChildArgs {
+struct ChildArgs<'a> {
     program: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
@@ -258,6 +263,8 @@ struct ChildArgs {
     /// -1: none.
     keep: RawFd,
     ruleset: RawFd,
+    /// A sandbox's seccomp filter, entered with the domain.
+    filter: Option<&'a [SockFilter]>,
     /// The error number of the step that failed, written by the child before its `_exit`;
     /// 0 while it has not failed.
     err: AtomicI32,
@@ -354,7 +361,11 @@ unsafe fn start(args: &ChildArgs) -> c_int {
         return errno();
     }
     // `ruleset` is above 2 (see `spawn`), so the descriptors put in place did not replace it.
-    if let Err(err) = super::confine::enter_domain(args.ruleset) {
+    let entered = match args.filter {
+        None => super::confine::enter_domain(args.ruleset),
+        Some(filter) => super::confine::enter_sandbox(args.ruleset, filter),
+    };
+    if let Err(err) = entered {
         return err.raw_os_error().unwrap_or(libc::EPERM);
     }
     // Last, after whatever confining the process does to its descriptors.

@@ -13,7 +13,7 @@ use super::execution::{Execution, FailureKind, RunContext, Status};
 use super::exit_status::{exit_failure, signal_name};
 use super::pipes::{exchange, PipeGrace, StdoutScan, Tail, STDERR_KEEP};
 use super::spawn::{spawn_watched, HookEnv, NotStarted};
-use super::spawn_failure::{explain_start_error, start_obstacle};
+use super::spawn_failure::start_obstacle;
 use super::verified_start::verify;
 use crate::discovery::DiscoveredHook;
 use crate::observe::HookWatch;
@@ -91,8 +91,8 @@ pub(crate) async fn run_hook_watched(
             exec.duration = started.elapsed();
             return exec;
         }
-        Err(NotStarted::Failed(err)) => {
-            exec.failure = Some(explain_start_error(&err, hook, &cwd));
+        Err(failed) => {
+            exec.failure = Some(failed.explained(hook, &cwd));
             exec.failure_kind = Some(FailureKind::StartFailure);
             exec.duration = started.elapsed();
             return exec;

@@ -31,6 +31,18 @@ pub const MODE_VAR: &str = "CLINE_HOOK_MODE";
 pub(super) enum NotStarted {
     Failed(io::Error),
     Stopped(Status, String),
+    /// It must run confined (`sandbox`), and cannot be here: the sentence says why.
+    Unconfinable(String),
+}
+
+impl NotStarted {
+    /// Why it did not start, in words for the hook's author (a stop's own words for a stop).
+    pub(super) fn explained(&self, hook: &DiscoveredHook, cwd: &Path) -> String {
+        match self {
+            NotStarted::Failed(err) => super::spawn_failure::explain_start_error(err, hook, cwd),
+            NotStarted::Stopped(_, why) | NotStarted::Unconfinable(why) => why.clone(),
+        }
+    }
 }
 
 impl From<io::Error> for NotStarted {
@@ -115,6 +127,24 @@ where
         run,
     } = env;
     let identity = run.variables(hook);
+    // A hook that must run confined never runs without its sandbox.
+    let sandbox = match &hook.sandbox {
+        Some(sandbox) => Some(
+            crate::sandbox::prepare(sandbox, warnings)
+                .map_err(|why| NotStarted::Unconfinable(why.to_string()))?,
+        ),
+        None => None,
+    };
+    #[cfg(target_os = "macos")]
+    let argv = match &sandbox {
+        Some(crate::sandbox::Prepared::Seatbelt(profile)) => {
+            let mut confined: Vec<OsString> =
+                vec!["/usr/bin/sandbox-exec".into(), "-p".into(), profile.into()];
+            confined.extend(argv);
+            confined
+        }
+        None => argv,
+    };
     let spawn_argv = |argv: &[OsString]| -> io::Result<HookChild> {
         let mut command = Command::new(program_path(&argv[0]));
         add_args(&mut command, hook, &argv[1..]);
@@ -144,15 +174,28 @@ where
         if let Some(verified) = verified {
             verified.keep_in_child(&mut command);
         }
-        // Confined: started by the own spawn, whose child enters the domain before its exec
-        // without the fork a `pre_exec` closure would cost (see own_spawn.rs).
+        // Confined (a sandbox's domain, or scrubEnv's: either keeps the host out of reach):
+        // started by the own spawn, whose child enters the domain before its exec without the
+        // fork a `pre_exec` closure would cost (see own_spawn.rs). A sandboxed start also
+        // closes the host's descriptors at exec and installs its seccomp filter; the verified
+        // file's descriptor is kept open after that.
         #[cfg(target_os = "linux")]
-        if let Some(ruleset) = confine.then(super::confine::ruleset_fd).flatten() {
-            let keep = verified.and_then(VerifiedFile::kept_fd);
-            return super::own_spawn::spawn(command.as_std(), &io, keep, ruleset);
+        {
+            let confined = match &sandbox {
+                Some(crate::sandbox::Prepared::Landlock { ruleset, filter }) => Some((
+                    std::os::fd::AsRawFd::as_raw_fd(ruleset),
+                    Some(filter.as_slice()),
+                )),
+                None if confine => super::confine::scrub_ruleset().map(|ruleset| (ruleset, None)),
+                None => None,
+            };
+            if let Some((ruleset, filter)) = confined {
+                let keep = verified.and_then(VerifiedFile::kept_fd);
+                return super::own_spawn::spawn(command.as_std(), &io, keep, ruleset, filter);
+            }
         }
         #[cfg(not(target_os = "linux"))]
-        let _ = confine;
+        let _ = (confine, &sandbox);
         command.spawn().map(HookChild::from)
     };
     if argv.is_empty() {
@@ -364,6 +407,7 @@ mod tests {
         match not_started {
             NotStarted::Failed(err) => Ok(err.raw_os_error()),
             NotStarted::Stopped(status, _) => Err(status),
+            NotStarted::Unconfinable(why) => panic!("no sandbox was asked for, yet: {why}"),
         }
     }
 

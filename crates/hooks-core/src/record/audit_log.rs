@@ -12,7 +12,7 @@ use crate::process::Execution;
 /// The audit line of `exec` (newline-terminated): `time` (ISO 8601, UTC), `runId`, `hookName`,
 /// `path`, `source`, `sha256` (of the file discovery read; null when unknown), `status`,
 /// `durationMs`, `exitCode`, `signal` (its name), `signalNumber`, `failureKind`, `cancel`,
-/// `review`, `inputOverridden`, `stdoutBytes`, `stderrBytes`: the names and words of the API's
+/// `review`, `inputOverridden`, `stdoutBytes`, `stderrBytes`, `confined`: the names and words of the API's
 /// `HookExecution`. Pure.
 pub fn audit_line(exec: &Execution, sha256: Option<&str>, run_id: &str, time: &str) -> String {
     let duration_ms = (exec.duration.as_secs_f64() * 1_000_000.0).round() / 1000.0;
@@ -35,6 +35,7 @@ pub fn audit_line(exec: &Execution, sha256: Option<&str>, run_id: &str, time: &s
         "inputOverridden": exec.override_input.is_some(),
         "stdoutBytes": exec.output_bytes.0,
         "stderrBytes": exec.output_bytes.1,
+        "confined": exec.confined,
     });
     let mut text = Value::to_string(&line);
     text.push('\n');
@@ -98,7 +99,7 @@ mod tests {
                 "path": "/ws/.clinerules/hooks/PreToolUse", "source": "workspace", "sha256": "ab12",
                 "status": "failed", "durationMs": 12.345, "exitCode": 3, "signal": null, "signalNumber": null,
                 "failureKind": "crash", "cancel": true, "review": false, "inputOverridden": true,
-                "stdoutBytes": 10, "stderrBytes": 20
+                "stdoutBytes": 10, "stderrBytes": 20, "confined": false
             })
         );
         let unknown = audit_line(&exec, None, "run1", "t");

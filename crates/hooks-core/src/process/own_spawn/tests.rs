@@ -14,13 +14,13 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::spawn;
-use crate::process::confine::ruleset_fd;
+use crate::process::confine::scrub_ruleset;
 use crate::process::hook_child::HookChild;
 use crate::process::hook_io::{HookIo, HookOutput, HookStdin};
 
 /// The scrubEnv ruleset, or `None` (with a note) where this kernel has no usable Landlock.
 fn ruleset() -> Option<RawFd> {
-    let fd = ruleset_fd();
+    let fd = scrub_ruleset();
     if fd.is_none() {
         eprintln!(
             "own spawn not tested: hooks cannot be confined here ({:?})",
@@ -120,7 +120,7 @@ exit 7"#,
         .current_dir(&dir)
         .env("CLINE_OWN_SET", "yes")
         .env_remove(&removed);
-    let child = spawn(&command, &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let child = spawn(&command, &piped(), None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
     let pid = child.id().unwrap_or_default();
     let (code, out, err) = talk(child, b"hello\n").await;
     assert_eq!(code, Some(7), "{out}{err}");
@@ -150,7 +150,7 @@ async fn a_bare_name_runs_from_the_path() {
     command
         .args(["-c", "echo \"argv0=$0\""])
         .env("PATH", "/nowhere:/bin:/usr/bin");
-    let child = spawn(&command, &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let child = spawn(&command, &piped(), None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
     let (code, out, _) = talk(child, b"").await;
     assert_eq!(code, Some(0));
     assert_eq!(field(&out, "argv0"), "sh", "argv[0] is the name as given");
@@ -163,7 +163,7 @@ async fn a_bare_name_runs_from_the_path() {
 async fn a_start_that_fails_is_the_error_it_was() {
     let Some(ruleset) = ruleset() else { return };
     for program in ["/nonexistent/cline-hook", "cline-no-such-program"] {
-        let failed = spawn(&Command::new(program), &piped(), None, ruleset);
+        let failed = spawn(&Command::new(program), &piped(), None, ruleset, None);
         assert_eq!(
             failed.err().map(|e| e.kind()),
             Some(io::ErrorKind::NotFound),
@@ -176,14 +176,14 @@ async fn a_start_that_fails_is_the_error_it_was() {
     std::fs::write(&script, "echo hi\n").unwrap_or_else(|e| panic!("{e}"));
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755));
-    let failed = spawn(&Command::new(&script), &piped(), None, ruleset);
+    let failed = spawn(&Command::new(&script), &piped(), None, ruleset, None);
     assert_eq!(
         failed.err().and_then(|e| e.raw_os_error()),
         Some(libc::ENOEXEC)
     );
 
     // No such ruleset: the child fails to enter it and does not run unconfined.
-    let failed = spawn(&sh("exit 0"), &piped(), None, -1);
+    let failed = spawn(&sh("exit 0"), &piped(), None, -1, None);
     assert_eq!(
         failed.err().and_then(|e| e.raw_os_error()),
         Some(libc::EBADF)
@@ -218,7 +218,8 @@ async fn the_child_is_in_the_landlock_domain() {
 if kill -0 {host} 2>/dev/null; then echo signal=reached; else echo signal=refused; fi
 if cat /proc/{host}/environ >/dev/null 2>&1; then echo environ=read; else echo environ=refused; fi"#
     );
-    let child = spawn(&sh(&script), &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let child =
+        spawn(&sh(&script), &piped(), None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
     let (_, confined, _) = talk(child, b"").await;
     let plain = sh(&script).output().unwrap_or_else(|e| panic!("{e}"));
     let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
@@ -241,8 +242,8 @@ if cat /proc/{host}/environ >/dev/null 2>&1; then echo environ=read; else echo e
 #[tokio::test]
 async fn wait_try_wait_and_start_kill_behave_as_tokios() {
     let Some(ruleset) = ruleset() else { return };
-    let mut child =
-        spawn(&sh("exec sleep 30"), &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let mut child = spawn(&sh("exec sleep 30"), &piped(), None, ruleset, None)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(child.id().is_some());
     assert!(matches!(child.try_wait(), Ok(None)));
     let waited = tokio::time::timeout(Duration::from_millis(100), child.wait()).await;
@@ -257,7 +258,8 @@ async fn wait_try_wait_and_start_kill_behave_as_tokios() {
     assert_eq!(child.try_wait().ok().flatten(), Some(status));
     assert!(child.start_kill().is_ok());
 
-    let mut quick = spawn(&sh("exit 3"), &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let mut quick =
+        spawn(&sh("exit 3"), &piped(), None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
     let status = quick.wait().await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status.code(), Some(3));
 }
@@ -274,8 +276,8 @@ async fn the_kept_descriptor_and_only_it_crosses_the_exec() {
         "[ -e /proc/self/fd/{kept_fd} ] && echo kept=open || echo kept=closed
 [ -e /proc/self/fd/{other_fd} ] && echo other=open || echo other=closed"
     );
-    let child =
-        spawn(&sh(&script), &piped(), Some(kept_fd), ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let child = spawn(&sh(&script), &piped(), Some(kept_fd), ruleset, None)
+        .unwrap_or_else(|e| panic!("{e}"));
     let (_, out, _) = talk(child, b"").await;
     assert_eq!(field(&out, "kept"), "open", "{out}");
     assert_eq!(field(&out, "other"), "closed", "{out}");
@@ -301,7 +303,7 @@ async fn stdin_from_a_file_and_output_to_nowhere() {
         output: HookOutput::Null,
     };
     let script = r#"read -r line; echo "$line"; [ "$line" = from-file ] && [ ! -p /proc/self/fd/1 ] && exit 0; exit 3"#;
-    let mut child = spawn(&sh(script), &io, None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+    let mut child = spawn(&sh(script), &io, None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
     assert!(child.stdin.is_none() && child.stdout.is_none() && child.stderr.is_none());
     let status = child.wait().await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status.code(), Some(0));
@@ -349,13 +351,20 @@ fn counted_starts() {
         let Some(ruleset) = ruleset() else { return };
         // One start first, so what the runtime opens once (its reactor's descriptors) is there
         // before the count.
-        let warm = spawn(&sh("exit 0"), &piped(), None, ruleset).unwrap_or_else(|e| panic!("{e}"));
+        let warm =
+            spawn(&sh("exit 0"), &piped(), None, ruleset, None).unwrap_or_else(|e| panic!("{e}"));
         talk(warm, b"").await;
         let before = descriptors();
         let mut pids = Vec::new();
         for i in 0..200 {
-            let child = spawn(&sh("read -r line; echo \"$line\""), &piped(), None, ruleset)
-                .unwrap_or_else(|e| panic!("start {i}: {e}"));
+            let child = spawn(
+                &sh("read -r line; echo \"$line\""),
+                &piped(),
+                None,
+                ruleset,
+                None,
+            )
+            .unwrap_or_else(|e| panic!("start {i}: {e}"));
             pids.push(child.id().unwrap_or_default());
             if i % 4 == 3 {
                 drop(child);

@@ -73,6 +73,8 @@ pub(super) struct StartWith {
     pub env_remove: Vec<OsString>,
     /// Started confined (`scrubEnv`): a process started otherwise is not reused for it.
     pub confine: bool,
+    /// Its sandbox (`sandbox`): a process started in another (or none) is not reused for it.
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
 }
 
 /// One event for a persistent hook.
@@ -126,6 +128,7 @@ impl Job {
                 env: ctx.env.clone(),
                 env_remove: ctx.env_remove.clone(),
                 confine: ctx.confine,
+                sandbox: hook.sandbox.clone(),
             },
             run: ctx.run.clone(),
             cwd: ctx.cwd_of(hook),

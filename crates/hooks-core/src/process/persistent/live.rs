@@ -28,7 +28,6 @@ use crate::process::pipes::{
 };
 use crate::process::run::{conclude, read_verdict};
 use crate::process::spawn::{spawn_watched, HookEnv, NotStarted};
-use crate::process::spawn_failure::explain_start_error;
 use crate::process::verified_start::verify;
 use crate::process::Registration;
 use crate::verdict::Reader;
@@ -291,9 +290,9 @@ impl Live {
                 exec.failure = Some(why);
                 return None;
             }
-            Err(NotStarted::Failed(err)) => {
+            Err(failed) => {
                 exec.status = Status::Failed;
-                exec.failure = Some(explain_start_error(&err, hook, &job.cwd));
+                exec.failure = Some(failed.explained(hook, &job.cwd));
                 exec.failure_kind = Some(FailureKind::StartFailure);
                 return None;
             }
