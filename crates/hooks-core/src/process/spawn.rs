@@ -184,7 +184,7 @@ where
             let confined = match &sandbox {
                 Some(crate::sandbox::Prepared::Landlock { ruleset, filter }) => Some((
                     std::os::fd::AsRawFd::as_raw_fd(ruleset),
-                    Some(filter.as_slice()),
+                    Some(*filter),
                 )),
                 None if confine => super::confine::scrub_ruleset().map(|ruleset| (ruleset, None)),
                 None => None,

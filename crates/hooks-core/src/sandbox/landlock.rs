@@ -154,7 +154,7 @@ mod linux {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
-    use std::sync::OnceLock;
+    use std::sync::{Arc, Mutex, OnceLock};
 
     use super::{domain_rights_needing, DomainRights, WRITABLE_DEVICES};
     use crate::process::RulesetAttr;
@@ -208,12 +208,43 @@ mod linux {
 
     /// The ruleset of `sandbox`'s domain: reading as before, writing beneath its folders and
     /// to the harmless devices, no TCP unless allowed. A writable folder that does not exist
-    /// is left out, and `warnings` says so.
+    /// is left out, and `warnings` says so. A ruleset whose folders were all there is kept
+    /// (the last few) and shared by the next starts of the same sandbox: its folders are the
+    /// outermost ones (see `granted`), which no confined hook can replace.
     pub(crate) fn ruleset(
         sandbox: &Sandbox,
         warnings: &mut Vec<String>,
-    ) -> Result<OwnedFd, Unavailable> {
+    ) -> Result<Arc<OwnedFd>, Unavailable> {
+        type Kept = Vec<(Sandbox, DomainRights, Arc<OwnedFd>)>;
+        static KEPT: Mutex<Kept> = Mutex::new(Vec::new());
+        const KEEP: usize = 16;
         let rights = rights_here(sandbox.network)?;
+        let kept = |list: &Kept| {
+            list.iter()
+                .find(|(s, r, _)| s == sandbox && *r == rights)
+                .map(|(_, _, fd)| fd.clone())
+        };
+        if let Some(fd) = KEPT.lock().ok().as_deref().and_then(kept) {
+            return Ok(fd);
+        }
+        let before = warnings.len();
+        let fd = Arc::new(make_ruleset(sandbox, rights, warnings)?);
+        if warnings.len() == before {
+            if let Ok(mut list) = KEPT.lock() {
+                if list.len() == KEEP {
+                    list.remove(0);
+                }
+                list.push((sandbox.clone(), rights, fd.clone()));
+            }
+        }
+        Ok(fd)
+    }
+
+    fn make_ruleset(
+        sandbox: &Sandbox,
+        rights: DomainRights,
+        warnings: &mut Vec<String>,
+    ) -> Result<OwnedFd, Unavailable> {
         let refused =
             |what: &str| Unavailable::Refused(format!("{what}: {}", io::Error::last_os_error()));
         let attr = RulesetAttr {

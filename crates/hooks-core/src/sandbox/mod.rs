@@ -175,10 +175,10 @@ pub(crate) enum Prepared {
     /// Landlock does not see.
     #[cfg(target_os = "linux")]
     Landlock {
-        /// The Landlock ruleset.
-        ruleset: std::os::fd::OwnedFd,
-        /// The seccomp filter ([`seccomp_filter`]).
-        filter: Vec<SockFilter>,
+        /// The Landlock ruleset (shared by the starts of the same sandbox).
+        ruleset: std::sync::Arc<std::os::fd::OwnedFd>,
+        /// The seccomp filter ([`seccomp_filter`]), made once per kind.
+        filter: &'static [SockFilter],
     },
     /// The profile's text.
     #[cfg(target_os = "macos")]
@@ -206,16 +206,22 @@ mod imp {
         sandbox: &super::Sandbox,
         warnings: &mut Vec<String>,
     ) -> Result<super::Prepared, super::Unavailable> {
+        use std::sync::OnceLock;
+        static FILTERS: [OnceLock<Option<Vec<super::SockFilter>>>; 2] =
+            [OnceLock::new(), OnceLock::new()];
+        let filter = FILTERS[usize::from(sandbox.network)]
+            .get_or_init(|| {
+                super::native().map(|arch| super::seccomp_filter(&arch, sandbox.network))
+            })
+            .as_deref()
+            .ok_or_else(|| {
+                super::Unavailable::Refused(
+                    "this processor has no seccomp filter here (x86-64 and AArch64 have)"
+                        .to_owned(),
+                )
+            })?;
         let ruleset = super::landlock::ruleset(sandbox, warnings)?;
-        let arch = super::native().ok_or_else(|| {
-            super::Unavailable::Refused(
-                "this processor has no seccomp filter here (x86-64 and AArch64 have)".to_owned(),
-            )
-        })?;
-        Ok(super::Prepared::Landlock {
-            ruleset,
-            filter: super::seccomp_filter(&arch, sandbox.network),
-        })
+        Ok(super::Prepared::Landlock { ruleset, filter })
     }
 
     pub(super) fn support() -> Result<String, super::Unavailable> {
