@@ -293,6 +293,21 @@ describe('which hooks are confined, and what says so', () => {
     ])
   })
 
+  testIf(isLinux, reason, 'a writable folder deleted and made again (a fresh clone) is writable by the next confined hook', async () => {
+    const { runHook } = require('..')
+    const base = folderFor()
+    const root = path.join(base, 'ws')
+    const writeHere = `require('fs').writeFileSync('wrote', 'x'); process.stdout.write('{}')\n`
+    const options = { workspaceRoots: [root], globalHooksDir: null, managedHooksDir: null, sandbox: 'workspace' }
+    for (const round of [1, 2]) {
+      fs.rmSync(root, { recursive: true, force: true })
+      writeProgram(hooksDirOf(root), 'PreToolUse', writeHere)
+      const result = await runHook('PreToolUse', {}, options)
+      expect([round, result.hooks[0].status, result.hooks[0].confined, result.hooks[0].stderr]).toEqual([round, 'completed', true, ''])
+      expect(fs.existsSync(path.join(root, 'wrote'))).toBe(true)
+    }
+  })
+
   test('a sandbox option that is not one is refused, naming the fix', async () => {
     const { runHook } = require('..')
     await expect(runHook('PreToolUse', {}, { globalHooksDir: null, sandbox: 'on' })).rejects.toMatchObject({

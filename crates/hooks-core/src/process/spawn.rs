@@ -182,10 +182,9 @@ where
         #[cfg(target_os = "linux")]
         {
             let confined = match &sandbox {
-                Some(crate::sandbox::Prepared::Landlock { ruleset, filter }) => Some((
-                    std::os::fd::AsRawFd::as_raw_fd(ruleset),
-                    Some(*filter),
-                )),
+                Some(crate::sandbox::Prepared::Landlock { ruleset, filter }) => {
+                    Some((std::os::fd::AsRawFd::as_raw_fd(ruleset), Some(*filter)))
+                }
                 None if confine => super::confine::scrub_ruleset().map(|ruleset| (ruleset, None)),
                 None => None,
             };

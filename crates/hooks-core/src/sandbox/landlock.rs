@@ -215,14 +215,18 @@ mod linux {
         sandbox: &Sandbox,
         warnings: &mut Vec<String>,
     ) -> Result<Arc<OwnedFd>, Unavailable> {
-        type Kept = Vec<(Sandbox, DomainRights, Arc<OwnedFd>)>;
+        type Kept = Vec<(Sandbox, DomainRights, Vec<Option<(u64, u64)>>, Arc<OwnedFd>)>;
         static KEPT: Mutex<Kept> = Mutex::new(Vec::new());
         const KEEP: usize = 16;
         let rights = rights_here(sandbox.network)?;
+        // The folders as they are now: a kept ruleset holds the folders it was made with, so a
+        // folder deleted and made again (a fresh clone) gets a new one.
+        let granted = crate::sandbox::granted(&sandbox.writable);
+        let now: Vec<Option<(u64, u64)>> = granted.iter().map(|dir| identity(dir)).collect();
         let kept = |list: &Kept| {
             list.iter()
-                .find(|(s, r, _)| s == sandbox && *r == rights)
-                .map(|(_, _, fd)| fd.clone())
+                .find(|(s, r, ids, _)| s == sandbox && *r == rights && *ids == now)
+                .map(|(_, _, _, fd)| fd.clone())
         };
         if let Some(fd) = KEPT.lock().ok().as_deref().and_then(kept) {
             return Ok(fd);
@@ -231,10 +235,11 @@ mod linux {
         let fd = Arc::new(make_ruleset(sandbox, rights, warnings)?);
         if warnings.len() == before {
             if let Ok(mut list) = KEPT.lock() {
+                list.retain(|(s, r, _, _)| !(s == sandbox && *r == rights));
                 if list.len() == KEEP {
                     list.remove(0);
                 }
-                list.push((sandbox.clone(), rights, fd.clone()));
+                list.push((sandbox.clone(), rights, now, fd.clone()));
             }
         }
         Ok(fd)
@@ -330,6 +335,12 @@ mod linux {
             )));
         }
         Ok(true)
+    }
+
+    /// The device and inode `path` leads to now, if anything.
+    fn identity(path: &Path) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
 
     fn path_is_dir(fd: &OwnedFd) -> bool {
