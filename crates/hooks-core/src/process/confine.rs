@@ -79,18 +79,7 @@ pub fn fs_rights(abi: Result<i64, i32>) -> Result<u64, Unconfined> {
 /// `LANDLOCK_SCOPE_SIGNAL` (ABI 6): no signal from inside the domain to a process outside it.
 pub const SCOPE_SIGNAL: u64 = 1 << 1;
 
-/// `struct landlock_ruleset_attr` as of ABI 6. A kernel reads the first `size` bytes it is
-/// given (see [`ruleset_attr`]) and refuses a size it does not know unless the rest is zero.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RulesetAttr {
-    /// Rights handled (and granted on `/`): [`fs_rights`].
-    pub handled_access_fs: u64,
-    /// ABI 4: network rights handled; none (a hook's network is not this domain's business).
-    pub handled_access_net: u64,
-    /// ABI 6: what the domain's processes cannot reach outside it.
-    pub scoped: u64,
-}
+pub use crate::sandbox::RulesetAttr;
 
 /// The ruleset for a kernel whose Landlock ABI query gave `abi`, and the size of the attribute
 /// to pass: the file-system rights of [`fs_rights`], and from ABI 6 [`SCOPE_SIGNAL`] (a
@@ -160,20 +149,10 @@ pub(super) use imp::{enter_domain, enter_sandbox};
 #[cfg(target_os = "linux")]
 mod imp {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::os::fd::{AsRawFd, OwnedFd, RawFd};
     use std::sync::OnceLock;
 
-    use super::{ruleset_attr, RulesetAttr, Unconfined};
-
-    /// `struct landlock_path_beneath_attr`, which the kernel declares packed.
-    #[repr(C, packed)]
-    struct PathBeneathAttr {
-        allowed_access: u64,
-        parent_fd: i32,
-    }
-
-    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
-    const LANDLOCK_RULE_PATH_BENEATH: u32 = 1;
+    use super::{ruleset_attr, Unconfined};
 
     /// The ruleset every scrubbed hook enters, or why there is none; made once, by the first
     /// caller, and open (close-on-exec, as the kernel makes it) for the life of the process.
@@ -278,65 +257,20 @@ mod imp {
     /// process's children can enter it (a process 16 domains deep, or a seccomp filter, is
     /// refused): that refusal is a warning of the run, not a hook that cannot start.
     fn make_ruleset() -> Result<OwnedFd, Unconfined> {
-        let refused =
-            |what: &str| Unconfined::Refused(format!("{what}: {}", io::Error::last_os_error()));
-        // SAFETY: the version query takes a null attribute of size 0 and touches no memory.
-        let abi = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                std::ptr::null::<RulesetAttr>(),
-                0usize,
-                LANDLOCK_CREATE_RULESET_VERSION,
-            )
-        };
-        let abi = if abi < 0 {
-            Err(io::Error::last_os_error().raw_os_error().unwrap_or(0))
-        } else {
-            Ok(abi)
-        };
-        let (attr, size) = ruleset_attr(abi)?;
-        // SAFETY: `attr` is valid for `size` bytes (at most its own size) during the call.
-        let ruleset = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                &attr as *const RulesetAttr,
-                size,
-                0u32,
-            )
-        };
-        if ruleset < 0 {
-            return Err(refused("creating the ruleset"));
-        }
-        // SAFETY: the kernel just returned this descriptor, and nothing else owns it.
-        let ruleset = unsafe { OwnedFd::from_raw_fd(ruleset as i32) };
-        // SAFETY: a NUL-terminated path; O_PATH opens without reading anything.
-        let root = unsafe {
-            libc::open(
-                c"/".as_ptr(),
-                libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
-            )
-        };
-        if root < 0 {
-            return Err(refused("opening /"));
-        }
-        // SAFETY: as above, a fresh descriptor owned here only.
-        let root = unsafe { OwnedFd::from_raw_fd(root) };
-        let beneath = PathBeneathAttr {
-            allowed_access: attr.handled_access_fs,
-            parent_fd: root.as_raw_fd(),
-        };
-        // SAFETY: `beneath` is valid for the call; both descriptors are open.
-        let added = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                ruleset.as_raw_fd(),
-                LANDLOCK_RULE_PATH_BENEATH,
-                &beneath as *const PathBeneathAttr,
-                0u32,
-            )
-        };
-        if added < 0 {
-            return Err(refused("granting / its rights"));
+        use crate::sandbox::landlock_calls::{add_beneath, create_ruleset, kernel_abi};
+        let refused = |what: &str, err: io::Error| Unconfined::Refused(format!("{what}: {err}"));
+        let (attr, size) = ruleset_attr(kernel_abi())?;
+        let ruleset =
+            create_ruleset(&attr, size).map_err(|e| refused("creating the ruleset", e))?;
+        match add_beneath(&ruleset, std::path::Path::new("/"), attr.handled_access_fs) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(refused(
+                    "granting / its rights",
+                    io::ErrorKind::NotFound.into(),
+                ))
+            }
+            Err(err) => return Err(refused("granting / its rights", err)),
         }
         try_entering(ruleset.as_raw_fd())
             .map_err(|err| Unconfined::Refused(format!("entering the domain: {err}")))?;

@@ -134,6 +134,19 @@ pub(crate) fn domain_rights_needing(
     })
 }
 
+/// `struct landlock_ruleset_attr` as of ABI 6. A kernel reads the first `size` bytes it is
+/// given (see [`ruleset_attr`](crate::process::ruleset_attr)) and refuses a size it does not know unless the rest is zero.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RulesetAttr {
+    /// Rights handled (and granted on `/`): [`fs_rights`](crate::process::fs_rights).
+    pub handled_access_fs: u64,
+    /// ABI 4: network rights handled; none (a hook's network is not this domain's business).
+    pub handled_access_net: u64,
+    /// ABI 6: what the domain's processes cannot reach outside it.
+    pub scoped: u64,
+}
+
 /// The device files every confined hook may write: where output is thrown away or read from.
 pub(crate) const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/null",
@@ -147,18 +160,17 @@ pub(crate) const WRITABLE_DEVICES: [&str; 6] = [
 #[cfg(target_os = "linux")]
 pub(crate) use self::linux::{rights_here, ruleset};
 
+/// The Landlock system calls, for the sandbox here and scrubEnv's domain (process/confine.rs).
 #[cfg(target_os = "linux")]
-mod linux {
+pub(crate) mod calls {
     use std::ffi::CString;
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use std::sync::OnceLock;
 
-    use super::{domain_rights_needing, DomainRights, WRITABLE_DEVICES};
-    use crate::process::RulesetAttr;
-    use crate::sandbox::{Sandbox, Unavailable};
+    use super::RulesetAttr;
 
     /// `struct landlock_path_beneath_attr`, which the kernel declares packed.
     #[repr(C, packed)]
@@ -171,7 +183,7 @@ mod linux {
     const LANDLOCK_RULE_PATH_BENEATH: u32 = 1;
 
     /// This kernel's Landlock ABI, or the error number of the query; asked once.
-    fn kernel_abi() -> Result<i64, i32> {
+    pub(crate) fn kernel_abi() -> Result<i64, i32> {
         static ABI: OnceLock<Result<i64, i32>> = OnceLock::new();
         *ABI.get_or_init(|| {
             // SAFETY: the version query takes a null attribute of size 0 and touches no memory.
@@ -190,6 +202,89 @@ mod linux {
             }
         })
     }
+
+    /// A new ruleset handling what `attr` says, of which the kernel reads `size` bytes.
+    pub(crate) fn create_ruleset(attr: &RulesetAttr, size: usize) -> io::Result<OwnedFd> {
+        // SAFETY: `attr` is valid for `size` bytes (at most its own size) during the call.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                attr as *const RulesetAttr,
+                size,
+                0u32,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel just returned this descriptor, and nothing else owns it.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+    }
+
+    /// Grants `rights` beneath `path` (on it, if it is a file: its file rights only) in
+    /// `ruleset`; `Ok(false)` when `path` is not there.
+    pub(crate) fn add_beneath(ruleset: &OwnedFd, path: &Path, rights: u64) -> io::Result<bool> {
+        let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+            return Ok(false);
+        };
+        // SAFETY: a NUL-terminated path; O_PATH opens without reading anything.
+        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Ok(false);
+        }
+        // SAFETY: a fresh descriptor owned here only.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut allowed = rights;
+        if !is_dir(&fd) {
+            const FILE_RIGHTS: u64 = super::fs::EXECUTE
+                | super::fs::WRITE_FILE
+                | super::fs::READ_FILE
+                | super::fs::TRUNCATE
+                | super::fs::IOCTL_DEV;
+            allowed &= FILE_RIGHTS;
+        }
+        if allowed == 0 {
+            return Ok(true);
+        }
+        let beneath = PathBeneathAttr {
+            allowed_access: allowed,
+            parent_fd: fd.as_raw_fd(),
+        };
+        // SAFETY: `beneath` is valid for the call; both descriptors are open.
+        let added = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                ruleset.as_raw_fd(),
+                LANDLOCK_RULE_PATH_BENEATH,
+                &beneath as *const PathBeneathAttr,
+                0u32,
+            )
+        };
+        if added < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(true)
+    }
+
+    fn is_dir(fd: &OwnedFd) -> bool {
+        // SAFETY: fstat into a zeroed local on an open descriptor (O_PATH allows fstat).
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let got = unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) };
+        got == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::path::Path;
+    use std::sync::{Arc, Mutex};
+
+    use super::calls::{add_beneath, create_ruleset, kernel_abi};
+    use super::{domain_rights_needing, DomainRights, RulesetAttr, WRITABLE_DEVICES};
+    use crate::sandbox::{Sandbox, Unavailable};
 
     /// The ABI the test setting asks for, if any (read at each start: it is the caller's).
     fn needs_at_least() -> Option<i64> {
@@ -250,32 +345,26 @@ mod linux {
         rights: DomainRights,
         warnings: &mut Vec<String>,
     ) -> Result<OwnedFd, Unavailable> {
-        let refused =
-            |what: &str| Unavailable::Refused(format!("{what}: {}", io::Error::last_os_error()));
+        let refused = |what: String, err: io::Error| Unavailable::Refused(format!("{what}: {err}"));
         let attr = RulesetAttr {
             handled_access_fs: rights.handled_fs,
             handled_access_net: rights.handled_net,
             scoped: rights.scoped,
         };
-        // SAFETY: `attr` is valid for `attr_size` bytes (at most its own size) during the call.
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                &attr as *const RulesetAttr,
-                rights.attr_size,
-                0u32,
-            )
+        let ruleset = create_ruleset(&attr, rights.attr_size)
+            .map_err(|e| refused("creating the ruleset".to_owned(), e))?;
+        let grant = |path: &Path, rights: u64| {
+            add_beneath(&ruleset, path, rights)
+                .map_err(|e| refused(format!("granting {}", path.display()), e))
         };
-        if fd < 0 {
-            return Err(refused("creating the ruleset"));
-        }
-        // SAFETY: the kernel just returned this descriptor, and nothing else owns it.
-        let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-        if !grant(&ruleset, Path::new("/"), rights.read)? {
-            return Err(refused("granting / its reading rights"));
+        if !grant(Path::new("/"), rights.read)? {
+            return Err(refused(
+                "granting / its reading rights".to_owned(),
+                io::ErrorKind::NotFound.into(),
+            ));
         }
         for dir in crate::sandbox::granted(&sandbox.writable) {
-            if !grant(&ruleset, dir, rights.write)? {
+            if !grant(dir, rights.write)? {
                 warnings.push(format!(
                     "sandbox: {} does not exist, so this confined hook cannot write there",
                     dir.display()
@@ -283,72 +372,15 @@ mod linux {
             }
         }
         for device in WRITABLE_DEVICES {
-            grant(&ruleset, Path::new(device), rights.device_write)?;
+            grant(Path::new(device), rights.device_write)?;
         }
         Ok(ruleset)
-    }
-
-    /// Grants `rights` beneath `path` in `ruleset`; `Ok(false)` when `path` is not there.
-    fn grant(ruleset: &OwnedFd, path: &Path, rights: u64) -> Result<bool, Unavailable> {
-        let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
-            return Ok(false);
-        };
-        // SAFETY: a NUL-terminated path; O_PATH opens without reading anything.
-        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Ok(false);
-        }
-        // SAFETY: a fresh descriptor owned here only.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let mut allowed = rights;
-        if !path_is_dir(&fd) {
-            // A rule on a file may carry the rights that apply to files only.
-            const FILE_RIGHTS: u64 = super::fs::EXECUTE
-                | super::fs::WRITE_FILE
-                | super::fs::READ_FILE
-                | super::fs::TRUNCATE
-                | super::fs::IOCTL_DEV;
-            allowed &= FILE_RIGHTS;
-        }
-        if allowed == 0 {
-            return Ok(true);
-        }
-        let beneath = PathBeneathAttr {
-            allowed_access: allowed,
-            parent_fd: fd.as_raw_fd(),
-        };
-        // SAFETY: `beneath` is valid for the call; both descriptors are open.
-        let added = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                ruleset.as_raw_fd(),
-                LANDLOCK_RULE_PATH_BENEATH,
-                &beneath as *const PathBeneathAttr,
-                0u32,
-            )
-        };
-        if added < 0 {
-            return Err(Unavailable::Refused(format!(
-                "granting {}: {}",
-                path.display(),
-                io::Error::last_os_error()
-            )));
-        }
-        Ok(true)
     }
 
     /// The device and inode `path` leads to now, if anything.
     fn identity(path: &Path) -> Option<(u64, u64)> {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-    }
-
-    fn path_is_dir(fd: &OwnedFd) -> bool {
-        // SAFETY: fstat into a zeroed local on an open descriptor (O_PATH allows fstat).
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: as above.
-        let got = unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) };
-        got == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR
     }
 }
 

@@ -10,7 +10,9 @@ mod landlock;
 mod seatbelt;
 mod seccomp;
 
-pub use self::landlock::{domain_rights, DomainRights, LANDLOCK_ABI_OVERRIDE_VAR};
+#[cfg(target_os = "linux")]
+pub(crate) use self::landlock::calls as landlock_calls;
+pub use self::landlock::{domain_rights, DomainRights, RulesetAttr, LANDLOCK_ABI_OVERRIDE_VAR};
 pub use self::seatbelt::seatbelt_profile;
 pub use self::seccomp::{native, seccomp_filter, Arch, SockFilter, AARCH64, X86_64};
 
