@@ -27,6 +27,8 @@ const {
   expectCompleted,
   cliEnv,
   opts,
+  nodeSync,
+  waitForFile,
 } = require('./helpers')
 
 const { discoverHooks, runHook, trustHook, HookFactory, terminateAll } = addon
@@ -569,6 +571,8 @@ describeUnix('Claude Code settings hooks', () => {
           runner: seen(await runner.run(call)),
           cli: seen(JSON.parse(cliRun.stdout)),
         }
+        // Confined (Linux: Landlock) the handler starts another way; what it decides is the same.
+        if (process.platform === 'linux') verdicts.confined = seen(await runHook(event, call, { ...options, sandbox: 'workspace' }))
         await factory.dispose()
         if (profile === 'cli') {
           const hooks = createFileHooks({ workspacePath: root, ...opts({ clineDir: makeTempDir(), extraHooksDirs: [], claudeSettings: true, policyFile: null }) })
@@ -579,6 +583,74 @@ describeUnix('Claude Code settings hooks', () => {
           expect({ name, profile, entry, ...verdict }).toEqual({ name, profile, entry, ...want })
         }
       }
+    }
+  }, 120000)
+
+  test('scrubEnv, the audit log, hook logs, live events, sandbox and detached runs cover a handler as they cover a hook file', async () => {
+    const outside = fs.mkdtempSync('/var/tmp/cline-claude-outside-')
+    try {
+      const root = claudeWorkspace({
+        // Says what it was given, tries to write outside the workspace, and blocks.
+        PreToolUse: [{ matcher: 'Bash', hooks: [cmd('cat >/dev/null; echo "token=${GITHUB_TOKEN:-none} dir=$CLAUDE_PROJECT_DIR"; (echo x > "$OUTSIDE/w") 2>/dev/null && echo wrote || echo refused; echo no >&2; exit 2')] }],
+        Stop: [{ hooks: [cmd('cat > "$CLAUDE_PROJECT_DIR/stop.tmp" && mv "$CLAUDE_PROJECT_DIR/stop.tmp" "$CLAUDE_PROJECT_DIR/stop-input.json"')] }],
+      })
+      // scrubEnv: the host (a process of its own: the addon reads its real environment) has a
+      // token; the handler sees it only when scrubEnv is off. Each run also writes the audit log.
+      const auditLog = path.join(makeTempDir(), 'audit.jsonl')
+      const host = path.join(makeTempDir(), 'host.js')
+      fs.writeFileSync(
+        host,
+        `const events = []
+require(${JSON.stringify(path.join(__dirname, '..'))}).runHook('PreToolUse', ${JSON.stringify(bash('ls'))}, { globalHooksDir: null, policyFile: null, workspaceRoots: [${JSON.stringify(root)}], claudeSettings: true, auditLog: ${JSON.stringify(auditLog)}, hookLogs: true, env: { OUTSIDE: ${JSON.stringify(outside)} }, onEvent: (e) => events.push([e.type, e.path, e.source, e.line]), ...JSON.parse(process.argv[2]) })
+  .then((r) => process.stdout.write(JSON.stringify({ result: r, events })), (e) => process.stdout.write(JSON.stringify({ error: e.message })))\n`,
+      )
+      const runFrom = (options) => {
+        const out = nodeSync([host, JSON.stringify(options)], { env: cliEnv({ GITHUB_TOKEN: 'gh-secret' }), encoding: 'utf8', timeout: 60000 })
+        expect(out.stderr).toBe('')
+        const { result, events, error } = JSON.parse(out.stdout)
+        expect(error).toBeUndefined()
+        expect(result.cancel).toBe(true)
+        expect(result.errorMessage).toBe('no')
+        expectCompleted(result.hooks[0])
+        // What it printed on stdout, as its live events carried it.
+        const said = events.filter(([type]) => type === 'stdout').map(([, , , line]) => line).join(' ')
+        return { result, events, said }
+      }
+      const handler = `${path.join(root, '.claude', 'settings.json')}#hooks.PreToolUse[0].hooks[0]`
+      const plain = runFrom({})
+      expect(plain.said).toBe(`token=gh-secret dir=${root} wrote`)
+      expect(plain.result.hooks[0].confined).toBe(false)
+      // Live events: its start, each line, its end, under the handler's path and source.
+      // (The two streams are read apart, so only each stream's own order is fixed.)
+      const types = plain.events.map(([type]) => type)
+      expect([types[0], types[types.length - 1]]).toEqual(['start', 'end'])
+      expect(types.slice(1, -1).sort()).toEqual(['stderr', 'stdout', 'stdout'])
+      expect(plain.events.every(([, file, source]) => file === handler && source === 'claudeProject')).toBe(true)
+      expect(plain.events.filter(([type]) => type === 'stderr').map(([, , , line]) => line)).toEqual(['no'])
+      const scrubbed = runFrom({ scrubEnv: true })
+      expect(scrubbed.said).toBe(`token=none dir=${root} wrote`)
+      if (process.platform === 'linux') {
+        // Confined as a repository's hook: the write outside is refused, the block still counts.
+        const confined = runFrom({ sandbox: 'workspace' })
+        expect(confined.said).toBe(`token=gh-secret dir=${root} refused`)
+        expect(confined.result.hooks[0].confined).toBe(true)
+      }
+      // The audit log has each execution under the handler's path and source.
+      const audit = fs.readFileSync(auditLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+      expect(audit.length).toBe(process.platform === 'linux' ? 3 : 2)
+      for (const entry of audit) expect(entry).toMatchObject({ hookName: 'PreToolUse', path: handler, source: 'claudeProject', status: 'completed', exitCode: 2, cancel: true })
+      expect(audit.map((entry) => entry.confined)).toEqual(process.platform === 'linux' ? [false, false, true] : [false, false])
+      // Hook logs: the project's .claude/logs/<Cline hook>.log, one entry per execution.
+      const log = fs.readFileSync(path.join(root, '.claude', 'logs', 'PreToolUse.log'), 'utf8')
+      expect(log.split(handler).length - 1).toBe(audit.length)
+      expect(log).toContain('token=gh-secret')
+      // A detached run starts the handler and returns; it gets Claude's Stop input all the same.
+      const detached = await runHook('TaskComplete', { taskComplete: { taskMetadata: { taskId: 't1' } } }, withClaude(root, { detached: true }))
+      expect(detached.hooks.map((h) => h.status)).toEqual(['started'])
+      const stop = JSON.parse(await waitForFile(path.join(root, 'stop-input.json'), 30000))
+      expect(stop).toMatchObject({ hook_event_name: 'Stop', cwd: root, stop_hook_active: false })
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true })
     }
   }, 120000)
 

@@ -2,7 +2,8 @@
 
 // Verdict parity: how a hook is run (per event, or as a persistent process) and which entry
 // point runs it (runHook, HookFactory, createFileHooks from @cline/hooks/sdk, the CLI plugin
-// cline-plugin.js) changes what it costs, never what it decides. A differential test: a seeded
+// cline-plugin.js), and whether it runs confined (`sandbox: 'all'`, Linux), changes what it
+// costs, never what it decides. A differential test: a seeded
 // generator (parity-behaviours.js) makes about 200 hook behaviours (what the hook prints for an
 // event, in one write, and how the event ends: it answers and goes on, exits, hangs until its
 // timeout, is stopped by terminateAll(), or crashes on 5 events in a row), one hook program
@@ -69,6 +70,8 @@ jest.setTimeout(600000)
 const PATHS = {
   'rh-pe': { name: 'runHook, per event', mode: 'perEvent', via: 'runHook' },
   'rh-p': { name: 'runHook, persistent', mode: 'persistent', via: 'runHook' },
+  'rh-pe-c': { name: 'runHook, per event, confined', mode: 'perEvent', via: 'runHook', sandbox: 'all' },
+  'rh-p-c': { name: 'runHook, persistent, confined', mode: 'persistent', via: 'runHook', sandbox: 'all' },
   'hf-pe': { name: 'HookFactory, per event', mode: 'perEvent', via: 'factory' },
   'hf-p': { name: 'HookFactory, persistent', mode: 'persistent', via: 'factory' },
   'sdk-pe': { name: 'createFileHooks beforeTool, per event', mode: 'perEvent', via: 'sdk' },
@@ -80,6 +83,8 @@ const PATHS = {
 /** The ways `b` is run; the first is the reference. */
 function pathsOf(b) {
   const keys = ['rh-pe', 'rh-p']
+  // Confined by Landlock (sandbox.test.js proves what it stops); elsewhere a confined hook does not start.
+  if (process.platform === 'linux') keys.push('rh-pe-c', 'rh-p-c')
   if (b.factory) keys.push('hf-pe', 'hf-p')
   if (b.sdk) keys.push('sdk-pe', 'sdk-p', 'plugin-pe', 'plugin-p')
   return keys
@@ -90,9 +95,14 @@ function sharesProcess(b) {
   return b.ending === 'answer' && !b.tools && b.events === 1
 }
 
-/** Which of the profile's shared persistent processes serves `b`. */
-function laneOf(b) {
-  return Number(b.id.slice(1)) % LANES
+/** Which of the profile's shared persistent processes serves `b` through `key` (confined ones have their own). */
+function laneOf(b, key) {
+  return `${Number(b.id.slice(1)) % LANES}${PATHS[key].sandbox ? '-confined' : ''}`
+}
+
+/** The run options that say how `key` runs a hook: confined or not. */
+function howRun(key) {
+  return PATHS[key].sandbox ? { sandbox: PATHS[key].sandbox } : {}
 }
 
 /** The state of one test: its folders, and the factories, adapters and plugins it made. */
@@ -121,7 +131,7 @@ function makeContext(cases) {
 function hookDir(ctx, b, key) {
   const { mode } = PATHS[key]
   const name =
-    mode === 'perEvent' ? (b.tools ? `${b.id}-pe` : `${b.profile}-pe`) : sharesProcess(b) ? `${b.profile}-persistent-${laneOf(b)}` : `${b.id}-${key}`
+    mode === 'perEvent' ? (b.tools ? `${b.id}-pe` : `${b.profile}-pe`) : sharesProcess(b) ? `${b.profile}-persistent-${laneOf(b, key)}` : `${b.id}-${key}`
   const dir = path.join(ctx.root, 'hooks', name)
   if (!fs.existsSync(dir)) {
     const header = [mode === 'persistent' ? 'mode=persistent' : null, b.tools ? `tools=${b.tools}` : null].filter(Boolean).join(' ')
@@ -201,7 +211,10 @@ function sdkView(result) {
 async function runOnce(ctx, b, key, dir, tag, timeoutMs) {
   const { via } = PATHS[key]
   if (via === 'runHook') {
-    return core(await runHook('PreToolUse', inputOf(tag), { ...discovery(ctx, b.profile, dir), timeoutMs }))
+    const result = await runHook('PreToolUse', inputOf(tag), { ...discovery(ctx, b.profile, dir), ...howRun(key), timeoutMs })
+    const unconfined = result.hooks.find((h) => h.started && h.confined !== Boolean(PATHS[key].sandbox))
+    if (unconfined) throw new Error(`${P.describeBehaviour(b)}: through ${PATHS[key].name} the hook ran with confined: ${unconfined.confined}`)
+    return core(result)
   }
   if (via === 'factory') {
     const factory = cached(ctx.factories, `${b.profile}\n${dir}`, () => new HookFactory(discovery(ctx, b.profile, dir)))
@@ -237,10 +250,11 @@ let runCounter = 0
  * warm-up's answer starts with a line end, and the warm-ups go on until one is answered as
  * itself (a timed-out one takes its process with it; the next starts a fresh one).
  */
-async function warmUp(ctx, b, dir) {
+async function warmUp(ctx, b, key, dir) {
   for (const timeoutMs of [3000, 3000, 10000, 30000, 30000]) {
     const tag = `warm ${++runCounter}`
-    const result = await runHook('PreToolUse', inputOf(tag), { ...discovery(ctx, b.profile, dir), timeoutMs })
+    // Started as the runs it warms up for are: a process of another sandbox is never reused.
+    const result = await runHook('PreToolUse', inputOf(tag), { ...discovery(ctx, b.profile, dir), ...howRun(key), timeoutMs })
     if (result.hooks.length === 1 && result.hooks[0].status === 'completed' && result.contextModification === tag) return
   }
   throw new Error(`the persistent hook in ${dir} did not answer a warm-up event five times (seed ${SEED}; ${RERUN})`)
@@ -260,7 +274,7 @@ async function decided(ctx, b, key, eventIndex = 0) {
   else if (warm) timeouts = ANSWER_MS
   if (via === 'plugin') timeouts = timeouts.map((ms) => Math.min(ms, PLUGIN_MAX_MS))
   for (const timeoutMs of timeouts) {
-    if (warm) await warmUp(ctx, b, dir)
+    if (warm) await warmUp(ctx, b, key, dir)
     const tag = `${b.id} ${key}-e${eventIndex}-r${++runCounter}`
     const started = Date.now()
     const value = b.ending === 'terminateAll' ? await underTerminateAll(ctx, b, key, dir, tag, timeoutMs) : await runOnce(ctx, b, key, dir, tag, timeoutMs)
@@ -354,7 +368,7 @@ async function runParity(cases, { exclusive = false } = {}) {
       const job = () => runAll(b, key)
       const persistent = PATHS[key].mode === 'persistent'
       if (persistent && sharesProcess(b)) {
-        const lane = `${b.profile} ${laneOf(b)}`
+        const lane = `${b.profile} ${laneOf(b, key)}`
         lanes.set(lane, [...(lanes.get(lane) || []), job])
       } else if (b.ending === 'hang') (persistent ? hangingPersistent : hangingPerEvent).push(job)
       else own.push(job)
@@ -438,7 +452,7 @@ const byGroup = {
 }
 
 describeUnix(
-  'verdict parity: per event and persistent, through every entry point, a hook decides the same',
+  'verdict parity: per event and persistent, confined or not, through every entry point, a hook decides the same',
   () => {
     afterAll(async () => {
       await terminateAll()
