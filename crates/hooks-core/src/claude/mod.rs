@@ -6,6 +6,7 @@
 
 mod events;
 mod hook;
+mod json_numbers;
 mod matcher;
 mod output;
 mod paths;

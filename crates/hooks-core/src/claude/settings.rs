@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::json_numbers::clamp_huge_numbers;
+
 /// The most handlers read from one file; the rest are ignored, with a warning. A settings file
 /// holds a handful, and each becomes a process to run on its event.
 pub const MAX_SETTINGS_ENTRIES: usize = 1000;
@@ -124,7 +126,12 @@ impl Reader {
         if text.trim().is_empty() {
             return;
         }
-        let root: Value = match serde_json::from_str(text) {
+        // A number too large for a double is `Infinity` to JSON.parse, not an invalid file.
+        let parsed = serde_json::from_str(text).or_else(|err| match clamp_huge_numbers(text) {
+            Some(clamped) => serde_json::from_str(&clamped),
+            None => Err(err),
+        });
+        let root: Value = match parsed {
             Ok(root) => root,
             Err(err) => {
                 // serde_json's message ends with the place: "... at line 3 column 5".
@@ -417,6 +424,10 @@ fn kind_of(value: &Value) -> &'static str {
 fn describe(value: &Value) -> String {
     match value {
         Value::String(text) => quote(text),
+        // What `clamp_huge_numbers` wrote for a number too large for a double.
+        Value::Number(number) if number.as_f64().is_some_and(|n| n.abs() == f64::MAX) => {
+            "a number too large for a double (Infinity to JSON.parse)".to_owned()
+        }
         Value::Number(number) => number.to_string(),
         Value::Bool(_) | Value::Null => value.to_string(),
         Value::Array(_) | Value::Object(_) => kind_of(value).to_owned(),
@@ -818,6 +829,25 @@ mod tests {
                 "{value}: {warning}"
             );
         }
+    }
+
+    #[test]
+    fn a_number_too_large_for_a_double_is_that_values_mistake_not_the_files() {
+        // JSON.parse reads 1e400 as Infinity; the file is valid, its other handlers run.
+        let parsed = parse_settings(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 1e400}, {"type": "command", "command": "b", "timeout": 5}]}]}}"#,
+        );
+        assert_eq!(parsed.entries.len(), 2);
+        assert_eq!(parsed.entries[0].handler, command("a", None));
+        assert_eq!(
+            parsed.entries[1].handler,
+            command("b", Some(Duration::from_secs(5)))
+        );
+        assert!(only_warning(&parsed).starts_with(
+            "has `hooks.Stop[0].hooks[0].timeout` a number too large for a double (Infinity to JSON.parse), which is not a positive number of seconds"
+        ));
+        // Text that is not JSON for another reason still says the parser's own error.
+        assert!(only_warning(&parse_settings(r#"{"a": 1e400,}"#)).contains("trailing comma"));
     }
 
     #[test]
