@@ -254,6 +254,14 @@ describeUnix('Claude Code settings hooks', () => {
     expect(listed[0].reason).toMatch(/not valid JSON: .* at line 4 column 3/)
     const run = await runHook('PreToolUse', bash('ls'), withClaude(broken))
     expect(run.warnings.join('\n')).toMatch(/settings\.json: this Claude settings file: it is not valid JSON/)
+
+    // `list` says it too: the matcher's typo under its handler, and the broken file once, for
+    // every hook, not once per hook name.
+    const list = await cli(['list', '--claude-settings', '--no-global', '--workspace', root], { cwd: root })
+    expect(list.stdout).toMatch(/enabled .*\n\s+↳ warning: its matcher names Bsh, which is no tool's name/)
+    const brokenList = await cli(['list', '--claude-settings', '--no-global', '--workspace', broken], { cwd: broken })
+    expect(brokenList.stdout.match(/not valid JSON/g)).toHaveLength(1)
+    expect(brokenList.stdout).toMatch(/^every hook\s+disabled\s+-\s+claudeProject\s/m)
   })
 
   test("settings.json, then settings.local.json, then the user's (CLAUDE_CONFIG_DIR) come after the hook files, each with its source", async () => {

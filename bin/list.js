@@ -34,9 +34,15 @@ function renderList({ found, none, named, searched }, st) {
     const indent = ' '.repeat(widths[0] + widths[1] + widths[2] + widths[3] + 8)
     found.forEach((h, i) => {
       out.push(line(rows[i]))
+      if (h.forHooks) out.push(indent + st.dim(`↳ for: ${h.forHooks.map((n) => escapeTerminal(n)).join(', ')}`))
       const reason = escapeTerminal(h.reason || '')
       if (!h.enabled || h.willNotRun) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
       else if (reason) out.push(indent + st.yellow(`↳ warning: ${reason}`))
+      // What discovery said of a hook that runs (a matcher naming no tool, a header's typo),
+      // unless the reason above already says it.
+      for (const warning of h.warnings || []) {
+        if (!h.reason || !warning.startsWith(h.reason)) out.push(indent + st.yellow(`↳ warning: ${escapeTerminal(warning)}`))
+      }
       if (h.fix) out.push(indent + `↳ fix: ${escapeTerminal(h.fix)}`)
     })
   }
@@ -70,6 +76,34 @@ function withDiagnosis(name, hooks, reports) {
   return rows
 }
 
+/**
+ * `found` with the rows that say the same of the same file under several hook names (a Claude
+ * settings file that is not JSON is listed under every hook) as one row: `every hook` when it
+ * is all of `names`, else `<n> hooks`, named on a line of its own.
+ */
+function mergeRepeats(found, names) {
+  const key = (h) => JSON.stringify([h.path, h.enabled, Boolean(h.willNotRun), h.reason || '', h.fix || ''])
+  const byKey = new Map()
+  for (const h of found) {
+    if (h.enabled && !h.willNotRun) continue
+    byKey.set(key(h), [...(byKey.get(key(h)) || []), h.hookName])
+  }
+  const shown = new Set()
+  const merged = []
+  for (const h of found) {
+    const hookNames = h.enabled && !h.willNotRun ? [h.hookName] : byKey.get(key(h))
+    if (hookNames.length === 1) {
+      merged.push(h)
+      continue
+    }
+    if (shown.has(key(h))) continue
+    shown.add(key(h))
+    const every = hookNames.length === names.length
+    merged.push({ ...h, hookName: every ? 'every hook' : `${hookNames.length} hooks`, forHooks: every ? null : hookNames })
+  }
+  return merged
+}
+
 async function cmdList({ positionals, opts }, session) {
   const { discoverHooks, diagnoseHooks, KNOWN_HOOKS } = hooksLib(session)
   const named = positionals.length > 0 ? positionals[0] : null
@@ -97,7 +131,7 @@ async function cmdList({ positionals, opts }, session) {
     if (rows.length === 0) none.push(name)
     for (const h of rows) found.push(h)
   }
-  const text = renderList({ found, none, named, searched: describeSearch(options) }, makeStyle(useColour()))
+  const text = renderList({ found: mergeRepeats(found, names), none, named, searched: describeSearch(options) }, makeStyle(useColour()))
   return { text, code: EXIT.OK }
 }
 
