@@ -7,6 +7,7 @@
 mod events;
 mod hook;
 mod matcher;
+mod missing;
 mod output;
 mod paths;
 mod scripts;
@@ -18,6 +19,7 @@ mod updated_input;
 pub use events::*;
 pub use hook::*;
 pub use matcher::*;
+pub use missing::*;
 pub use output::*;
 pub use scripts::*;
 pub use settings::*;
