@@ -345,6 +345,66 @@ describeUnix('Claude Code settings hooks', () => {
     expect(edited).toMatchObject({ enabled: false, trust: 'changed' })
   })
 
+  test('a cd, a subshell, reserved words and a continued line: the file that really runs is covered, so editing it withdraws the approval', async () => {
+    // Each command and the file its shell runs (a cd in a subshell ends with it).
+    const cases = [
+      ['(cd scripts); sh x.sh', 'x.sh'],
+      ['(cd scripts && true); sh x.sh', 'x.sh'],
+      ['cd -- scripts && sh x.sh', 'scripts/x.sh'],
+      ['cd -P scripts && sh x.sh', 'scripts/x.sh'],
+      ['if true; then sh scripts/x.sh; fi', 'scripts/x.sh'],
+      ['{ sh x.sh; }', 'x.sh'],
+      ['cd scripts &&\\\n sh x.sh', 'scripts/x.sh'],
+    ]
+    for (const [command, runs] of cases) {
+      const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd(command)] }] })
+      fs.mkdirSync(path.join(root, 'scripts'))
+      for (const file of ['x.sh', 'scripts/x.sh']) fs.writeFileSync(path.join(root, file), 'cat >/dev/null; exit 0\n')
+      const policyFile = path.join(makeTempDir(), 'policy.json')
+      const options = withClaude(root, { trust: 'workspace', policyFile })
+      const [fresh] = await discoverHooks('PreToolUse', options)
+      expect(fresh.claude.scripts).toContain(path.join(root, runs))
+      await trustHook(fresh.path, { policyFile, sha256: fresh.sha256 })
+      expectCompleted((await runHook('PreToolUse', bash('ls'), options)).hooks[0])
+      fs.writeFileSync(path.join(root, runs), 'cat >/dev/null; echo unreviewed >&2; exit 2\n')
+      // Checked again at its start: not started, whatever discovery still holds.
+      const r = await runHook('PreToolUse', bash('ls'), options)
+      expect([command, r.cancel, r.errorMessage]).toEqual([command, false, ''])
+      if (r.hooks.length > 0) expect(r.hooks[0].failure).toMatch(/not trusted: changed since approved/)
+      // A script outside .claude/hooks is seen changed by the discovery's revalidation by age.
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const [edited] = await discoverHooks('PreToolUse', options)
+      expect([command, edited.trust, edited.reason]).toEqual([command, 'changed', 'not trusted: changed since approved'])
+    }
+  })
+
+  test("a missing script is said wherever it is: the user's settings (~ from HOME), a path outside the project; $HOME is never read as the project's", async () => {
+    const home = makeTempDir()
+    const user = path.join(home, '.claude')
+    fs.mkdirSync(path.join(user, 'hooks'), { recursive: true })
+    fs.mkdirSync(path.join(home, 'bin'))
+    fs.writeFileSync(path.join(home, 'bin', 'guard.sh'), 'cat >/dev/null; exit 0\n')
+    fs.chmodSync(path.join(home, 'bin', 'guard.sh'), 0o755)
+    fs.writeFileSync(path.join(user, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd('~/.claude/hooks/missing.sh')] }] } }))
+    const root = claudeWorkspace({
+      PreToolUse: [{ hooks: [cmd('$HOME/bin/guard.sh'), cmd('${HOME}/bin/guard.sh'), cmd('/nonexistent/x.sh'), cmd('python3 .claude/hooks/nope.py')] }],
+    })
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: user, CLINE_DIR: makeTempDir() }
+    const input = path.join(root, 'input.json')
+    fs.writeFileSync(input, JSON.stringify(bash('ls')))
+    const list = await cli(['list', 'PreToolUse', '--claude-settings', '--global-dir', makeTempDir(), '--workspace', root], { cwd: root, env })
+    expect(list.code).toBe(0)
+    const said = list.stdout + list.stderr
+    expect(said).toContain(`its command names ${path.join(user, 'hooks', 'missing.sh')}, which is not a readable file, so this handler fails every time it runs`)
+    expect(said).toContain('its command names /nonexistent/x.sh, which is not a readable file')
+    expect(said).toMatch(/nope\.py, which is not a readable file, .*sh and python3 exit 2, which blocks/)
+    expect(said).not.toContain('guard.sh, which is not')
+    const run = await cli(['run', 'PreToolUse', '--claude-settings', '--global-dir', makeTempDir(), '--workspace', root, '--input', input, '--json'], { cwd: root, env })
+    const result = JSON.parse(run.stdout)
+    expect(result.warnings.join('\n')).toContain(`${path.join(user, 'hooks', 'missing.sh')}, which is not a readable file`)
+    expect(result.warnings.join('\n')).not.toContain('guard.sh, which is not')
+  })
+
   test('an approved handler whose script changes after discovery is not started (checked again at its start)', async () => {
     const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('sh .claude/hooks/guard.sh')] }] })
     const guard = path.join(root, '.claude', 'hooks', 'guard.sh')

@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(matcher) = compile_matcher(Some(text)) {
         let _ = matcher.matches("Bash");
     }
-    let _ = scripts_named(text, Path::new("/w"), Path::new("/w"));
+    let _ = scripts_named(text, Some(Path::new("/w")), Some(Path::new("/h")));
     let profile = if pick & 1 == 0 { Profile::Extension } else { Profile::Cli };
     let event = EVENTS[usize::from(pick >> 1) % EVENTS.len()];
     let mut mid = text.len() / 2;

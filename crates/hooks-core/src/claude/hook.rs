@@ -28,6 +28,9 @@ pub struct ClaudeHook {
     /// its bytes when the scan read it (`None`: missing or unreadable); an approval covers
     /// them, and a start checks them again.
     pub scripts: Vec<Script>,
+    /// The files its command runs (its program, an interpreter's script) that were not
+    /// readable files when the scan looked, wherever they are: said, not covered.
+    pub missing: Vec<PathBuf>,
 }
 
 /// A matcher as written and as compiled; two are equal when their texts are.

@@ -1,9 +1,11 @@
-//! Which files a settings command runs from its project: the program of each simple command
-//! when it is a path (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`), and the script an
-//! interpreter is given (`python3 .claude/hooks/guard.py`). An approval covers their bytes, and
-//! a path that names no file is said at discovery (the shell would fail with exit 127 and the
-//! guard would never run). Read the way `sh` splits words, for the common forms only: a
-//! command this does not understand names no script (its text is still approved). Pure.
+//! Which files a settings command runs: the program of each simple command when it is a path
+//! (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`), and the script an interpreter is given
+//! (`python3 .claude/hooks/guard.py`), wherever they are; the caller keeps those inside the
+//! project for an approval, and says which are missing. Read the way `sh` splits words, for
+//! the common forms only: a command this does not understand names no script (its text is
+//! still approved). Where the folder a command runs in cannot be known for sure (after a `cd`
+//! that may fail, or one in a pipeline), every candidate is named: an approval covering a
+//! superset is safe, covering the wrong file is not. Pure.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -18,6 +20,16 @@ const INTERPRETERS: [&str; 16] = [
 const WRAPPERS: [&str; 9] = [
     "env", "timeout", "nice", "nohup", "exec", "command", "time", "stdbuf", "xargs",
 ];
+
+/// The shell's reserved words that may open a command (`if sh x.sh; then ...`): the program
+/// is the word after them.
+const RESERVED: [&str; 12] = [
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
+];
+
+/// Most candidate folders kept for a command's relative paths: a command with more `cd`s than
+/// this is no hook's, and its later candidates are not named.
+const CANDIDATES: usize = 32;
 
 /// An interpreter's options after which it runs code from the command line or a module, not
 /// a script file (`bash -c '...'`, `node -e '...'`, `python3 -m pkg`).
@@ -36,37 +48,124 @@ fn runs_no_script(interpreter: &str, option: &str) -> bool {
 pub struct Named {
     /// The file, resolved and tidied.
     pub path: PathBuf,
-    /// Whether it is what the command runs (the program, or an interpreter's script), so its
-    /// absence is a mistake (the shell fails, exit 127); the other files named (an
-    /// interpreter's `-r ./pre.js`, a `< x.sh`) count only when they exist.
+    /// Whether it is what the command runs (the program, or an interpreter's script) from the
+    /// folder it most likely runs in, so its absence is a mistake (the handler fails); the
+    /// other files named (an interpreter's `-r ./pre.js`, a `< x.sh`, the same name from
+    /// another candidate folder) count only when they exist.
     pub primary: bool,
 }
 
-/// The files `command` names inside `area` (its project folder), resolved against
-/// `project_dir` where relative (after a `cd`, against where it went), `$CLAUDE_PROJECT_DIR`
-/// expanded; in order, without repeats. Read generously: every word of an interpreter's
-/// argument list that looks like a file counts, so that an approval covers what the command
-/// loads, not only what it names first.
-pub fn scripts_named(command: &str, project_dir: &Path, area: &Path) -> Vec<Named> {
-    let mut found: Vec<Named> = Vec::new();
-    let mut here = project_dir.to_path_buf();
-    let mut add = |here: &Path, word: &str, primary: bool| {
-        let path = normalize(&here.join(word));
-        if !path.starts_with(area) {
-            return;
+/// Where the shell is while reading a command: the folder it most likely is in (`None`: not
+/// known, so relative paths name nothing), and the others it may be in.
+#[derive(Debug, Clone)]
+struct Where {
+    here: Option<PathBuf>,
+    also: Vec<PathBuf>,
+}
+
+impl Where {
+    /// `word` (expanded) resolved against each folder: the first is the likely one.
+    fn resolve(&self, word: &str) -> Vec<(PathBuf, bool)> {
+        if word.starts_with('~') || word.contains('$') {
+            // A variable this reading does not know: no file can be said to be named.
+            return Vec::new();
         }
-        match found.iter_mut().find(|n| n.path == path) {
-            Some(named) => named.primary |= primary,
-            None => found.push(Named { path, primary }),
+        let path = Path::new(word);
+        if path.is_absolute() {
+            return vec![(normalize(path), true)];
+        }
+        let likely = self.here.iter().map(|h| (normalize(&h.join(word)), true));
+        let others = self.also.iter().map(|h| (normalize(&h.join(word)), false));
+        likely.chain(others).collect()
+    }
+
+    /// A `cd` to `target` (`None`: a folder not known) in the shell itself (`for_sure`), or
+    /// in a subshell of a pipeline, whose folder does not outlast it (`!for_sure`).
+    fn cd(&mut self, target: Option<&str>, for_sure: bool) {
+        let went: Vec<(PathBuf, bool)> = target.map(|t| self.resolve(t)).unwrap_or_default();
+        let mut also = std::mem::take(&mut self.also);
+        let mut push = |path: PathBuf| {
+            if !also.contains(&path) && also.len() < CANDIDATES {
+                also.push(path);
+            }
+        };
+        let likely = went
+            .iter()
+            .find(|(_, likely)| *likely)
+            .map(|(p, _)| p.clone());
+        if for_sure {
+            // The cd may fail: the folder before stays a candidate. Gone to a folder not
+            // known: none is likely.
+            if let Some(old) = std::mem::replace(&mut self.here, likely) {
+                push(old);
+            }
+        }
+        for (path, _) in went {
+            if Some(&path) != self.here.as_ref() {
+                push(path);
+            }
+        }
+        self.also = also;
+    }
+}
+
+/// The files `command` names (resolved where relative against `project_dir`, or after a `cd`
+/// against where it went; `$CLAUDE_PROJECT_DIR`, and with `home` `~/`, `$HOME` and `${HOME}`,
+/// expanded), wherever they are; in order, without repeats. A relative path with no
+/// `project_dir`, or a word with a variable left, names nothing. Read generously: every word
+/// of an interpreter's argument list that looks like a file counts, so that an approval covers
+/// what the command loads, not only what it names first.
+pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Path>) -> Vec<Named> {
+    let mut found: Vec<Named> = Vec::new();
+    let mut add = |at: &Where, word: &str, primary: bool| {
+        for (path, likely) in at.resolve(word) {
+            let primary = primary && likely;
+            match found.iter_mut().find(|n| n.path == path) {
+                Some(named) => named.primary |= primary,
+                None => found.push(Named { path, primary }),
+            }
         }
     };
-    for words in simple_commands(command) {
-        let words: Vec<String> = words.iter().map(|w| expand(w, project_dir)).collect();
-        let mut rest = words.iter().skip_while(|w| is_assignment(w)).peekable();
-        // Wrappers and their options (and `timeout`'s duration) lead to the real program.
+    let mut at = Where {
+        here: project_dir.map(Path::to_path_buf),
+        also: Vec::new(),
+    };
+    // The folders to go back to when a subshell ends: its `cd`s end with it.
+    let mut outer: Vec<Where> = Vec::new();
+    let pieces = pieces(command);
+    for (i, piece) in pieces.iter().enumerate() {
+        let words = match piece {
+            Piece::Op(Op::Open) => {
+                outer.push(at.clone());
+                continue;
+            }
+            Piece::Op(Op::Close) => {
+                if let Some(back) = outer.pop() {
+                    at = back;
+                }
+                continue;
+            }
+            Piece::Op(_) => continue,
+            Piece::Words(words) => words,
+        };
+        // A pipeline's commands, and one sent to the background, run in subshells.
+        let alone = !matches!(
+            i.checked_sub(1).and_then(|p| pieces.get(p)),
+            Some(Piece::Op(Op::Pipe))
+        ) && !matches!(
+            pieces.get(i + 1),
+            Some(Piece::Op(Op::Pipe | Op::Background))
+        );
+        let words: Vec<String> = words.iter().map(|w| expand(w, project_dir, home)).collect();
+        let mut rest = words.iter().peekable();
+        // Assignments, reserved words, wrappers and their options (and `timeout`'s duration)
+        // lead to the real program.
         while let Some(word) = rest.peek() {
-            let name = base_name(word);
-            if WRAPPERS.contains(&name) {
+            if is_assignment(word) || RESERVED.contains(&word.as_str()) {
+                rest.next();
+                continue;
+            }
+            if WRAPPERS.contains(&base_name(word)) {
                 rest.next();
                 while rest.peek().is_some_and(|w| {
                     w.starts_with('-')
@@ -84,21 +183,38 @@ pub fn scripts_named(command: &str, project_dir: &Path, area: &Path) -> Vec<Name
             continue;
         };
         let name = base_name(program);
-        if name == "cd" {
-            if let Some(dir) = rest.next() {
-                here = normalize(&here.join(dir));
+        if name == "cd" || name == "pushd" {
+            // Its options (`-P`, `-L`, `--`) are not the folder; no folder is the home one.
+            let mut target = None;
+            for word in rest.by_ref() {
+                if word == "--" {
+                    target = rest.next();
+                    break;
+                }
+                if !(word.starts_with('-') && word != "-") {
+                    target = Some(word);
+                    break;
+                }
             }
+            let home = home.map(|h| h.to_string_lossy().into_owned());
+            let target = match target.map(String::as_str) {
+                // The folder before: not followed.
+                Some("-") => None,
+                Some(dir) => Some(dir.to_owned()),
+                None => home,
+            };
+            at.cd(target.as_deref(), alone);
             continue;
         }
         let interpreter = INTERPRETERS.contains(&name);
         if name == "." || name == "source" {
             if let Some(script) = rest.next() {
-                add(&here, script, true);
+                add(&at, script, true);
             }
             continue;
         }
         if looks_like_path(program) && !interpreter {
-            add(&here, program, true);
+            add(&at, program, true);
             continue;
         }
         if !interpreter {
@@ -107,7 +223,7 @@ pub fn scripts_named(command: &str, project_dir: &Path, area: &Path) -> Vec<Name
         let mut primary_taken = false;
         for word in rest {
             if let Some(target) = word.strip_prefix(STDIN_MARK) {
-                add(&here, target, !primary_taken);
+                add(&at, target, !primary_taken);
                 primary_taken = true;
                 continue;
             }
@@ -119,7 +235,7 @@ pub fn scripts_named(command: &str, project_dir: &Path, area: &Path) -> Vec<Name
             }
             // A file name: a path, or a name with an extension (`guard.py`).
             if looks_like_path(word) || word.contains('.') {
-                add(&here, word, !primary_taken);
+                add(&at, word, !primary_taken);
             }
             primary_taken = true;
         }
@@ -154,11 +270,40 @@ fn base_name(word: &str) -> &str {
     word.rsplit(['/', '\\']).next().unwrap_or(word)
 }
 
-/// `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PROJECT_DIR}` replaced by the project folder.
-fn expand(word: &str, project_dir: &Path) -> String {
-    let dir = project_dir.to_string_lossy();
-    word.replace("${CLAUDE_PROJECT_DIR}", &dir)
-        .replace("$CLAUDE_PROJECT_DIR", &dir)
+/// `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PROJECT_DIR}` replaced by the project folder, and
+/// `~`, `~/...`, `$HOME` and `${HOME}` by the home folder, when known (else left, so the word
+/// names nothing).
+fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> String {
+    let mut word = word.to_owned();
+    if let Some(dir) = project_dir {
+        let dir = dir.to_string_lossy();
+        word = word
+            .replace("${CLAUDE_PROJECT_DIR}", &dir)
+            .replace("$CLAUDE_PROJECT_DIR", &dir);
+    }
+    if let Some(home) = home {
+        let home = home.to_string_lossy();
+        if word == "~" || word.starts_with("~/") {
+            word = format!("{home}{}", &word[1..]);
+        }
+        word = word.replace("${HOME}", &home);
+        // `$HOME` only as a whole name: `$HOMEDIR` is another variable.
+        let mut out = String::new();
+        let mut rest = word.as_str();
+        while let Some(at) = rest.find("$HOME") {
+            let after = &rest[at + "$HOME".len()..];
+            out.push_str(&rest[..at]);
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                out.push_str("$HOME");
+            } else {
+                out.push_str(&home);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        word = out;
+    }
+    word
 }
 
 /// `.` and `..` resolved in the text, so a path leading out of the project is seen to.
@@ -184,11 +329,34 @@ enum Redirect {
     Output,
 }
 
-/// The words of each simple command of `line` (split at `;`, `|`, `&`, newlines), quotes
-/// removed; an output redirection's target is not a word of the command, an input
-/// redirection's is marked with [`STDIN_MARK`].
-fn simple_commands(line: &str) -> Vec<Vec<String>> {
-    let mut commands = vec![Vec::new()];
+/// An operator between simple commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// `(`, a subshell opens (also `$(`).
+    Open,
+    /// `)`, it ends.
+    Close,
+    /// `|` (and `|&`).
+    Pipe,
+    /// A lone `&`.
+    Background,
+    /// `;`, `&&`, `||`, a newline: the next command runs in the same shell.
+    Sequence,
+}
+
+/// A simple command's words, or an operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Words(Vec<String>),
+    Op(Op),
+}
+
+/// `line` read into simple commands and the operators between them, quotes removed, a
+/// backslash-newline joining lines; an output redirection's target is not a word of the
+/// command, an input redirection's is marked with [`STDIN_MARK`].
+fn pieces(line: &str) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut current: Vec<String> = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
     let mut redirect = Redirect::None;
@@ -196,15 +364,13 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
     let end_word = |word: &mut String,
                     in_word: &mut bool,
                     redirect: &mut Redirect,
-                    commands: &mut Vec<Vec<String>>| {
+                    current: &mut Vec<String>| {
         if *in_word {
             let taken = std::mem::take(word);
-            if let Some(current) = commands.last_mut() {
-                match *redirect {
-                    Redirect::None => current.push(taken),
-                    Redirect::Input => current.push(format!("{STDIN_MARK}{taken}")),
-                    Redirect::Output => {}
-                }
+            match *redirect {
+                Redirect::None => current.push(taken),
+                Redirect::Input => current.push(format!("{STDIN_MARK}{taken}")),
+                Redirect::Output => {}
             }
             *redirect = Redirect::None;
         }
@@ -226,32 +392,56 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
                 while let Some(q) = chars.next() {
                     match q {
                         '"' => break,
-                        '\\' => {
-                            if let Some(&next) = chars.peek() {
-                                if matches!(next, '"' | '\\' | '$' | '`') {
-                                    chars.next();
-                                    word.push(next);
-                                    continue;
-                                }
+                        '\\' => match chars.peek() {
+                            Some('\n') => {
+                                chars.next();
                             }
-                            word.push(q);
-                        }
+                            Some(&next) if matches!(next, '"' | '\\' | '$' | '`') => {
+                                chars.next();
+                                word.push(next);
+                            }
+                            _ => word.push(q),
+                        },
                         _ => word.push(q),
                     }
                 }
             }
-            '\\' => {
-                in_word = true;
-                if let Some(next) = chars.next() {
-                    if next != '\n' {
-                        word.push(next);
-                    }
+            '\\' => match chars.next() {
+                // A line continued: nothing, not even a word's end.
+                Some('\n') => {}
+                Some(next) => {
+                    in_word = true;
+                    word.push(next);
                 }
-            }
+                None => {}
+            },
             ';' | '|' | '&' | '\n' | '(' | ')' => {
-                end_word(&mut word, &mut in_word, &mut redirect, &mut commands);
+                end_word(&mut word, &mut in_word, &mut redirect, &mut current);
                 redirect = Redirect::None;
-                commands.push(Vec::new());
+                if !current.is_empty() {
+                    pieces.push(Piece::Words(std::mem::take(&mut current)));
+                }
+                let op = match c {
+                    '(' => Op::Open,
+                    ')' => Op::Close,
+                    '|' if chars.peek() == Some(&'|') => {
+                        chars.next();
+                        Op::Sequence
+                    }
+                    '|' => {
+                        if chars.peek() == Some(&'&') {
+                            chars.next();
+                        }
+                        Op::Pipe
+                    }
+                    '&' if chars.peek() == Some(&'&') => {
+                        chars.next();
+                        Op::Sequence
+                    }
+                    '&' => Op::Background,
+                    _ => Op::Sequence,
+                };
+                pieces.push(Piece::Op(op));
             }
             '>' | '<' => {
                 // `2>` and `>&2`: the digits before belong to the operator.
@@ -259,7 +449,7 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
                     word.clear();
                     in_word = false;
                 }
-                end_word(&mut word, &mut in_word, &mut redirect, &mut commands);
+                end_word(&mut word, &mut in_word, &mut redirect, &mut current);
                 while matches!(chars.peek(), Some('>' | '&')) {
                     chars.next();
                 }
@@ -269,7 +459,7 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
                 };
             }
             c if c.is_whitespace() => {
-                end_word(&mut word, &mut in_word, &mut redirect, &mut commands);
+                end_word(&mut word, &mut in_word, &mut redirect, &mut current);
             }
             c => {
                 in_word = true;
@@ -277,17 +467,28 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
             }
         }
     }
-    end_word(&mut word, &mut in_word, &mut redirect, &mut commands);
-    commands.retain(|c| !c.is_empty());
-    commands
+    end_word(&mut word, &mut in_word, &mut redirect, &mut current);
+    if !current.is_empty() {
+        pieces.push(Piece::Words(current));
+    }
+    pieces
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// What `command` names inside the project `/w` (the home folder is `/h`).
     fn named(command: &str) -> Vec<String> {
-        scripts_named(command, Path::new("/w"), Path::new("/w"))
+        anywhere(command)
+            .into_iter()
+            .filter(|n| n.starts_with("/w/"))
+            .collect()
+    }
+
+    /// What `command` names, wherever.
+    fn anywhere(command: &str) -> Vec<String> {
+        scripts_named(command, Some(Path::new("/w")), Some(Path::new("/h")))
             .iter()
             .map(|n| {
                 // Windows writes the same paths with `\`.
@@ -336,9 +537,10 @@ mod tests {
             named("node -r ./.claude/hooks/pre.js .claude/hooks/g.js"),
             ["/w/.claude/hooks/pre.js", "/w/.claude/hooks/g.js (also)"]
         );
+        // The cd may fail, and then `./g.sh` is the project's: named too, when it exists.
         assert_eq!(
             named("cd .claude/hooks && ./g.sh"),
-            ["/w/.claude/hooks/g.sh"]
+            ["/w/.claude/hooks/g.sh", "/w/g.sh (also)"]
         );
         assert_eq!(named(". x.sh"), ["/w/x.sh"]);
         assert_eq!(named("source ./x.sh"), ["/w/x.sh"]);
@@ -359,5 +561,130 @@ mod tests {
         assert!(named("uv run ruff").is_empty());
         assert!(named("").is_empty());
         assert!(named("'unterminated").len() <= 1);
+    }
+
+    /// Attack 04: a `cd` read wrongly named a file other than the one the shell runs.
+    #[test]
+    fn a_cd_in_a_subshell_ends_with_it_and_its_options_are_not_the_folder() {
+        assert_eq!(named("(cd scripts); sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(
+            named("(cd scripts && sh x.sh)"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(
+            named("(cd a; (cd b); sh x.sh); sh y.sh"),
+            ["/w/a/x.sh", "/w/x.sh (also)", "/w/y.sh"]
+        );
+        assert_eq!(named("x=$(cd scripts); sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(
+            named("cd -- scripts && sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(
+            named("cd -P scripts && sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(
+            named("cd -L -P -- -d && sh x.sh"),
+            ["/w/-d/x.sh", "/w/x.sh (also)"]
+        );
+        // A cd in a pipeline or in the background runs in a subshell: the folder stays.
+        assert_eq!(
+            named("cd scripts | true; sh x.sh"),
+            ["/w/x.sh", "/w/scripts/x.sh (also)"]
+        );
+        assert_eq!(
+            named("cd scripts & sh x.sh"),
+            ["/w/x.sh", "/w/scripts/x.sh (also)"]
+        );
+        // Not known: the folder before, or a variable's, or home (outside the project).
+        assert_eq!(
+            named("cd a; cd -; sh x.sh"),
+            ["/w/x.sh (also)", "/w/a/x.sh (also)"]
+        );
+        assert_eq!(named("cd \"$D\" && ./g.sh"), ["/w/g.sh (also)"]);
+        assert_eq!(named("cd; sh x.sh"), ["/w/x.sh (also)"]);
+        assert_eq!(anywhere("cd; sh x.sh"), ["/h/x.sh", "/w/x.sh (also)"]);
+        assert_eq!(
+            named("cd \"$CLAUDE_PROJECT_DIR\"/s && ./g.sh"),
+            ["/w/s/g.sh", "/w/g.sh (also)"]
+        );
+        assert_eq!(
+            named("cd a && cd b && ./g.sh"),
+            // Each cd may fail: `b` of the project is a candidate too.
+            [
+                "/w/a/b/g.sh",
+                "/w/g.sh (also)",
+                "/w/a/g.sh (also)",
+                "/w/b/g.sh (also)"
+            ]
+        );
+        assert_eq!(named("pushd a && ./g.sh"), ["/w/a/g.sh", "/w/g.sh (also)"]);
+    }
+
+    #[test]
+    fn reserved_words_open_a_command_and_a_continued_line_is_one() {
+        assert_eq!(
+            named("if true; then sh scripts/x.sh; fi"),
+            ["/w/scripts/x.sh"]
+        );
+        assert_eq!(
+            named("if ./check.sh; then :; else ./other.sh; fi"),
+            ["/w/check.sh", "/w/other.sh"]
+        );
+        assert_eq!(named("{ sh x.sh; }"), ["/w/x.sh"]);
+        assert_eq!(named("! ./g.sh"), ["/w/g.sh"]);
+        assert_eq!(
+            named("while ./a.sh; do ./b.sh; done"),
+            ["/w/a.sh", "/w/b.sh"]
+        );
+        assert_eq!(named("until false; do FOO=1 sh x.sh; done"), ["/w/x.sh"]);
+        assert_eq!(
+            named("cd scripts &&\\\n sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(named("sh \\\n  x.sh"), ["/w/x.sh"]);
+        assert_eq!(named("./long\\\nname.sh"), ["/w/longname.sh"]);
+        assert_eq!(named("sh \"x\\\n.sh\""), ["/w/x.sh"]);
+    }
+
+    /// Attack on the missing-script warning: `$HOME` read as a folder of the project.
+    #[test]
+    fn home_is_expanded_and_a_variable_left_names_nothing() {
+        assert_eq!(anywhere("$HOME/bin/guard.sh"), ["/h/bin/guard.sh"]);
+        assert_eq!(anywhere("~/bin/g.sh"), ["/h/bin/g.sh"]);
+        assert_eq!(anywhere("sh ${HOME}/x.sh"), ["/h/x.sh"]);
+        assert_eq!(
+            anywhere("python3 \"$HOME\"/.claude/hooks/g.py"),
+            ["/h/.claude/hooks/g.py"]
+        );
+        assert!(anywhere("$HOMEDIR/x.sh").is_empty());
+        assert!(anywhere("~other/x.sh").is_empty());
+        assert!(anywhere("$TOOLS/x.sh").is_empty());
+        assert!(anywhere("sh \"$(dirname \"$0\")/x.sh\"").is_empty());
+        // Without a home folder known, `~` names nothing: never a file of the project.
+        let none = scripts_named("~/bin/g.sh; $HOME/x.sh", Some(Path::new("/w")), None);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn without_a_project_only_absolute_paths_are_named() {
+        let named: Vec<Named> = scripts_named(
+            "python3 g.py; /opt/x.sh; ~/y.sh; \"$CLAUDE_PROJECT_DIR\"/z.sh",
+            None,
+            Some(Path::new("/h")),
+        );
+        let paths: Vec<String> = named
+            .iter()
+            .map(|n| n.path.display().to_string().replace('\\', "/"))
+            .collect();
+        assert_eq!(paths, ["/opt/x.sh", "/h/y.sh"]);
+    }
+
+    #[test]
+    fn paths_outside_the_project_are_named_for_the_missing_check() {
+        assert_eq!(anywhere("/nonexistent/x.sh"), ["/nonexistent/x.sh"]);
+        assert_eq!(anywhere("../elsewhere/x.sh"), ["/elsewhere/x.sh"]);
+        assert_eq!(anywhere("/usr/bin/env true"), Vec::<String>::new());
     }
 }

@@ -48,16 +48,10 @@ fn handler_finding(hook: &DiscoveredHook) -> Option<Finding> {
     if let Some(why) = hook.launch_error.as_deref() {
         return Some(Finding::new(Problem::CannotRun, why, None));
     }
-    let missing = hook
-        .claude
-        .as_ref()
-        .and_then(|c| c.scripts.iter().find(|(_, sha256)| sha256.is_none()))?;
+    let missing = hook.claude.as_ref().and_then(|c| c.missing.first())?;
     Some(Finding::new(
         Problem::CannotRun,
-        format!(
-            "its command names {}, which is not a readable file: the shell will fail (exit 127) and this hook will never do its job",
-            missing.0.display()
-        ),
+        crate::claude::missing_script(missing),
         fix,
     ))
 }

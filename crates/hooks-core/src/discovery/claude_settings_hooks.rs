@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use super::{DiscoveredHook, HookDir, SettingsFile};
 use crate::claude::{
-    cline_hooks_of, closest_name, entry_digest, entry_path, unknown_names, ClaudeHook,
-    ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
+    cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unknown_names,
+    ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
 };
 use crate::launch::{Launch, LaunchKind};
 
@@ -33,7 +33,7 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
         }
         let mut first = found.len();
         let mut file_warnings = event_warnings(file, hook_name);
-        for (entry, scripts) in &file.entries {
+        for (entry, scripts, missing) in &file.entries {
             if !cline_hooks_of(&entry.event).contains(&hook_name) {
                 continue;
             }
@@ -87,14 +87,8 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
                     path.display()
                 ));
             }
-            for (script, sha256) in scripts {
-                if sha256.is_none() {
-                    hook.warnings.push(format!(
-                        "its command names {}, which is not a readable file: the shell will fail (exit 127) and this hook will never do its job; fix the path",
-                        script.display()
-                    ));
-                }
-            }
+            hook.warnings
+                .extend(missing.iter().map(|path| missing_script(path)));
             // What cannot be fingerprinted cannot be approved: no digest, so no approval holds.
             hook.sha256 = cannot_cover
                 .is_none()
@@ -107,6 +101,7 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
                 file: file.path.clone(),
                 position: entry.position.clone(),
                 scripts: scripts.clone(),
+                missing: missing.clone(),
             }));
             found.push(hook);
         }
@@ -160,7 +155,7 @@ fn concerns(warning: &str, hook_name: &str) -> bool {
 fn event_warnings(file: &SettingsFile, hook_name: &str) -> Vec<String> {
     let mut said: Vec<&str> = Vec::new();
     let mut warnings = Vec::new();
-    for (entry, _) in &file.entries {
+    for (entry, ..) in &file.entries {
         let event = entry.event.as_str();
         if said.contains(&event) || !cline_hooks_of(event).is_empty() {
             continue;

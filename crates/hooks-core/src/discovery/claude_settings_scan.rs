@@ -24,8 +24,10 @@ pub struct SettingsFile {
     /// Its path with the links on its folder's path resolved (the user's policy store keys
     /// its handlers by it).
     pub real_path: PathBuf,
-    /// Its handlers, each with the scripts its command names and their sha256s.
-    pub entries: Vec<(SettingsEntry, Vec<Script>)>,
+    /// Its handlers, each with the scripts its command names and their sha256s (what an
+    /// approval covers), and the files it runs that are missing, wherever they are (what is
+    /// said: see [`missing_of`]).
+    pub entries: Vec<(SettingsEntry, Vec<Script>, Vec<PathBuf>)>,
     /// What is wrong with it (not JSON, a wrong shape), without its name.
     pub warnings: Vec<String>,
     /// Why none of it could be read, if so (unreadable, too large, not JSON).
@@ -76,18 +78,24 @@ pub fn scan_claude_dir(dir: &HookDir, tools: &mut Interpreters) -> Contents {
                 } else {
                     file.warnings = parsed.warnings;
                 }
+                // The user's settings run in any project: their scripts are covered by none.
                 let area = dir.workspace_root.as_deref();
+                let project = area.filter(|_| dir.source != Source::ClaudeUser);
+                let home = host_home();
                 file.entries = parsed
                     .entries
                     .into_iter()
                     .map(|entry| {
-                        let scripts = match (&entry.handler, area) {
-                            (Handler::Command { command, .. }, Some(root)) => {
-                                scripts_of(command, root)
-                            }
-                            _ => Vec::new(),
+                        let (scripts, missing) = match &entry.handler {
+                            Handler::Command { command, .. } => (
+                                project
+                                    .map(|root| scripts_of(command, root, home.as_deref()))
+                                    .unwrap_or_default(),
+                                missing_of(command, area, home.as_deref()),
+                            ),
+                            _ => (Vec::new(), Vec::new()),
                         };
-                        (entry, scripts)
+                        (entry, scripts, missing)
                     })
                     .collect();
             }
@@ -131,7 +139,7 @@ pub fn handler_digest_now(
         _ => false,
     };
     let scripts = match folder.and_then(Path::parent).filter(|_| !is_user) {
-        Some(root) => scripts_of(command, root),
+        Some(root) => scripts_of(command, root, host_home().as_deref()),
         None => Vec::new(),
     };
     if let Some((path, why)) = scripts
@@ -203,13 +211,36 @@ pub fn unfingerprintable(script: &Script) -> Option<&str> {
     script.1.as_deref()?.strip_prefix(UNFINGERPRINTABLE)
 }
 
-/// What an approval of the command `command` of the project `root` covers, each file with
-/// the sha256 of its bytes now: the files it names (see [`scripts_named`]; the one it runs
-/// is recorded even when missing, the others when they exist), then every file of
-/// `<root>/.claude/hooks`, links followed.
-pub fn scripts_of(command: &str, root: &Path) -> Vec<Script> {
-    let mut scripts: Vec<Script> = scripts_named(command, root, root)
+/// The home folder the shell expands `~` and `$HOME` to: `HOME`, else the account's.
+pub fn host_home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::home_dir)
+}
+
+/// The files `command` runs (its program when a path, an interpreter's script) that are not
+/// readable files now, wherever they are: said, never covered (see [`missing_script`]).
+/// Relative paths are resolved in `project` (none for the user's settings: only absolute
+/// ones, and `~`, are then read).
+///
+/// [`missing_script`]: crate::claude::missing_script
+pub fn missing_of(command: &str, project: Option<&Path>, home: Option<&Path>) -> Vec<PathBuf> {
+    scripts_named(command, project, home)
         .into_iter()
+        .filter(|named| named.primary && !matches!(open_regular(&named.path), Ok(Some(_))))
+        .map(|named| named.path)
+        .collect()
+}
+
+/// What an approval of the command `command` of the project `root` covers, each file with
+/// the sha256 of its bytes now: the files it names inside `root` (see [`scripts_named`],
+/// `home` expanding `~` and `$HOME`; the one it runs is recorded even when missing, the
+/// others when they exist), then every file of `<root>/.claude/hooks`, links followed.
+pub fn scripts_of(command: &str, root: &Path, home: Option<&Path>) -> Vec<Script> {
+    let mut scripts: Vec<Script> = scripts_named(command, Some(root), home)
+        .into_iter()
+        .filter(|named| named.path.starts_with(root))
         .filter_map(|named| {
             let sha256 = sha256_now(&named.path);
             (named.primary || sha256.is_some()).then_some((named.path, sha256))
@@ -224,48 +255,72 @@ pub fn scripts_of(command: &str, root: &Path) -> Vec<Script> {
             }
         }
     }
-    if more {
-        scripts.push((
-            folder,
-            Some(format!(
-                "{UNFINGERPRINTABLE}it holds more than {HOOKS_FOLDER_FILES} files, more than an approval can cover"
-            )),
-        ));
+    if let Some(why) = more {
+        scripts.push((folder, Some(format!("{UNFINGERPRINTABLE}{why}"))));
     }
     scripts
 }
 
-/// The files of `dir` and of its subfolders one level down (links followed: what the path
-/// leads to is what runs), sorted, at most [`HOOKS_FOLDER_FILES`]; and whether it holds more.
-fn hooks_folder_files(dir: &Path) -> (Vec<PathBuf>, bool) {
+/// Deepest subfolder of a project's `.claude/hooks` an approval covers: a folder deeper is
+/// not covered, so its handlers cannot be approved.
+pub const HOOKS_FOLDER_DEPTH: usize = 16;
+
+/// The files of `dir` and of its subfolders at every depth (links followed: what the path
+/// leads to is what runs), sorted, at most [`HOOKS_FOLDER_FILES`]; and why not all of it can
+/// be covered, if so: more files, more entries than twice that, or a subfolder deeper than
+/// [`HOOKS_FOLDER_DEPTH`]. A folder reached again by a link (a loop) is not read again: its
+/// files are listed under the first path.
+fn hooks_folder_files(dir: &Path) -> (Vec<PathBuf>, Option<String>) {
     let mut files = Vec::new();
     let mut seen = 0usize;
-    let mut list = |dir: &Path, depth: usize, files: &mut Vec<PathBuf>| -> Vec<PathBuf> {
-        let mut subfolders = Vec::new();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return subfolders;
+    let mut too_deep = false;
+    let mut more = false;
+    let mut visited: Vec<PathBuf> = Vec::new();
+    let mut folders = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((folder, depth)) = folders.pop() {
+        if let Ok(real) = std::fs::canonicalize(&folder) {
+            if visited.contains(&real) {
+                continue;
+            }
+            visited.push(real);
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
         };
         for entry in entries.flatten() {
             seen += 1;
             if seen > 2 * HOOKS_FOLDER_FILES {
+                more = true;
                 break;
             }
             match std::fs::metadata(entry.path()) {
                 Ok(m) if m.is_file() => files.push(entry.path()),
-                Ok(m) if m.is_dir() && depth == 0 => subfolders.push(entry.path()),
+                Ok(m) if m.is_dir() && depth < HOOKS_FOLDER_DEPTH => {
+                    folders.push((entry.path(), depth + 1))
+                }
+                Ok(m) if m.is_dir() => too_deep = true,
                 // A pipe, a device, a link to nothing: nothing a command runs from a file.
                 _ => {}
             }
         }
-        subfolders
-    };
-    for sub in list(dir, 0, &mut files) {
-        list(&sub, 1, &mut files);
+        if more {
+            break;
+        }
     }
     files.sort();
-    let more = files.len() > HOOKS_FOLDER_FILES || seen > 2 * HOOKS_FOLDER_FILES;
+    let why = if more || files.len() > HOOKS_FOLDER_FILES {
+        Some(format!(
+            "it holds more than {HOOKS_FOLDER_FILES} files, more than an approval can cover"
+        ))
+    } else if too_deep {
+        Some(format!(
+            "it has folders more than {HOOKS_FOLDER_DEPTH} levels deep, more than an approval can cover"
+        ))
+    } else {
+        None
+    };
     files.truncate(HOOKS_FOLDER_FILES);
-    (files, more)
+    (files, why)
 }
 
 /// The sha256 of the regular file at `path` now; `None` when it is missing, not a regular
@@ -297,4 +352,137 @@ pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
         Err(err) => return Err(err),
     };
     Ok(file.metadata()?.is_file().then_some(file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh project folder of its own for a test.
+    fn project(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("cline-scan-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".claude/hooks/lib")).expect("a temp folder");
+        std::fs::create_dir_all(root.join("scripts")).expect("a temp folder");
+        for (file, text) in [
+            (".claude/hooks/g.sh", "exit 0\n"),
+            (".claude/hooks/lib/u.sh", "true\n"),
+            ("scripts/x.py", "pass\n"),
+        ] {
+            std::fs::write(root.join(file), text).expect("a temp file");
+        }
+        root
+    }
+
+    fn covered(command: &str, root: &Path) -> Vec<String> {
+        scripts_of(command, root, Some(Path::new("/nohome")))
+            .iter()
+            .map(|(path, sha256)| {
+                let path = path.strip_prefix(root).unwrap_or(path).display();
+                let path = path.to_string().replace('\\', "/");
+                match sha256 {
+                    Some(s) if s.starts_with(UNFINGERPRINTABLE) => format!("{path}: {s}"),
+                    Some(_) => path,
+                    None => format!("{path} (missing)"),
+                }
+            })
+            .collect()
+    }
+
+    /// What an approval of these commands covered before `cd`, reserved words, `$HOME` and
+    /// deep folders were read: the same files, in the same order, so their sha256 (made of
+    /// the command and these) is unchanged and their approvals still hold.
+    #[test]
+    fn the_files_covered_by_common_commands_are_unchanged() {
+        let root = project("same");
+        let hooks = [".claude/hooks/g.sh", ".claude/hooks/lib/u.sh"];
+        for (command, named) in [
+            (r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/g.sh"#, vec![]),
+            ("python3 scripts/x.py --flag", vec!["scripts/x.py"]),
+            ("cd .claude/hooks && ./g.sh", vec![]),
+            ("jq -r . | grep -q x", vec![]),
+            (
+                "sh .claude/hooks/nope.sh",
+                vec![".claude/hooks/nope.sh (missing)"],
+            ),
+            (
+                "node -r ./scripts/x.py .claude/hooks/g.sh",
+                vec!["scripts/x.py"],
+            ),
+            ("timeout 5 bash .claude/hooks/g.sh 2>/dev/null", vec![]),
+        ] {
+            let mut expected: Vec<String> = named.into_iter().map(String::from).collect();
+            expected.extend(hooks.iter().map(|h| h.to_string()));
+            assert_eq!(covered(command, &root), expected, "{command}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// Attack 02: a file two folders down in `.claude/hooks` was not covered.
+    #[test]
+    fn every_depth_of_the_hooks_folder_is_covered_up_to_a_bound() {
+        let root = project("deep");
+        let deep = root.join(".claude/hooks/a/b/c");
+        std::fs::create_dir_all(&deep).expect("a temp folder");
+        std::fs::write(deep.join("x.inc"), "true\n").expect("a temp file");
+        assert!(covered("true", &root).contains(&".claude/hooks/a/b/c/x.inc".to_owned()));
+
+        // A link back up is a loop: read once, nothing past a bound.
+        #[cfg(unix)]
+        {
+            let link = root.join(".claude/hooks/a/up");
+            std::os::unix::fs::symlink(root.join(".claude/hooks"), link).expect("a link");
+            let files = covered("true", &root);
+            assert!(
+                !files.iter().any(|f| f.contains(UNFINGERPRINTABLE)),
+                "{files:?}"
+            );
+            assert_eq!(files.len(), 3, "{files:?}");
+        }
+
+        // Deeper than the bound: not silently left out, the handler cannot be approved.
+        let mut far = root.join(".claude/hooks");
+        for _ in 0..=HOOKS_FOLDER_DEPTH {
+            far = far.join("d");
+        }
+        std::fs::create_dir_all(&far).expect("a temp folder");
+        std::fs::write(far.join("x.inc"), "true\n").expect("a temp file");
+        let files = covered("true", &root);
+        let last = files.last().cloned().unwrap_or_default();
+        assert!(
+            last.ends_with("more than 16 levels deep, more than an approval can cover"),
+            "{last}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_missing_program_is_found_wherever_it_is_and_home_is_never_the_projects() {
+        let root = project("missing");
+        let home = root.join("scripts");
+        let missing = |command: &str, project: Option<&Path>| -> Vec<PathBuf> {
+            missing_of(command, project, Some(&home))
+        };
+        assert_eq!(
+            missing("/nonexistent/x.sh", Some(&root)),
+            [PathBuf::from("/nonexistent/x.sh")]
+        );
+        assert_eq!(
+            missing("~/.claude/hooks/missing.sh", None),
+            [home.join(".claude/hooks/missing.sh")]
+        );
+        assert!(missing("$HOME/x.py; ${HOME}/x.py; python3 ~/x.py", Some(&root)).is_empty());
+        assert!(missing("sh .claude/hooks/g.sh; python3 -m x", Some(&root)).is_empty());
+        // A relative path with no project: not known, not said.
+        assert!(missing("sh nope.sh", None).is_empty());
+        assert_eq!(
+            missing("python3 scripts/nope.py", Some(&root)),
+            [root.join("scripts/nope.py")]
+        );
+        // `$HOME` names no file of the project: covered only where it really is.
+        assert!(!covered("$HOME/bin/guard.sh", &root)
+            .iter()
+            .any(|f| f.contains("HOME")));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
