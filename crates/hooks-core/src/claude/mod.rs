@@ -10,6 +10,7 @@ mod matcher;
 mod output;
 mod paths;
 mod scripts;
+mod sdk_reads;
 mod search_replace;
 mod settings;
 mod tools;
