@@ -4,6 +4,7 @@
 //! stdin, and Claude's answer (exit code 2, or its JSON) read into the same verdict a hook
 //! file's gives. Pure: the files are read and the processes run at the edges (scan.rs, run.rs).
 
+mod batch;
 mod events;
 mod hook;
 mod matcher;
@@ -16,6 +17,7 @@ mod settings;
 mod tools;
 mod updated_input;
 
+pub use batch::*;
 pub use events::*;
 pub use hook::*;
 pub use matcher::*;

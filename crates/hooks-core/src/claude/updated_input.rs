@@ -236,7 +236,12 @@ fn claude_fields(tool: &str, original: &Map<String, Value>) -> Vec<&'static str>
 /// Writes `items` back to `out[key]` in the form `original` had: JSON text when it was a JSON
 /// array's text (the older `parameters`), the one item when it was a single value and one
 /// item is left, an array otherwise.
-fn put_list(out: &mut Map<String, Value>, key: &str, original: Option<&Value>, items: Vec<Value>) {
+pub(super) fn put_list(
+    out: &mut Map<String, Value>,
+    key: &str,
+    original: Option<&Value>,
+    items: Vec<Value>,
+) {
     let value = match original {
         Some(text @ Value::String(_)) if json_list(text).is_some() => {
             Value::from(Value::Array(items).to_string())
