@@ -37,10 +37,16 @@ pub enum Batch {
     Items {
         /// The list's key in the tool's parameters.
         key: &'static str,
+        /// Each item's run.
         items: Vec<BatchItem>,
     },
     /// More items than `BATCH_ITEM_LIMIT`.
-    TooMany { tool: String, count: usize },
+    TooMany {
+        /// The Cline tool.
+        tool: String,
+        /// How many items it holds.
+        count: usize,
+    },
 }
 
 /// Whether the Claude handler of `hook_name` runs once per item for `input` (the completed
@@ -97,6 +103,14 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
         })
         .collect();
     Batch::Items { key, items }
+}
+
+/// The tool call's parameters in `input` (the completed Cline input of the hook `hook_name`),
+/// in their object form: what `merge_item_inputs` starts from.
+pub fn call_parameters(hook_name: &str, input: &Value, profile: Profile) -> Map<String, Value> {
+    let post = claude_event_of(hook_of(hook_name)) == Some("PostToolUse");
+    let call = tool_call(input, profile, post);
+    object_form(&call.name, call.params)
 }
 
 /// The key of the list the SDK runs one by one, for a batch tool.
