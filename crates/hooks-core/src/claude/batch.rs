@@ -8,8 +8,9 @@
 use serde_json::{Map, Value};
 
 use super::events::{claude_event_of, hook_of, tool_call};
+use super::lists::as_list;
 use super::sdk_reads::{has_queries, read_files_source, ReadSource};
-use super::tools::{as_list, object_form};
+use super::tools::object_form;
 use super::updated_input::put_list;
 use crate::discovery::Profile;
 

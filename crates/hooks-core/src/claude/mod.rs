@@ -7,6 +7,7 @@
 mod batch;
 mod events;
 mod hook;
+mod lists;
 mod matcher;
 mod output;
 mod paths;

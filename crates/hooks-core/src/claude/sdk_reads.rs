@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::tools::as_list;
+use super::lists::{as_list, json_list};
 
 /// Where `run_commands` takes its commands from (`aZ` over the union `iU`): `commands` when it
 /// is a command, a command list or one `{command, args}`; else a top-level `command`
@@ -112,7 +112,7 @@ pub(super) fn read_files_source(params: &Map<String, Value>) -> Option<ReadSourc
 fn list_items(value: &Value) -> Option<Vec<Value>> {
     match value {
         Value::Array(_) => Some(as_list(value)),
-        Value::String(_) => super::tools::json_list(value),
+        Value::String(_) => json_list(value),
         _ => None,
     }
 }

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::lists::{as_list, json_list};
 use super::paths::{absolutize, Folder};
 use super::sdk_reads::{
     args_valid, editor_newer, has_queries, has_requests, read_files_source, run_commands_source,
@@ -450,30 +451,6 @@ fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: 
             rename(claude, rest, "new_text", "new_string");
         }
         _ => {}
-    }
-}
-
-/// The items of a list parameter: an array's, the items of a JSON array's text (the Cline
-/// SDK's `preToolUse.parameters` and the extension send lists that way), or the one value.
-pub(super) fn as_list(value: &Value) -> Vec<Value> {
-    match value {
-        Value::Array(items) => items.clone(),
-        Value::Null => Vec::new(),
-        other => json_list(other).unwrap_or_else(|| vec![other.clone()]),
-    }
-}
-
-/// The items of a JSON array's text.
-pub(super) fn json_list(value: &Value) -> Option<Vec<Value>> {
-    match value {
-        Value::Array(items) => Some(items.clone()),
-        Value::String(text) if text.trim_start().starts_with('[') => {
-            match serde_json::from_str::<Value>(text) {
-                Ok(Value::Array(items)) => Some(items),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 

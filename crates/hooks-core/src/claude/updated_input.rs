@@ -11,14 +11,14 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::events::{claude_event_of, hook_of, tool_call};
+use super::lists::{as_list, json_list};
 use super::paths::{path_back, Folder};
 use super::sdk_reads::{
     editor_newer, has_queries, has_requests, read_files_source, run_commands_source, ReadSource,
 };
 use super::search_replace::{block_lines, block_span};
 use super::tools::{
-    as_list, command_line, editor_tool, json_list, object_form, read_request, run_commands_line,
-    tool_input_in, truthy,
+    command_line, editor_tool, object_form, read_request, run_commands_line, tool_input_in, truthy,
 };
 use crate::discovery::Profile;
 

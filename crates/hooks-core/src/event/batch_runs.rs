@@ -6,12 +6,12 @@
 //! never dropped, contexts join in item order. The items' `updatedInput`s are merged into
 //! one, carried by the last item run that printed one, so the run sees one per handler.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use super::runner::guarded;
 use crate::claude::{
     batch_items, call_parameters, claude_event_of, merge_item_inputs, Batch, BatchItem,
     BATCH_ITEM_LIMIT,
@@ -21,13 +21,21 @@ use crate::observe::HookWatch;
 use crate::process::{Execution, RunContext, Status};
 
 /// `hook`'s executions for this run: one, or one per item of a batch its Claude handler
-/// takes one item of.
-pub(super) async fn guarded_items(
+/// takes one item of. `guarded` runs one (the runner's, passed in).
+pub(super) async fn guarded_items<F, Fut>(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
     watch: Option<Arc<HookWatch>>,
-) -> Vec<Execution> {
+    guarded: F,
+) -> Vec<Execution>
+where
+    F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
+        + Clone
+        + Send
+        + 'static,
+    Fut: Future<Output = Execution> + Send + 'static,
+{
     let batch = match (&hook.claude, &ctx.claude_input) {
         (Some(_), Some(value)) => batch_items(&hook.hook_name, value, ctx.profile),
         _ => Batch::One,
@@ -49,7 +57,9 @@ pub(super) async fn guarded_items(
                 vec![exec]
             }
         }
-        Batch::Items { key, items } => run_items(hook, ctx, deadline, watch, key, items).await,
+        Batch::Items { key, items } => {
+            run_items(hook, ctx, deadline, watch, key, items, guarded).await
+        }
     }
 }
 
@@ -64,14 +74,22 @@ fn too_many(hook: &DiscoveredHook, ctx: &RunContext, why: &str) -> Execution {
 }
 
 /// The item runs, concurrently (they share the handler's deadline), in item order.
-async fn run_items(
+async fn run_items<F, Fut>(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
     watch: Option<Arc<HookWatch>>,
     key: &'static str,
     items: Vec<BatchItem>,
-) -> Vec<Execution> {
+    guarded: F,
+) -> Vec<Execution>
+where
+    F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
+        + Clone
+        + Send
+        + 'static,
+    Fut: Future<Output = Execution> + Send + 'static,
+{
     let mut set = JoinSet::new();
     for (slot, item) in items.iter().enumerate() {
         let mut item_ctx = (*ctx).clone();
@@ -79,6 +97,7 @@ async fn run_items(
         let hook = hook.clone();
         // Live events follow the first item's run; every item's is recorded.
         let watch = if slot == 0 { watch.clone() } else { None };
+        let guarded = guarded.clone();
         set.spawn(async move {
             (
                 slot,

@@ -502,7 +502,8 @@ impl Runner {
                 }
                 let deadline = deadline_after(Instant::now(), ctx.timeout_of(hook));
                 let watch = watch(hook);
-                executions.push(guarded_items(hook.clone(), ctx.clone(), deadline, watch).await);
+                executions
+                    .push(guarded_items(hook.clone(), ctx.clone(), deadline, watch, guarded).await);
             }
             executions
         } else {
@@ -511,7 +512,12 @@ impl Runner {
                 let ctx = ctx.clone();
                 let deadline = deadline_after(started, ctx.timeout_of(&hook));
                 let watch = watch(&hook);
-                set.spawn(async move { (index, guarded_items(hook, ctx, deadline, watch).await) });
+                set.spawn(async move {
+                    (
+                        index,
+                        guarded_items(hook, ctx, deadline, watch, guarded).await,
+                    )
+                });
             }
             let mut slots: Vec<Option<Vec<Execution>>> = vec![None; to_run.len()];
             while let Some(joined) = set.join_next().await {
@@ -748,7 +754,7 @@ fn deadline_after(from: Instant, timeout: Duration) -> Instant {
 /// Runs one hook on its own task, so a panic in this package becomes that hook's failure
 /// instead of taking the whole run (or the host) down; with a `watch`, its events are sent,
 /// its `End` whatever happened.
-pub(super) async fn guarded(
+async fn guarded(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
