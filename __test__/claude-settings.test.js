@@ -746,6 +746,31 @@ require(${JSON.stringify(path.join(__dirname, '..'))}).runHook('PreToolUse', ${J
     const without = await cli(['list', '--no-global', '--workspace', root], { cwd: root })
     expect(without.stdout).not.toContain('claudeProject')
   })
+
+  test('a batch runs a Claude handler once per item: the .env guard blocks read_files of [a.txt, .env] (cli profile, runHook and the SDK adapter)', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Read', hooks: [cmd('node .claude/hooks/protect_files.js')] }] })
+    const files = [{ path: 'a.txt' }, { path: '.env' }]
+    const denied = `${path.join(root, '.env')} is protected: edit it by hand`
+    const r = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files } } }, withClaude(root, { profile: 'cli' }))
+    expect(r.cancel).toBe(true)
+    expect(r.errorMessage).toBe(denied)
+    // One record per item, the handler's path in each, its first warning naming the item.
+    expect(r.hooks).toHaveLength(2)
+    expect(r.hooks[0].path).toBe(r.hooks[1].path)
+    expect(r.hooks[0].warnings[0]).toBe("ran for item 1 of 2 of read_files' files: a.txt")
+    expect(r.hooks[1].warnings[0]).toBe("ran for item 2 of 2 of read_files' files: .env")
+    for (const h of r.hooks) expectCompleted(h)
+    // A batch of one safe file: one record, as for any call.
+    const one = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files: [{ path: 'a.txt' }] } } }, withClaude(root, { profile: 'cli' }))
+    expect(one.cancel).toBe(false)
+    expect(one.hooks).toHaveLength(1)
+    const { createFileHooks } = require('../sdk')
+    const snapshot = { agentId: 'a', conversationId: 'c', parentAgentId: null, iteration: 1, runId: 'r' }
+    const hooks = createFileHooks({ workspacePath: root, ...opts({ clineDir: makeTempDir(), extraHooksDirs: [], claudeSettings: true, policyFile: null }) })
+    const control = (await hooks.beforeTool({ snapshot, toolCall: { toolCallId: 't', toolName: 'read_files' }, input: { files } })) || {}
+    expect(control.stop).toBeTruthy()
+    expect(control.reason).toBe(denied)
+  }, 60000)
 })
 
 testIf(isWindows, 'Windows only', 'on Windows without Git Bash a handler is listed with a launch error saying what to install, and its run fails loudly', async () => {

@@ -4,19 +4,23 @@
 //! stdin, and Claude's answer (exit code 2, or its JSON) read into the same verdict a hook
 //! file's gives. Pure: the files are read and the processes run at the edges (scan.rs, run.rs).
 
+mod batch;
 mod events;
 mod hook;
 mod json_numbers;
+mod lists;
 mod matcher;
 mod missing;
 mod output;
 mod paths;
 mod scripts;
+mod sdk_reads;
 mod search_replace;
 mod settings;
 mod tools;
 mod updated_input;
 
+pub use batch::*;
 pub use events::*;
 pub use hook::*;
 pub use matcher::*;

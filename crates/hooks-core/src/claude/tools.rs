@@ -11,7 +11,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::lists::{as_list, json_list};
 use super::paths::{absolutize, Folder};
+use super::sdk_reads::{
+    args_valid, editor_newer, has_queries, has_requests, read_files_source, run_commands_source,
+    ReadSource,
+};
 use super::search_replace::first_block;
 
 /// Claude Code's built-in tool names (old and new), for telling a matcher's typo (`bash`)
@@ -113,10 +118,15 @@ pub(super) fn truthy(value: Option<&Value>) -> bool {
 
 /// What the Cline CLI's `editor` call does, in Claude's words. Its older input has
 /// `command` (`create`, `str_replace`, `insert`); its newer one `old_text`/`new_text`/
-/// `insert_line`, where neither `old_text` nor `insert_line` means "create the file".
+/// `insert_line`, where neither `old_text` nor `insert_line` means "create the file". The
+/// SDK reads only the newer one: with a `new_text`, `command` is not looked at.
 pub(super) fn editor_tool(params: &Value) -> &'static str {
     let set = |key: &str| params.get(key).is_some_and(|v| !v.is_null());
-    match params.get("command").and_then(Value::as_str) {
+    let command = params
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|_| !editor_newer(params));
+    match command {
         Some("create") => "Write",
         Some("str_replace" | "insert") => "Edit",
         Some(_) => "editor",
@@ -175,7 +185,13 @@ pub(super) fn tool_input_in(cline_tool: &str, parameters: &Value, base: Folder<'
             rename(&mut claude, &mut rest, "file_pattern", "glob");
         }
         "search_codebase" => {
-            let first = ["queries", "query"]
+            // The SDK searches `queries` only: a `query` beside it is never run.
+            let keys: &[&str] = if has_queries(&rest) {
+                &["queries"]
+            } else {
+                &["query"]
+            };
+            let first = keys
                 .iter()
                 .filter_map(|key| rest.get(*key))
                 .flat_map(as_list)
@@ -185,12 +201,20 @@ pub(super) fn tool_input_in(cline_tool: &str, parameters: &Value, base: Folder<'
             }
         }
         "fetch_web_content" => {
+            // The SDK fetches `requests` only: a top-level `url` beside them is never
+            // fetched, and must not stand where the hook looks (Claude's fields win).
             let first = rest.get("requests").map(as_list).unwrap_or_default();
             if let Some(request) = first.into_iter().find(Value::is_object) {
                 for key in ["url", "prompt"] {
-                    if let Some(v) = request.get(key).filter(|v| v.is_string()) {
-                        if !rest.contains_key(key) {
+                    match request.get(key).filter(|v| v.is_string()) {
+                        Some(v) => {
                             claude.insert(key.into(), v.clone());
+                        }
+                        None => {
+                            // Nothing of the decoy under Claude's name.
+                            if has_requests(&rest) && rest.contains_key(key) {
+                                claude.insert(key.into(), Value::Null);
+                            }
                         }
                     }
                 }
@@ -264,19 +288,50 @@ fn dir_path(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base
     }
 }
 
-/// `run_commands` as one `Bash` command: its commands on separate lines, as a script runs
-/// them, so a hook looking for `rm -rf` sees every one. `commands` stays as it was.
+/// `run_commands` as one `Bash` command: the commands the SDK runs (`run_commands_source`:
+/// `commands`, else `command`, else `cmd`) on separate lines, as a script runs them, so a
+/// hook looking for `rm -rf` sees every one; Claude's `command` hides a decoy `command` that
+/// does not run. Cline's fields stay as they were.
 fn run_commands(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>) {
-    if rest.get("command").is_some_and(Value::is_string) {
-        return;
+    if let Some(line) = run_commands_line(rest) {
+        claude.insert("command".into(), line.into());
     }
-    let lines: Vec<String> = match rest.get("commands").or_else(|| rest.get("cmd")) {
-        Some(commands) => as_list(commands).iter().filter_map(command_line).collect(),
-        None => Vec::new(),
+}
+
+/// The shell lines `run_commands` runs, one per command, as the hook is shown them. When no
+/// field fits the SDK (it refuses the call, nothing runs) the lines of `commands` or `cmd`
+/// as best read, for a hook to judge all the same. `None` when there is no line and no
+/// decoy to hide.
+pub(super) fn run_commands_line(params: &Map<String, Value>) -> Option<String> {
+    let source = run_commands_source(params).unwrap_or(if params.contains_key("commands") {
+        "commands"
+    } else {
+        "cmd"
+    });
+    let value = params.get(source)?;
+    let lines: Vec<String> = match source {
+        // A top-level `{command, args}` runs as one argv; `args` that are no list of
+        // strings are stripped, and the command runs alone.
+        "command" => {
+            let argv = params.get("args").is_some_and(args_valid)
+                && value.as_str().is_some_and(|c| !c.is_empty());
+            let mut entry = Map::new();
+            entry.insert("command".into(), value.clone());
+            if argv {
+                if let Some(args) = params.get("args") {
+                    entry.insert("args".into(), args.clone());
+                }
+            }
+            command_line(&Value::Object(entry)).into_iter().collect()
+        }
+        _ => as_list(value).iter().filter_map(command_line).collect(),
     };
-    if !lines.is_empty() {
-        claude.insert("command".into(), lines.join("\n").into());
+    // No command runs: an empty `command` still hides a decoy one beside it.
+    let decoy = source != "command" && params.contains_key("command");
+    if lines.is_empty() && !decoy {
+        return None;
     }
+    Some(lines.join("\n"))
 }
 
 /// One `run_commands` entry as a shell line: a string as it is, `{command, args}` with its
@@ -313,11 +368,16 @@ fn shell_quote(arg: &str) -> String {
 /// its `start_line`/`end_line` Claude's `offset`/`limit`); the whole batch stays in `files`
 /// or `file_paths` as Cline sent it.
 fn read_files(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: Folder<'_>) {
-    let batch = ["files", "file_paths", "paths"]
-        .iter()
-        .filter_map(|key| rest.get(*key))
-        .flat_map(as_list)
-        .find_map(|entry| read_request(&entry));
+    // Where the SDK reads its files, so a decoy field never stands for them.
+    let batch = match read_files_source(rest) {
+        Some(ReadSource::Batch(key)) => rest
+            .get(key)
+            .map(as_list)
+            .unwrap_or_default()
+            .iter()
+            .find_map(read_request),
+        Some(ReadSource::Top) | None => None,
+    };
     let (path, start, end) = match batch {
         Some(request) => request,
         None => {
@@ -371,9 +431,11 @@ pub(super) fn read_request(entry: &Value) -> Option<(String, Option<u64>, Option
 fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: Folder<'_>) {
     move_path(claude, rest, "path", base);
     let tool = editor_tool(&Value::Object(rest.clone()));
+    // The older field names only when the SDK's own (`new_text`) are absent.
     let command = rest
         .get("command")
         .and_then(Value::as_str)
+        .filter(|_| !editor_newer(&Value::Object(rest.clone())))
         .map(str::to_owned);
     match (command.as_deref(), tool) {
         (Some(_), "Write") => rename(claude, rest, "file_text", "content"),
@@ -389,30 +451,6 @@ fn editor(claude: &mut Map<String, Value>, rest: &mut Map<String, Value>, base: 
             rename(claude, rest, "new_text", "new_string");
         }
         _ => {}
-    }
-}
-
-/// The items of a list parameter: an array's, the items of a JSON array's text (the Cline
-/// SDK's `preToolUse.parameters` and the extension send lists that way), or the one value.
-pub(super) fn as_list(value: &Value) -> Vec<Value> {
-    match value {
-        Value::Array(items) => items.clone(),
-        Value::Null => Vec::new(),
-        other => json_list(other).unwrap_or_else(|| vec![other.clone()]),
-    }
-}
-
-/// The items of a JSON array's text.
-pub(super) fn json_list(value: &Value) -> Option<Vec<Value>> {
-    match value {
-        Value::Array(items) => Some(items.clone()),
-        Value::String(text) if text.trim_start().starts_with('[') => {
-            match serde_json::from_str::<Value>(text) {
-                Ok(Value::Array(items)) => Some(items),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 
@@ -783,6 +821,92 @@ mod tests {
         assert_eq!(
             tool_input("run_commands", json!({"commands": [1, null, {}]})),
             json!({"commands": [1, null, {}]})
+        );
+    }
+
+    #[test]
+    fn a_decoy_field_never_hides_what_the_sdk_runs() {
+        // run_commands: `commands` wins over `command`, which wins over `cmd`.
+        let bash = |params: Value| tool_input("run_commands", params)["command"].clone();
+        assert_eq!(
+            bash(json!({"commands": ["rm -rf /"], "command": "ls"})),
+            "rm -rf /"
+        );
+        assert_eq!(
+            bash(json!({"command": "rm -rf /", "cmd": "ls"})),
+            "rm -rf /"
+        );
+        assert_eq!(
+            bash(json!({"commands": "rm -rf /", "cmd": "ls"})),
+            "rm -rf /"
+        );
+        assert_eq!(
+            bash(json!({"commands": [{"command": "rm", "args": ["-rf", "/"]}], "command": "ls"})),
+            "rm -rf /"
+        );
+        // A top-level `{command, args}` runs with its arguments.
+        assert_eq!(
+            bash(json!({"command": "rm", "args": ["-rf", "/"]})),
+            "rm -rf /"
+        );
+        assert_eq!(bash(json!({"command": "rm", "args": "-rf /"})), "rm");
+        // A `commands` the SDK cannot take is stripped: `command` runs.
+        assert_eq!(bash(json!({"commands": [7], "command": "ls"})), "ls");
+        // Nothing runs: the decoy is not shown as the command.
+        assert_eq!(bash(json!({"commands": [], "command": "rm -rf /"})), "");
+        // fetch_web_content fetches `requests` only.
+        let fetch = tool_input(
+            "fetch_web_content",
+            json!({"requests": [{"url": "https://evil.dev", "prompt": "p"}], "url": "https://safe.dev", "prompt": "q"}),
+        );
+        assert_eq!(fetch["url"], "https://evil.dev");
+        assert_eq!(fetch["prompt"], "p");
+        let fetch = tool_input(
+            "fetch_web_content",
+            json!({"requests": [{"url": "https://evil.dev"}], "prompt": "q"}),
+        );
+        assert_eq!(fetch["prompt"], Value::Null);
+        // read_files: a files list of requests wins over a top-level path, which wins over
+        // the other lists.
+        let read = |params: Value| tool_input("read_files", params)["file_path"].clone();
+        assert_eq!(
+            read(json!({"files": [{"path": ".env"}], "path": "a.txt"})),
+            "/home/dev/proj/.env"
+        );
+        assert_eq!(
+            read(json!({"file_paths": ["a.txt"], "path": ".env"})),
+            "/home/dev/proj/.env"
+        );
+        assert_eq!(
+            read(json!({"files": ["a.txt"], "filePath": ".env"})),
+            "/home/dev/proj/.env"
+        );
+        assert_eq!(
+            read(json!({"files": [3], "file_paths": [".env"]})),
+            "/home/dev/proj/.env"
+        );
+        // search_codebase searches `queries` only.
+        assert_eq!(
+            tool_input(
+                "search_codebase",
+                json!({"queries": ["secret"], "query": "x"})
+            )["pattern"],
+            "secret"
+        );
+        assert_eq!(
+            tool_input("search_codebase", json!({"queries": 5, "query": "x"})).get("pattern"),
+            None
+        );
+        // editor: with `new_text`, the SDK's own fields, whatever `command` says.
+        let edit = tool_input(
+            "editor",
+            json!({"command": "view", "path": "a", "old_str": "x", "new_str": "y", "old_text": "p", "new_text": "q"}),
+        );
+        assert_eq!(edit["old_string"], "p");
+        assert_eq!(edit["new_string"], "q");
+        assert_eq!(
+            claude_tool_name("editor", Some(&json!({"command": "view", "new_text": "q"}))),
+            "Write"
         );
     }
 

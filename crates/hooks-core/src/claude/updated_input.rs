@@ -11,10 +11,14 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::events::{claude_event_of, hook_of, tool_call};
+use super::lists::{as_list, json_list};
 use super::paths::{path_back, Folder};
+use super::sdk_reads::{
+    editor_newer, has_queries, has_requests, read_files_source, run_commands_source, ReadSource,
+};
 use super::search_replace::{block_lines, block_span};
 use super::tools::{
-    as_list, command_line, editor_tool, json_list, object_form, read_request, tool_input_in, truthy,
+    command_line, editor_tool, object_form, read_request, run_commands_line, tool_input_in, truthy,
 };
 use crate::discovery::Profile;
 
@@ -156,7 +160,9 @@ fn restore(
                 }
             }
             ("editor", "content" | "old_string" | "new_string") => {
-                let command = original.get("command").is_some_and(Value::is_string);
+                // The older names only where the forward mapping read them.
+                let command = original.get("command").is_some_and(Value::is_string)
+                    && !editor_newer(&Value::Object(original.clone()));
                 out.insert(editor_field(command, &key).into(), value.clone());
                 true
             }
@@ -200,10 +206,9 @@ fn restore(
 /// `updated` is Cline's own name already.
 fn claude_fields(tool: &str, original: &Map<String, Value>) -> Vec<&'static str> {
     match tool {
-        // A `command` that was Cline's own is passed on as such.
-        "run_commands" if !original.get("command").is_some_and(Value::is_string) => {
-            vec!["command"]
-        }
+        // Claude's `command` is always what runs (`run_commands_source`), even where Cline's
+        // own `command` is that field.
+        "run_commands" => vec!["command"],
         "read_file" | "write_to_file" => vec!["file_path"],
         "replace_in_file" => vec!["file_path", "old_string", "new_string"],
         "read_files" => vec!["file_path", "offset", "limit"],
@@ -216,6 +221,9 @@ fn claude_fields(tool: &str, original: &Map<String, Value>) -> Vec<&'static str>
         "list_files" => vec!["path", "pattern"],
         "search_files" => vec!["pattern", "path", "glob"],
         "search_codebase" => vec!["pattern"],
+        // Into the first request when there are requests (all the SDK fetches), whatever
+        // stands at the top level.
+        "fetch_web_content" if has_requests(original) => vec!["url", "prompt"],
         "fetch_web_content" => ["url", "prompt"]
             .into_iter()
             .filter(|key| !original.contains_key(*key))
@@ -228,7 +236,12 @@ fn claude_fields(tool: &str, original: &Map<String, Value>) -> Vec<&'static str>
 /// Writes `items` back to `out[key]` in the form `original` had: JSON text when it was a JSON
 /// array's text (the older `parameters`), the one item when it was a single value and one
 /// item is left, an array otherwise.
-fn put_list(out: &mut Map<String, Value>, key: &str, original: Option<&Value>, items: Vec<Value>) {
+pub(super) fn put_list(
+    out: &mut Map<String, Value>,
+    key: &str,
+    original: Option<&Value>,
+    items: Vec<Value>,
+) {
     let value = match original {
         Some(text @ Value::String(_)) if json_list(text).is_some() => {
             Value::from(Value::Array(items).to_string())
@@ -240,20 +253,31 @@ fn put_list(out: &mut Map<String, Value>, key: &str, original: Option<&Value>, i
     out.insert(key.to_owned(), value);
 }
 
-/// Claude's Bash `command` back into `run_commands`' list (`commands`, or `cmd` when the call
-/// used that). The forward mapping wrote one line per command; when the new command has as
-/// many lines as there were commands, line i is command i again (an unchanged line keeps its
-/// entry, a structured `{command, args}` one too; a changed line becomes a string). With
-/// another number of lines (a hook added or removed one, or wrote a multi-line script) the
-/// whole text is one command, run as the one script Claude's Bash would have run.
+/// Claude's Bash `command` back into the field `run_commands` runs (`run_commands_source`:
+/// `commands`, else a top-level `command`, else `cmd`; `commands` when none is there). The
+/// forward mapping wrote one line per command; when the new command has as many lines as
+/// there were commands, line i is command i again (an unchanged line keeps its entry, a
+/// structured `{command, args}` one too; a changed line becomes a string). With another
+/// number of lines (a hook added or removed one, or wrote a multi-line script) the whole text
+/// is one command, run as the one script Claude's Bash would have run. A changed top-level
+/// `command` becomes that shell line, its `args` dropped.
 fn commands_back(out: &mut Map<String, Value>, value: &Value) -> bool {
     let Some(text) = value.as_str() else {
         return false;
     };
-    let key = if out.contains_key("commands") || !out.contains_key("cmd") {
-        "commands"
-    } else {
-        "cmd"
+    let key = match run_commands_source(out) {
+        Some("command") => {
+            if run_commands_line(out).as_deref() != Some(text) {
+                out.insert("command".into(), text.into());
+                out.shift_remove("args");
+            }
+            return true;
+        }
+        Some("cmd") => "cmd",
+        Some(_) => "commands",
+        // Nothing the SDK takes: where the forward mapping read its best guess.
+        None if out.contains_key("commands") || !out.contains_key("cmd") => "commands",
+        None => "cmd",
     };
     let original = out.get(key).cloned();
     let mut entries = original.as_ref().map(as_list).unwrap_or_default();
@@ -327,15 +351,18 @@ fn read_back(
             .find(|key| request.get(*key).is_some_and(Value::is_string))
     };
     let new_path = |old: Option<&Value>| file_path.map(|value| path_back(value, old, base));
-    // The batch, where the forward mapping looked first.
-    for key in ["files", "file_paths", "paths"] {
-        let Some(original) = out.get(key).cloned() else {
-            continue;
-        };
-        let mut items = as_list(&original);
-        let Some(i) = items.iter().position(|item| read_request(item).is_some()) else {
-            continue;
-        };
+    // Where the SDK reads (and the forward mapping looked): the batch, or the top level.
+    let batch = match read_files_source(out) {
+        Some(ReadSource::Batch(key)) => Some(key),
+        Some(ReadSource::Top) | None => None,
+    };
+    let found = batch.and_then(|key| {
+        let original = out.get(key).cloned()?;
+        let items = as_list(&original);
+        let i = items.iter().position(|item| read_request(item).is_some())?;
+        Some((key, original, items, i))
+    });
+    if let Some((key, original, mut items, i)) = found {
         let entry = match &items[i] {
             Value::String(path) if lines.is_none() => {
                 new_path(Some(&Value::from(path.as_str()))).unwrap_or_else(|| path.as_str().into())
@@ -466,7 +493,13 @@ fn first_query_back(out: &mut Map<String, Value>, value: &Value) -> bool {
     let Some(text) = value.as_str() else {
         return false;
     };
-    for key in ["queries", "query"] {
+    // Where the forward mapping read it: `queries` whenever there is one.
+    let keys: &[&str] = if has_queries(out) {
+        &["queries"]
+    } else {
+        &["query"]
+    };
+    for &key in keys {
         let Some(original) = out.get(key).cloned() else {
             continue;
         };
@@ -607,6 +640,37 @@ mod tests {
             ("run_commands", json!({"cmd": "pwd"})),
             ("run_commands", json!({"command": "pwd"})),
             ("run_commands", json!({"commands": [1, null, "ls"]})),
+            // Decoys: a field the SDK does not run beside the one it does.
+            (
+                "run_commands",
+                json!({"commands": ["rm -rf /"], "command": "ls"}),
+            ),
+            ("run_commands", json!({"command": "rm -rf /", "cmd": "ls"})),
+            ("run_commands", json!({"commands": "rm -rf /", "cmd": "ls"})),
+            (
+                "run_commands",
+                json!({"command": "rm", "args": ["-rf", "/"], "cmd": "ls"}),
+            ),
+            (
+                "read_files",
+                json!({"file_paths": ["a.txt"], "path": ".env"}),
+            ),
+            (
+                "read_files",
+                json!({"files": [{"path": ".env"}], "path": "a.txt"}),
+            ),
+            (
+                "fetch_web_content",
+                json!({"requests": [{"url": "https://evil.dev", "prompt": "p"}], "url": "https://safe.dev"}),
+            ),
+            (
+                "search_codebase",
+                json!({"queries": ["secret"], "query": "harmless"}),
+            ),
+            (
+                "editor",
+                json!({"command": "view", "path": "a.ts", "old_str": "x", "new_str": "y", "old_text": "p", "new_text": "q"}),
+            ),
             ("read_file", json!({"path": "src/a.ts"})),
             ("read_file", json!({"path": "./src/../b.ts"})),
             ("read_file", json!({"path": "/etc/hosts"})),
@@ -1066,6 +1130,85 @@ mod tests {
             ),
             json!({"commands": ["ls"], "command": ["x"]})
         );
+    }
+
+    #[test]
+    fn a_changed_command_lands_in_the_field_the_sdk_runs() {
+        let cases = [
+            (
+                json!({"commands": ["rm -rf /"], "command": "ls"}),
+                json!({"commands": ["echo safe"], "command": "ls"}),
+            ),
+            (
+                json!({"command": "rm -rf /", "cmd": "ls"}),
+                json!({"command": "echo safe", "cmd": "ls"}),
+            ),
+            (
+                json!({"commands": "rm -rf /", "cmd": "ls"}),
+                json!({"commands": "echo safe", "cmd": "ls"}),
+            ),
+            // A changed `{command, args}` is the new shell line, its argv gone.
+            (
+                json!({"command": "rm", "args": ["-rf", "/"], "cmd": "ls"}),
+                json!({"command": "echo safe", "cmd": "ls"}),
+            ),
+        ];
+        for (params, want) in cases {
+            let got = edit(
+                "run_commands",
+                params.clone(),
+                json!({"command": "echo safe"}),
+            );
+            assert_eq!(got, want, "{params}");
+            // What runs now is what the hook wrote.
+            assert_eq!(tool_input("run_commands", got)["command"], "echo safe");
+        }
+        // An unchanged `{command, args}` keeps its argv.
+        let argv = json!({"command": "git", "args": ["log", "-1"]});
+        assert_eq!(
+            tool_input("run_commands", argv.clone())["command"],
+            "git log -1"
+        );
+        assert_eq!(
+            edit(
+                "run_commands",
+                argv.clone(),
+                json!({"command": "git log -1"})
+            ),
+            argv
+        );
+    }
+
+    #[test]
+    fn a_changed_decoyed_read_fetch_search_or_edit_lands_where_the_sdk_reads() {
+        let got = edit(
+            "read_files",
+            json!({"file_paths": ["a.txt"], "path": ".env"}),
+            json!({"file_path": "/home/dev/proj/b.txt"}),
+        );
+        assert_eq!(got, json!({"file_paths": ["a.txt"], "path": "b.txt"}));
+        let got = edit(
+            "fetch_web_content",
+            json!({"requests": [{"url": "https://evil.dev", "prompt": "p"}], "url": "https://safe.dev"}),
+            json!({"url": "https://ok.dev"}),
+        );
+        assert_eq!(
+            got,
+            json!({"requests": [{"url": "https://ok.dev", "prompt": "p"}], "url": "https://safe.dev"})
+        );
+        let got = edit(
+            "search_codebase",
+            json!({"queries": 5, "query": "harmless"}),
+            json!({"pattern": "x"}),
+        );
+        assert_eq!(got["queries"], json!(["x"]));
+        let got = edit(
+            "editor",
+            json!({"command": "str_replace", "path": "/a", "old_str": "x", "new_str": "y", "old_text": "p", "new_text": "q"}),
+            json!({"new_string": "r"}),
+        );
+        assert_eq!(got["new_text"], "r");
+        assert_eq!(got["new_str"], "y");
     }
 
     #[test]

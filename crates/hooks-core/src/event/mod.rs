@@ -1,6 +1,7 @@
 //! All the hooks of one event: the input they are given and the runner that starts them,
 //! in parallel, and combines what they said.
 
+mod batch_runs;
 mod input;
 mod required;
 mod runner;

@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::batch_runs::guarded_items;
 use crate::discovery::{DiscoveredHook, HookMode, Profile};
 use crate::error::HookError;
 use crate::event::{input, required_block, tool_name, tools_match, HookInput};
@@ -487,6 +488,9 @@ impl Runner {
                 watch.end(&exec);
                 executions.push(exec);
             }
+            // A detached hook's verdict is never read: it runs once, as started.
+            let executions: Vec<Vec<Execution>> =
+                executions.into_iter().map(|exec| vec![exec]).collect();
             // Detached hooks outlive the call by design.
             stop_on_drop.disarm();
             executions
@@ -498,7 +502,8 @@ impl Runner {
                 }
                 let deadline = deadline_after(Instant::now(), ctx.timeout_of(hook));
                 let watch = watch(hook);
-                executions.push(guarded(hook.clone(), ctx.clone(), deadline, watch).await);
+                executions
+                    .push(guarded_items(hook.clone(), ctx.clone(), deadline, watch, guarded).await);
             }
             executions
         } else {
@@ -507,9 +512,14 @@ impl Runner {
                 let ctx = ctx.clone();
                 let deadline = deadline_after(started, ctx.timeout_of(&hook));
                 let watch = watch(&hook);
-                set.spawn(async move { (index, guarded(hook, ctx, deadline, watch).await) });
+                set.spawn(async move {
+                    (
+                        index,
+                        guarded_items(hook, ctx, deadline, watch, guarded).await,
+                    )
+                });
             }
-            let mut slots: Vec<Option<Execution>> = vec![None; to_run.len()];
+            let mut slots: Vec<Option<Vec<Execution>>> = vec![None; to_run.len()];
             while let Some(joined) = set.join_next().await {
                 if let Ok((index, exec)) = joined {
                     slots[index] = Some(exec);
@@ -519,29 +529,36 @@ impl Runner {
                 .into_iter()
                 .zip(&to_run)
                 .map(|(slot, hook)| {
-                    slot.unwrap_or_else(|| internal_failure(hook, "its task ended unexpectedly"))
+                    slot.unwrap_or_else(|| {
+                        vec![internal_failure(hook, "its task ended unexpectedly")]
+                    })
                 })
                 .collect()
         };
-        // In run order, the skipped hooks in their places; each with the timeout it had.
+        // In run order, the skipped hooks in their places; each with the timeout it had. A
+        // Claude handler run once per batch item has one execution per item, in item order.
         let mut ran = ran.into_iter();
         let mut executions = Vec::with_capacity(enabled.len());
         let mut policies = Vec::with_capacity(enabled.len());
+        let mut exec_hooks: Vec<&DiscoveredHook> = Vec::with_capacity(enabled.len());
         for (hook, why) in enabled.iter().zip(skips) {
-            let exec = match why {
-                Some(why) => with_timeout(skipped_execution(hook, why), hook, &ctx),
+            let group = match why {
+                Some(why) => vec![with_timeout(skipped_execution(hook, why), hook, &ctx)],
                 // A sequential run stopped by an abort has no more.
                 None => match ran.next() {
-                    Some(exec) => exec,
+                    Some(group) => group,
                     None => break,
                 },
             };
-            executions.push(exec);
-            policies.push(
-                hook.settings
-                    .on_failure
-                    .map_or(settings.on_failure, FailurePolicy::all),
-            );
+            for exec in group {
+                executions.push(exec);
+                exec_hooks.push(hook);
+                policies.push(
+                    hook.settings
+                        .on_failure
+                        .map_or(settings.on_failure, FailurePolicy::all),
+                );
+            }
         }
 
         // Recorded before an abort is reported: the hooks it stopped ran too.
@@ -549,7 +566,7 @@ impl Runner {
         let record_warnings = if settings.records.any() {
             let (ran, sha256s): (Vec<Execution>, Vec<Option<String>>) = executions
                 .iter()
-                .zip(enabled.iter().copied())
+                .zip(exec_hooks.iter().copied())
                 .filter(|(exec, _)| exec.status != Status::Skipped)
                 .map(|(exec, hook)| (exec.clone(), hook.sha256.clone()))
                 .unzip();

@@ -183,6 +183,7 @@ impl Execution {
 }
 
 /// Everything one run shares between its hooks.
+#[derive(Clone)]
 pub struct RunContext {
     /// The input JSON, serialized once, newline-terminated.
     pub input: Arc<[u8]>,

@@ -1,0 +1,150 @@
+//! A Claude handler for a batch tool call (`read_files`, `fetch_web_content`,
+//! `search_codebase` in the cli profile) runs once per item, each run shown that item alone
+//! (see `claude::batch`): a guard of one file, URL or pattern sees every one. Each item run
+//! is its own record in the run's executions (the handler's path, and a first warning naming
+//! its item), so the usual combination applies to each: any block blocks, a printed block is
+//! never dropped, contexts join in item order. The items' `updatedInput`s are merged into
+//! one, carried by the last item run that printed one, so the run sees one per handler.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::claude::{
+    batch_items, call_parameters, claude_event_of, merge_item_inputs, Batch, BatchItem,
+    BATCH_ITEM_LIMIT,
+};
+use crate::discovery::DiscoveredHook;
+use crate::observe::HookWatch;
+use crate::process::{Execution, RunContext, Status};
+
+/// `hook`'s executions for this run: one, or one per item of a batch its Claude handler
+/// takes one item of. `guarded` runs one (the runner's, passed in).
+pub(super) async fn guarded_items<F, Fut>(
+    hook: DiscoveredHook,
+    ctx: Arc<RunContext>,
+    deadline: Instant,
+    watch: Option<Arc<HookWatch>>,
+    guarded: F,
+) -> Vec<Execution>
+where
+    F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
+        + Clone
+        + Send
+        + 'static,
+    Fut: Future<Output = Execution> + Send + 'static,
+{
+    let batch = match (&hook.claude, &ctx.claude_input) {
+        (Some(_), Some(value)) => batch_items(&hook.hook_name, value, ctx.profile),
+        _ => Batch::One,
+    };
+    match batch {
+        Batch::One => vec![guarded(hook, ctx, deadline, watch).await],
+        Batch::TooMany { tool, count } => {
+            let why = format!(
+                "{tool} holds {count} items, more than the {BATCH_ITEM_LIMIT} a Claude hook is run for one by one"
+            );
+            if claude_event_of(&hook.hook_name) == Some("PreToolUse") {
+                // Fail closed: a guard shown one item of many would pass the others unseen.
+                vec![too_many(&hook, &ctx, &why)]
+            } else {
+                // After the tool ran there is nothing to guard: the run as before, said.
+                let mut exec = guarded(hook, ctx, deadline, watch).await;
+                exec.warnings
+                    .push(format!("{why}: it was shown the first item only"));
+                vec![exec]
+            }
+        }
+        Batch::Items { key, items } => {
+            run_items(hook, ctx, deadline, watch, key, items, guarded).await
+        }
+    }
+}
+
+/// A batch too long to run item by item, before a tool runs: blocked, the handler not run.
+fn too_many(hook: &DiscoveredHook, ctx: &RunContext, why: &str) -> Execution {
+    let mut exec = Execution::of(hook, Status::Failed);
+    exec.timeout = ctx.timeout_of(hook);
+    exec.cancel = true;
+    exec.error_message = format!("blocked: {why}; split the call into smaller ones");
+    exec.failure = Some(format!("not run: {why}"));
+    exec
+}
+
+/// The item runs, concurrently (they share the handler's deadline), in item order.
+async fn run_items<F, Fut>(
+    hook: DiscoveredHook,
+    ctx: Arc<RunContext>,
+    deadline: Instant,
+    watch: Option<Arc<HookWatch>>,
+    key: &'static str,
+    items: Vec<BatchItem>,
+    guarded: F,
+) -> Vec<Execution>
+where
+    F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
+        + Clone
+        + Send
+        + 'static,
+    Fut: Future<Output = Execution> + Send + 'static,
+{
+    let mut set = JoinSet::new();
+    for (slot, item) in items.iter().enumerate() {
+        let mut item_ctx = (*ctx).clone();
+        item_ctx.claude_input = Some(Arc::new(item.input.clone()));
+        let hook = hook.clone();
+        // Live events follow the first item's run; every item's is recorded.
+        let watch = if slot == 0 { watch.clone() } else { None };
+        let guarded = guarded.clone();
+        set.spawn(async move {
+            (
+                slot,
+                guarded(hook, Arc::new(item_ctx), deadline, watch).await,
+            )
+        });
+    }
+    let mut slots: Vec<Option<Execution>> = vec![None; items.len()];
+    while let Some(joined) = set.join_next().await {
+        if let Ok((slot, exec)) = joined {
+            if let Some(place) = slots.get_mut(slot) {
+                *place = Some(exec);
+            }
+        }
+    }
+    let mut executions: Vec<Execution> = slots
+        .into_iter()
+        .map(|exec| {
+            exec.unwrap_or_else(|| {
+                let mut lost = Execution::of(&hook, Status::Failed);
+                lost.failure = Some("its task ended unexpectedly".into());
+                lost
+            })
+        })
+        .collect();
+    for (exec, item) in executions.iter_mut().zip(&items) {
+        exec.warnings.insert(0, format!("ran for {}", item.label));
+    }
+    // Each item's updatedInput back into its own item, as one.
+    let mut changed = Vec::new();
+    let mut carrier = None;
+    for (i, (exec, item)) in executions.iter_mut().zip(&items).enumerate() {
+        if exec.status != Status::Completed {
+            continue;
+        }
+        if let Some(input) = exec.override_input.take() {
+            changed.push((item.index, input));
+            carrier = Some(i);
+        }
+    }
+    if let (Some(i), Some(input)) = (carrier, &ctx.claude_input) {
+        let original = call_parameters(&hook.hook_name, input, ctx.profile);
+        let (merged, warnings) = merge_item_inputs(&original, key, &changed);
+        if let Some(exec) = executions.get_mut(i) {
+            exec.override_input = Some(merged);
+            exec.warnings.extend(warnings);
+        }
+    }
+    executions
+}
