@@ -751,9 +751,14 @@ require(${JSON.stringify(path.join(__dirname, '..'))}).runHook('PreToolUse', ${J
     const root = claudeWorkspace({ PreToolUse: [{ matcher: 'Read', hooks: [cmd('node .claude/hooks/protect_files.js')] }] })
     const files = [{ path: 'a.txt' }, { path: '.env' }]
     const denied = `${path.join(root, '.env')} is protected: edit it by hand`
-    const r = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files } } }, withClaude(root, { profile: 'cli' }))
+    const events = []
+    const r = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files } } }, withClaude(root, { profile: 'cli', onEvent: (e) => events.push(e) }))
     expect(r.cancel).toBe(true)
     expect(r.errorMessage).toBe(denied)
+    // Live events: each item's run starts and ends, its end carrying its record as reported.
+    const ends = events.filter((e) => e.type === 'end')
+    expect(events.filter((e) => e.type === 'start')).toHaveLength(2)
+    expect(ends.map((e) => e.execution.warnings[0]).sort()).toEqual(r.hooks.map((h) => h.warnings[0]).sort())
     // One record per item, the handler's path in each, its first warning naming the item.
     expect(r.hooks).toHaveLength(2)
     expect(r.hooks[0].path).toBe(r.hooks[1].path)
@@ -770,6 +775,20 @@ require(${JSON.stringify(path.join(__dirname, '..'))}).runHook('PreToolUse', ${J
     const control = (await hooks.beforeTool({ snapshot, toolCall: { toolCallId: 't', toolName: 'read_files' }, input: { files } })) || {}
     expect(control.stop).toBeTruthy()
     expect(control.reason).toBe(denied)
+    // sequential: true runs the item runs one after another too.
+    const log = path.join(root, 'order.log')
+    const seq = claudeWorkspace({ PreToolUse: [{ matcher: 'Read', hooks: [cmd(`cat >/dev/null; echo start >> ${log}; sleep 0.2; echo end >> ${log}`)] }] })
+    const sequential = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files: [...files, { path: 'b.txt' }] } } }, withClaude(seq, { profile: 'cli', sequential: true }))
+    expect(sequential.hooks.map((h) => h.status)).toEqual(['completed', 'completed', 'completed'])
+    expect(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual(['start', 'end', 'start', 'end', 'start', 'end'])
+    // More items than are run one by one: blocked before the tool runs, the handler not
+    // started, saying to split the call.
+    const many = Array.from({ length: 65 }, (_, i) => ({ path: `f${i}.txt` }))
+    const tooMany = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files: many } } }, withClaude(root, { profile: 'cli' }))
+    expect(tooMany.cancel).toBe(true)
+    expect(tooMany.hooks).toHaveLength(1)
+    expect(tooMany.hooks[0]).toMatchObject({ status: 'failed', started: false })
+    expect(tooMany.errorMessage).toMatch(/read_files holds 65 items, more than the 64 .*; split the call into smaller ones/)
   }, 60000)
 })
 

@@ -21,12 +21,14 @@ use crate::observe::HookWatch;
 use crate::process::{Execution, RunContext, Status};
 
 /// `hook`'s executions for this run: one, or one per item of a batch its Claude handler
-/// takes one item of. `guarded` runs one (the runner's, passed in).
-pub(super) async fn guarded_items<F, Fut>(
+/// takes one item of. `guarded` runs one (the runner's, passed in), `watch` makes a run's live
+/// events; each execution's `End` is sent here, with the execution as the run reports it.
+/// `sequential`: the item runs one after another, as the run's hooks are.
+pub(super) async fn guarded_items<F, Fut, W>(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
-    watch: Option<Arc<HookWatch>>,
+    (watch, sequential): (W, bool),
     guarded: F,
 ) -> Vec<Execution>
 where
@@ -35,32 +37,56 @@ where
         + Send
         + 'static,
     Fut: Future<Output = Execution> + Send + 'static,
+    W: Fn(&DiscoveredHook) -> Option<Arc<HookWatch>>,
 {
     let batch = match (&hook.claude, &ctx.claude_input) {
         (Some(_), Some(value)) => batch_items(&hook.hook_name, value, ctx.profile),
         _ => Batch::One,
     };
-    match batch {
-        Batch::One => vec![guarded(hook, ctx, deadline, watch).await],
+    let (watches, executions) = match batch {
+        Batch::One => {
+            let watching = watch(&hook);
+            let exec = guarded(hook, ctx, deadline, watching.clone()).await;
+            (vec![watching], vec![exec])
+        }
         Batch::TooMany { tool, count } => {
             let why = format!(
                 "{tool} holds {count} items, more than the {BATCH_ITEM_LIMIT} a Claude hook is run for one by one"
             );
-            if claude_event_of(&hook.hook_name) == Some("PreToolUse") {
+            let watching = watch(&hook);
+            let exec = if claude_event_of(&hook.hook_name) == Some("PreToolUse") {
                 // Fail closed: a guard shown one item of many would pass the others unseen.
-                vec![too_many(&hook, &ctx, &why)]
+                too_many(&hook, &ctx, &why)
             } else {
                 // After the tool ran there is nothing to guard: the run as before, said.
-                let mut exec = guarded(hook, ctx, deadline, watch).await;
+                let mut exec = guarded(hook, ctx, deadline, watching.clone()).await;
                 exec.warnings
                     .push(format!("{why}: it was shown the first item only"));
-                vec![exec]
-            }
+                exec
+            };
+            (vec![watching], vec![exec])
         }
         Batch::Items { key, items } => {
-            run_items(hook, ctx, deadline, watch, key, items, guarded).await
+            let watches: Vec<_> = items.iter().map(|_| watch(&hook)).collect();
+            let executions = run_items(
+                hook,
+                ctx,
+                deadline,
+                (&watches, sequential),
+                key,
+                items,
+                guarded,
+            )
+            .await;
+            (watches, executions)
+        }
+    };
+    for (watching, exec) in watches.iter().zip(&executions) {
+        if let Some(watching) = watching {
+            watching.end(exec);
         }
     }
+    executions
 }
 
 /// A batch too long to run item by item, before a tool runs: blocked, the handler not run.
@@ -73,12 +99,13 @@ fn too_many(hook: &DiscoveredHook, ctx: &RunContext, why: &str) -> Execution {
     exec
 }
 
-/// The item runs, concurrently (they share the handler's deadline), in item order.
+/// The item runs, in item order: concurrently (they share the handler's deadline), or with
+/// `sequential` one after another.
 async fn run_items<F, Fut>(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
-    watch: Option<Arc<HookWatch>>,
+    (watches, sequential): (&[Option<Arc<HookWatch>>], bool),
     key: &'static str,
     items: Vec<BatchItem>,
     guarded: F,
@@ -91,12 +118,21 @@ where
     Fut: Future<Output = Execution> + Send + 'static,
 {
     let mut set = JoinSet::new();
+    let mut slots: Vec<Option<Execution>> = vec![None; items.len()];
     for (slot, item) in items.iter().enumerate() {
         let mut item_ctx = (*ctx).clone();
         item_ctx.claude_input = Some(Arc::new(item.input.clone()));
         let hook = hook.clone();
-        // Live events follow the first item's run; every item's is recorded.
-        let watch = if slot == 0 { watch.clone() } else { None };
+        // Each item's run has its live events, under the handler's path.
+        let watch = watches.get(slot).cloned().flatten();
+        if sequential {
+            // One after another, each with the handler's whole timeout, as the run's hooks.
+            let timeout = ctx.timeout_of(&hook);
+            let now = Instant::now();
+            let deadline = now.checked_add(timeout).unwrap_or(deadline.max(now));
+            slots[slot] = Some(guarded(hook, Arc::new(item_ctx), deadline, watch).await);
+            continue;
+        }
         let guarded = guarded.clone();
         set.spawn(async move {
             (
@@ -105,7 +141,6 @@ where
             )
         });
     }
-    let mut slots: Vec<Option<Execution>> = vec![None; items.len()];
     while let Some(joined) = set.join_next().await {
         if let Ok((slot, exec)) = joined {
             if let Some(place) = slots.get_mut(slot) {

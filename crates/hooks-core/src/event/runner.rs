@@ -465,9 +465,10 @@ impl Runner {
             detached = settings.detached,
             "run started"
         );
-        let watch = |hook: &DiscoveredHook| {
-            let observer = settings.observer.clone()?;
-            Some(HookWatch::new(observer, hook, settings.slow_threshold))
+        let (observer, slow_threshold) = (settings.observer.clone(), settings.slow_threshold);
+        let watch = move |hook: &DiscoveredHook| {
+            let observer = observer.clone()?;
+            Some(HookWatch::new(observer, hook, slow_threshold))
         };
         let ran = if settings.detached {
             let mut executions = Vec::with_capacity(to_run.len());
@@ -501,9 +502,16 @@ impl Runner {
                     break;
                 }
                 let deadline = deadline_after(Instant::now(), ctx.timeout_of(hook));
-                let watch = watch(hook);
-                executions
-                    .push(guarded_items(hook.clone(), ctx.clone(), deadline, watch, guarded).await);
+                executions.push(
+                    guarded_items(
+                        hook.clone(),
+                        ctx.clone(),
+                        deadline,
+                        (watch.clone(), true),
+                        guarded,
+                    )
+                    .await,
+                );
             }
             executions
         } else {
@@ -511,11 +519,11 @@ impl Runner {
             for (index, hook) in to_run.iter().cloned().enumerate() {
                 let ctx = ctx.clone();
                 let deadline = deadline_after(started, ctx.timeout_of(&hook));
-                let watch = watch(&hook);
+                let watch = watch.clone();
                 set.spawn(async move {
                     (
                         index,
-                        guarded_items(hook, ctx, deadline, watch, guarded).await,
+                        guarded_items(hook, ctx, deadline, (watch, false), guarded).await,
                     )
                 });
             }
@@ -752,8 +760,9 @@ fn deadline_after(from: Instant, timeout: Duration) -> Instant {
 }
 
 /// Runs one hook on its own task, so a panic in this package becomes that hook's failure
-/// instead of taking the whole run (or the host) down; with a `watch`, its events are sent,
-/// its `End` whatever happened.
+/// instead of taking the whole run (or the host) down; with a `watch`, its events are sent but
+/// its `End`, which the caller sends with the execution as the run reports it (see
+/// `batch_runs`).
 async fn guarded(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
@@ -774,9 +783,7 @@ async fn guarded(
     let Some(watch) = watch else {
         return with_timeout(work.await, &hook, &ctx);
     };
-    let exec = with_timeout(watch.timing(work).await, &hook, &ctx);
-    watch.end(&exec);
-    exec
+    with_timeout(watch.timing(work).await, &hook, &ctx)
 }
 
 /// Runs `work` as its own task; if it panics, the hook is `failed` with the panic's message.
