@@ -669,16 +669,21 @@ mod tests {
 
     #[test]
     fn without_a_project_only_absolute_paths_are_named() {
+        // Absolute as the platform reads it: a drive on Windows.
+        let root = if cfg!(windows) { "C:" } else { "" };
         let named: Vec<Named> = scripts_named(
-            "python3 g.py; /opt/x.sh; ~/y.sh; \"$CLAUDE_PROJECT_DIR\"/z.sh",
+            &format!("python3 g.py; {root}/opt/x.sh; ~/y.sh; \"$CLAUDE_PROJECT_DIR\"/z.sh"),
             None,
-            Some(Path::new("/h")),
+            Some(Path::new(&format!("{root}/h"))),
         );
         let paths: Vec<String> = named
             .iter()
             .map(|n| n.path.display().to_string().replace('\\', "/"))
             .collect();
-        assert_eq!(paths, ["/opt/x.sh", "/h/y.sh"]);
+        assert_eq!(
+            paths,
+            [format!("{root}/opt/x.sh"), format!("{root}/h/y.sh")]
+        );
     }
 
     #[test]

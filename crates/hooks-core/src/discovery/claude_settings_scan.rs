@@ -357,6 +357,7 @@ pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Component;
 
     /// A fresh project folder of its own for a test.
     fn project(name: &str) -> PathBuf {
@@ -463,10 +464,13 @@ mod tests {
         let missing = |command: &str, project: Option<&Path>| -> Vec<PathBuf> {
             missing_of(command, project, Some(&home))
         };
-        assert_eq!(
-            missing("/nonexistent/x.sh", Some(&root)),
-            [PathBuf::from("/nonexistent/x.sh")]
-        );
+        // (On Windows a path from the root is on the project's drive.)
+        let from_root: PathBuf = root
+            .components()
+            .take_while(|c| matches!(c, Component::Prefix(_)))
+            .chain(Path::new("/nonexistent/x.sh").components())
+            .collect();
+        assert_eq!(missing("/nonexistent/x.sh", Some(&root)), [from_root]);
         assert_eq!(
             missing("~/.claude/hooks/missing.sh", None),
             [home.join(".claude/hooks/missing.sh")]
