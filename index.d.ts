@@ -873,7 +873,7 @@ export interface HookFileReport {
    * hook, or a document about one such as `PreToolUse.md`: a helper script or notes, left
    * alone on purpose).
    */
-  problem?: 'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun'
+  problem?: 'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun' | 'missingScript'
   /** The problem in one sentence for the hook's author. */
   reason?: string
   /** What to do: a command to run (`chmod +x <path>`, `mv <path> <new path>`) or a sentence. */

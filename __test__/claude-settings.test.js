@@ -395,10 +395,13 @@ describeUnix('Claude Code settings hooks', () => {
     const list = await cli(['list', 'PreToolUse', '--claude-settings', '--global-dir', makeTempDir(), '--workspace', root], { cwd: root, env })
     expect(list.code).toBe(0)
     const said = list.stdout + list.stderr
-    expect(said).toContain(`its command names ${path.join(user, 'hooks', 'missing.sh')}, which is not a readable file, so this handler fails every time it runs`)
+    expect(said).toContain(`its command names ${path.join(user, 'hooks', 'missing.sh')}, which is not a readable file, so this handler cannot do its job`)
     expect(said).toContain('its command names /nonexistent/x.sh, which is not a readable file')
-    expect(said).toMatch(/nope\.py, which is not a readable file, .*sh and python3 exit 2, which blocks/)
+    expect(said).toMatch(/nope\.py, which is not a readable file, .*python3 exit 2, which blocks/)
     expect(said).not.toContain('guard.sh, which is not')
+    // It starts and fails (or blocks): `will fail`, not `will not run`.
+    expect(list.stdout).toMatch(/PreToolUse\s+will fail\s+-\s+claudeProject\s+\/bin\/sh -c 'python3 \.claude\/hooks\/nope\.py'\n\s+↳ fails: its command names/)
+    expect(list.stdout).not.toContain('will not run')
     const run = await cli(['run', 'PreToolUse', '--claude-settings', '--global-dir', makeTempDir(), '--workspace', root, '--input', input, '--json'], { cwd: root, env })
     const result = JSON.parse(run.stdout)
     expect(result.warnings.join('\n')).toContain(`${path.join(user, 'hooks', 'missing.sh')}, which is not a readable file`)
@@ -443,7 +446,7 @@ describeUnix('Claude Code settings hooks', () => {
     const handlers = report.hooks.filter((h) => h.source === 'claudeProject')
     expect(handlers.map((h) => [h.path.slice(root.length), h.willRun, h.problem])).toEqual([
       ['/.claude/settings.json#hooks.PreToolUse[0].hooks[0]', true, undefined],
-      ['/.claude/settings.json#hooks.PreToolUse[1].hooks[0]', false, 'cannotRun'],
+      ['/.claude/settings.json#hooks.PreToolUse[1].hooks[0]', false, 'missingScript'],
       ['/.claude/settings.json#hooks.PreToolUse[1].hooks[1]', false, 'cannotRun'],
     ])
     expect(handlers[1].reason).toMatch(/gone\.sh, which is not a readable file/)

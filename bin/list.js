@@ -21,7 +21,7 @@ function renderList({ found, none, named, searched }, st) {
   if (found.length > 0) {
     const rows = found.map((h) => [
       st.bold(escapeTerminal(h.hookName)),
-      h.willNotRun ? st.red('will not run') : h.enabled ? st.green('enabled') : st.yellow('disabled'),
+      h.willFail ? st.red('will fail') : h.willNotRun ? st.red('will not run') : h.enabled ? st.green('enabled') : st.yellow('disabled'),
       h.trust === 'approved' ? st.green('approved') : h.trust === 'new' || h.trust === 'changed' ? st.yellow(TRUST_TEXT[h.trust]) : st.dim(TRUST_TEXT[h.trust] || '-'),
       escapeTerminal(h.source),
       // A disabled hook has no argv: its file is shown instead, so the row says which one.
@@ -36,7 +36,8 @@ function renderList({ found, none, named, searched }, st) {
       out.push(line(rows[i]))
       if (h.forHooks) out.push(indent + st.dim(`↳ for: ${h.forHooks.map((n) => escapeTerminal(n)).join(', ')}`))
       const reason = escapeTerminal(h.reason || '')
-      if (!h.enabled || h.willNotRun) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
+      if (h.willFail) out.push(indent + st.yellow(`↳ fails: ${reason}`))
+      else if (!h.enabled || h.willNotRun) out.push(indent + st.yellow(`↳ not run: ${reason || 'disabled'}`))
       else if (reason) out.push(indent + st.yellow(`↳ warning: ${reason}`))
       // What discovery said of a hook that runs (a matcher naming no tool, a header's typo),
       // unless the reason above already says it.
@@ -67,6 +68,8 @@ function withDiagnosis(name, hooks, reports) {
     const report = mine.find((r) => r.path === h.path)
     if (!report) return h
     // The doctor's words, so list and doctor say the same of every file.
+    // A handler whose script is missing runs, and fails (or blocks) every time: not "will not run".
+    if (h.enabled && report.problem === 'missingScript') return { ...h, willFail: true, reason: report.reason, fix: report.fix }
     return { ...h, willNotRun: h.enabled, reason: report.reason, fix: report.fix }
   })
   for (const r of mine) {

@@ -24,7 +24,7 @@ pub struct HookFileReport {
     /// hook, or a document about one such as `PreToolUse.md`: a helper script or notes, left
     /// alone on purpose).
     #[napi(
-        ts_type = "'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun'"
+        ts_type = "'notExecutable' | 'wrongPlatformName' | 'unknownHookName' | 'notAHook' | 'missingInterpreter' | 'windowsLineEndings' | 'noShebang' | 'noPowerShell' | 'notAFile' | 'shadowed' | 'disabledByUser' | 'notTrusted' | 'cannotRun' | 'missingScript'"
     )]
     pub problem: Option<String>,
     /// The problem in one sentence for the hook's author.

@@ -38,6 +38,9 @@ pub enum Problem {
     /// Any other reason discovery gave (a PATHEXT type not started, an unsafe path, a managed
     /// hook others can write).
     CannotRun,
+    /// A Claude settings handler whose command runs a script that is not there: it starts,
+    /// and fails (or, where the interpreter exits 2, blocks) every time.
+    MissingScript,
 }
 
 impl Problem {
@@ -57,6 +60,7 @@ impl Problem {
             Problem::DisabledByUser => "disabledByUser",
             Problem::NotTrusted => "notTrusted",
             Problem::CannotRun => "cannotRun",
+            Problem::MissingScript => "missingScript",
         }
     }
 

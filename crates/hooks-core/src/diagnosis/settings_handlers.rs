@@ -50,7 +50,7 @@ fn handler_finding(hook: &DiscoveredHook) -> Option<Finding> {
     }
     let missing = hook.claude.as_ref().and_then(|c| c.missing.first())?;
     Some(Finding::new(
-        Problem::CannotRun,
+        Problem::MissingScript,
         crate::claude::missing_script(missing),
         fix,
     ))
