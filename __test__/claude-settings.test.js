@@ -378,6 +378,28 @@ describeUnix('Claude Code settings hooks', () => {
     }
   })
 
+  test('a command an approval cannot follow says so; a wrapper\'s option with an argument is not its program', async () => {
+    const root = claudeWorkspace({ PreToolUse: [{ hooks: [cmd('cd $(echo scripts) && sh x.sh'), cmd('timeout -s KILL 5 sh scripts/x.sh')] }] })
+    fs.mkdirSync(path.join(root, 'scripts'))
+    fs.writeFileSync(path.join(root, 'scripts', 'x.sh'), 'cat >/dev/null; exit 0\n')
+    const policyFile = path.join(makeTempDir(), 'policy.json')
+    const options = withClaude(root, { trust: 'workspace', policyFile })
+    const [unfollowed, wrapped] = await discoverHooks('PreToolUse', options)
+    const said = unfollowed.warnings.join('\n')
+    expect(said).toContain('its command runs files in a way an approval cannot follow (`$(...)`, a `cd` to a folder given by a variable)')
+    expect(said).toContain('keep the scripts it runs in .claude/hooks')
+    // After a cd to a folder not known, x.sh is no missing script.
+    expect(said).not.toContain('which is not a readable file')
+    expect(wrapped.warnings.join('\n')).not.toContain('cannot follow')
+    const script = path.join(root, 'scripts', 'x.sh')
+    expect(wrapped.claude.scripts[0]).toBe(script)
+    await trustHook(wrapped.path, { policyFile, sha256: wrapped.sha256 })
+    expect((await discoverHooks('PreToolUse', options))[1].trust).toBe('approved')
+    fs.writeFileSync(script, 'cat >/dev/null; echo unreviewed >&2; exit 2\n')
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect((await discoverHooks('PreToolUse', options))[1]).toMatchObject({ enabled: false, trust: 'changed' })
+  })
+
   test("a missing script is said wherever it is: the user's settings (~ from HOME), a path outside the project; $HOME is never read as the project's", async () => {
     const home = makeTempDir()
     const user = path.join(home, '.claude')

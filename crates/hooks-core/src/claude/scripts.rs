@@ -5,7 +5,9 @@
 //! the common forms only: a command this does not understand names no script (its text is
 //! still approved). Where the folder a command runs in cannot be known for sure (after a `cd`
 //! that may fail, or one in a pipeline), every candidate is named: an approval covering a
-//! superset is safe, covering the wrong file is not. Pure.
+//! superset is safe, covering the wrong file is not. What no reading can follow (`eval`,
+//! `$(...)`, a `cd` to a folder given by a variable, ...) is said (see [`unfollowed`]), never
+//! guessed silently: the approval then covers the text and `.claude/hooks` only. Pure.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -15,11 +17,93 @@ const INTERPRETERS: [&str; 16] = [
     "tsx", "ts-node", "pwsh", "uv",
 ];
 
+/// The interpreters that are shells: given `-c`, they run a string of commands.
+const SHELLS: [&str; 5] = ["sh", "bash", "zsh", "dash", "ksh"];
+
 /// Programs that run the command after their own options (`env sh x.sh`, `timeout 5 ./g.sh`):
 /// the words after them are read as a command of their own.
-const WRAPPERS: [&str; 9] = [
-    "env", "timeout", "nice", "nohup", "exec", "command", "time", "stdbuf", "xargs",
+const WRAPPERS: [&str; 10] = [
+    "env", "timeout", "nice", "nohup", "exec", "command", "builtin", "time", "stdbuf", "xargs",
 ];
+
+/// A wrapper's options whose argument is the next word (`timeout -s KILL 5 ...`): that word is
+/// not the program. Written attached (`-sKILL`, `--signal=KILL`), the option is one word.
+fn takes_argument(wrapper: &str, option: &str) -> bool {
+    let options: &[&str] = match wrapper {
+        "env" => &[
+            "-u",
+            "--unset",
+            "-C",
+            "--chdir",
+            "-a",
+            "--argv0",
+            "-S",
+            "--split-string",
+        ],
+        "timeout" => &["-s", "--signal", "-k", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+        "xargs" => &[
+            "-a",
+            "--arg-file",
+            "-d",
+            "--delimiter",
+            "-E",
+            "-I",
+            "-L",
+            "--max-lines",
+            "-n",
+            "--max-args",
+            "-P",
+            "--max-procs",
+            "-s",
+            "--max-chars",
+            "--process-slot-var",
+        ],
+        "exec" => &["-a"],
+        "time" => &["-f", "--format", "-o", "--output"],
+        _ => &[],
+    };
+    options.contains(&option)
+}
+
+/// `env`'s option that runs the wrapped command in another folder (`-C dir`, `--chdir=dir`,
+/// `-Cdir`): its folder, when `word` (with `next`, the word after it) is one. `Some(None)`:
+/// the option with no folder after it.
+fn env_chdir<'a>(word: &'a str, next: Option<&'a str>) -> Option<Option<&'a str>> {
+    match word {
+        "-C" | "--chdir" => Some(next),
+        _ => word
+            .strip_prefix("--chdir=")
+            .or_else(|| word.strip_prefix("-C"))
+            .map(Some),
+    }
+}
+
+/// A wrapper's duration or priority (`timeout 5`, `2.5s`, `1m`): a word before the program.
+fn is_number(word: &str) -> bool {
+    let number = word.strip_suffix(['s', 'm', 'h', 'd']).unwrap_or(word);
+    number.parse::<f64>().is_ok()
+}
+
+/// What a command does that no reading of it can follow, so that the files it runs may be
+/// others than those named (see [`unfollowed`]): `eval`.
+pub const EVAL: &str = "`eval`";
+/// A command substitution, `$(...)` or backquotes.
+pub const SUBSTITUTION: &str = "`$(...)`";
+/// A `cd` whose folder is a variable's, or a command's output.
+pub const CD_VARIABLE: &str = "a `cd` to a folder given by a variable";
+/// A shell given its commands as a string (`sh -c "..."`), or `env -S`.
+pub const SHELL_STRING: &str = "a shell given commands as a string (`sh -c`)";
+/// `CDPATH` set: a relative `cd` may go to a folder under another.
+pub const CDPATH: &str = "`CDPATH`";
+/// `HOME` set: `~` is another folder.
+pub const HOME_SET: &str = "`HOME` set by the command";
+/// `CLAUDE_PROJECT_DIR` set, or read with an operator that changes it
+/// (`${CLAUDE_PROJECT_DIR:+x}`).
+pub const PROJECT_DIR_CHANGED: &str = "a changed `CLAUDE_PROJECT_DIR`";
+/// A loop over values or a function: what it runs depends on them.
+pub const LOOP_OR_FUNCTION: &str = "a `for` loop or a function";
 
 /// The shell's reserved words that may open a command (`if sh x.sh; then ...`): the program
 /// is the word after them.
@@ -35,7 +119,7 @@ const CANDIDATES: usize = 32;
 /// a script file (`bash -c '...'`, `node -e '...'`, `python3 -m pkg`).
 fn runs_no_script(interpreter: &str, option: &str) -> bool {
     match interpreter {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" => option == "-c",
+        _ if SHELLS.contains(&interpreter) => option == "-c",
         "python" | "python3" => matches!(option, "-c" | "-m"),
         "ruby" | "perl" => option == "-e",
         "pwsh" => matches!(option.to_ascii_lowercase().as_str(), "-c" | "-command"),
@@ -66,7 +150,7 @@ struct Where {
 impl Where {
     /// `word` (expanded) resolved against each folder: the first is the likely one.
     fn resolve(&self, word: &str) -> Vec<(PathBuf, bool)> {
-        if word.starts_with('~') || word.contains('$') {
+        if word.starts_with('~') || word.contains(['$', '`']) {
             // A variable this reading does not know: no file can be said to be named.
             return Vec::new();
         }
@@ -110,12 +194,40 @@ impl Where {
 }
 
 /// The files `command` names (resolved where relative against `project_dir`, or after a `cd`
-/// against where it went; `$CLAUDE_PROJECT_DIR`, and with `home` `~/`, `$HOME` and `${HOME}`,
-/// expanded), wherever they are; in order, without repeats. A relative path with no
-/// `project_dir`, or a word with a variable left, names nothing. Read generously: every word
-/// of an interpreter's argument list that looks like a file counts, so that an approval covers
-/// what the command loads, not only what it names first.
+/// against where it went; `$CLAUDE_PROJECT_DIR` and the `${CLAUDE_PROJECT_DIR...}` forms that
+/// keep it, and with `home` `~/`, `$HOME` and `${HOME}`, expanded), wherever they are; in
+/// order, without repeats. A relative path with no `project_dir`, or a word with a variable
+/// left, names nothing. Read generously: every word of an interpreter's argument list that
+/// looks like a file counts, so that an approval covers what the command loads, not only what
+/// it names first.
 pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Path>) -> Vec<Named> {
+    read(command, project_dir, home).0
+}
+
+/// What `command` does that no reading of it can follow ([`EVAL`], [`SUBSTITUTION`],
+/// [`CD_VARIABLE`], ...), in order, without repeats; empty when the files it runs are all
+/// those [`scripts_named`] names. After a `cd` to a folder not known, the relative paths named
+/// are only candidates: never said missing.
+pub fn unfollowed(command: &str) -> Vec<&'static str> {
+    // What is followed does not depend on where the folders are, only on their being known.
+    let known = Path::new("/");
+    read(command, Some(known), Some(known)).1
+}
+
+/// The warning for a handler whose command does what `what` ([`unfollowed`]) says.
+pub fn unfollowed_warning(what: &[&str]) -> String {
+    format!(
+        "its command runs files in a way an approval cannot follow ({}): the approval covers its text and every file of .claude/hooks only; keep the scripts it runs in .claude/hooks",
+        what.join(", ")
+    )
+}
+
+/// [`scripts_named`] and [`unfollowed`] in one reading.
+fn read(
+    command: &str,
+    project_dir: Option<&Path>,
+    home: Option<&Path>,
+) -> (Vec<Named>, Vec<&'static str>) {
     let mut found: Vec<Named> = Vec::new();
     let mut add = |at: &Where, word: &str, primary: bool| {
         for (path, likely) in at.resolve(word) {
@@ -126,6 +238,18 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
             }
         }
     };
+    let mut unfollowed: Vec<&'static str> = Vec::new();
+    let mut say = |what: &'static str| {
+        if !unfollowed.contains(&what) {
+            unfollowed.push(what);
+        }
+    };
+    if substitutes(command) {
+        say(SUBSTITUTION);
+    }
+    // Set by the command itself, these no longer mean what the host's do: from there on, `~`
+    // and `$CLAUDE_PROJECT_DIR` name nothing, and a relative `cd` goes to a folder not known.
+    let (mut home, mut project_var, mut cdpath) = (home, project_dir, false);
     let mut at = Where {
         here: project_dir.map(Path::to_path_buf),
         also: Vec::new(),
@@ -136,6 +260,10 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
     for (i, piece) in pieces.iter().enumerate() {
         let words = match piece {
             Piece::Op(Op::Open) => {
+                // `f() { ...; }`: a function, run where it is called, with its arguments.
+                if pieces.get(i + 1) == Some(&Piece::Op(Op::Close)) {
+                    say(LOOP_OR_FUNCTION);
+                }
                 outer.push(at.clone());
                 continue;
             }
@@ -156,24 +284,67 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
             pieces.get(i + 1),
             Some(Piece::Op(Op::Pipe | Op::Background))
         );
-        let words: Vec<String> = words.iter().map(|w| expand(w, project_dir, home)).collect();
+        // Set here (`HOME=x; sh ~/y.sh`, `export HOME=x`, `CDPATH=s cd x`): no longer the
+        // host's, for this command and those after it.
+        for word in words {
+            match word.split_once('=') {
+                Some(("HOME", _)) => {
+                    say(HOME_SET);
+                    home = None;
+                }
+                Some(("CDPATH", _)) => {
+                    say(CDPATH);
+                    cdpath = true;
+                }
+                Some(("CLAUDE_PROJECT_DIR", _)) => {
+                    say(PROJECT_DIR_CHANGED);
+                    project_var = None;
+                }
+                _ => {}
+            }
+        }
+        let mut words_read = Vec::with_capacity(words.len());
+        for word in words {
+            let (word, kept) = expand(word, project_var, home);
+            if !kept {
+                say(PROJECT_DIR_CHANGED);
+            }
+            words_read.push(word);
+        }
+        let words = words_read;
+        // The folder this command runs in: `env -C` moves it, for this command only.
+        let mut run_at: Option<Where> = None;
         let mut rest = words.iter().peekable();
-        // Assignments, reserved words, wrappers and their options (and `timeout`'s duration)
-        // lead to the real program.
+        // Assignments, reserved words, wrappers and their options (with their arguments, and
+        // `timeout`'s duration) lead to the real program.
         while let Some(word) = rest.peek() {
             if is_assignment(word) || RESERVED.contains(&word.as_str()) {
                 rest.next();
                 continue;
             }
-            if WRAPPERS.contains(&base_name(word)) {
+            let wrapper = base_name(word);
+            if WRAPPERS.contains(&wrapper) {
                 rest.next();
-                while rest.peek().is_some_and(|w| {
-                    w.starts_with('-')
-                        || is_assignment(w)
-                        || w.parse::<f64>().is_ok()
-                        || w.ends_with('s') && w[..w.len() - 1].parse::<f64>().is_ok()
-                }) {
+                while let Some(option) = rest.peek().map(|w| w.as_str()) {
+                    if !(option.starts_with('-') || is_assignment(option) || is_number(option)) {
+                        break;
+                    }
                     rest.next();
+                    let argument = takes_argument(wrapper, option).then(|| rest.next());
+                    if wrapper != "env" {
+                        continue;
+                    }
+                    let argument = argument.flatten().map(String::as_str);
+                    if matches!(option, "-S" | "--split-string")
+                        || option.starts_with("--split-string=")
+                        || option.starts_with("-S") && !option.starts_with("--")
+                    {
+                        say(SHELL_STRING);
+                    } else if let Some(dir) = env_chdir(option, argument) {
+                        let mut moved = run_at.take().unwrap_or_else(|| at.clone());
+                        moved.cd(dir.filter(|d| !d.is_empty()), true);
+                        run_at = Some(moved);
+                    }
                 }
                 continue;
             }
@@ -183,6 +354,17 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
             continue;
         };
         let name = base_name(program);
+        if name == "eval" {
+            // Its words are a command of their own, which may `cd`: from here the folder is
+            // not known.
+            say(EVAL);
+            at.cd(None, alone);
+            continue;
+        }
+        if matches!(name, "for" | "select" | "function") {
+            say(LOOP_OR_FUNCTION);
+            continue;
+        }
         if name == "cd" || name == "pushd" {
             // Its options (`-P`, `-L`, `--`) are not the folder; no folder is the home one.
             let mut target = None;
@@ -198,23 +380,32 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
             }
             let home = home.map(|h| h.to_string_lossy().into_owned());
             let target = match target.map(String::as_str) {
-                // The folder before: not followed.
+                // The folder before: not followed, but it is among the candidates.
                 Some("-") => None,
+                Some(dir) if dir.contains(['$', '`']) || dir.starts_with('~') && home.is_none() => {
+                    say(CD_VARIABLE);
+                    None
+                }
+                // Looked up under `CDPATH`'s folders first.
+                Some(dir) if cdpath && !Path::new(dir).is_absolute() && !dir.starts_with('.') => {
+                    None
+                }
                 Some(dir) => Some(dir.to_owned()),
                 None => home,
             };
             at.cd(target.as_deref(), alone);
             continue;
         }
+        let at = run_at.as_ref().unwrap_or(&at);
         let interpreter = INTERPRETERS.contains(&name);
         if name == "." || name == "source" {
             if let Some(script) = rest.next() {
-                add(&at, script, true);
+                add(at, script, true);
             }
             continue;
         }
         if looks_like_path(program) && !interpreter {
-            add(&at, program, true);
+            add(at, program, true);
             continue;
         }
         if !interpreter {
@@ -223,11 +414,14 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
         let mut primary_taken = false;
         for word in rest {
             if let Some(target) = word.strip_prefix(STDIN_MARK) {
-                add(&at, target, !primary_taken);
+                add(at, target, !primary_taken);
                 primary_taken = true;
                 continue;
             }
             if runs_no_script(name, word) {
+                if SHELLS.contains(&name) {
+                    say(SHELL_STRING);
+                }
                 break;
             }
             if word.starts_with('-') || SUBCOMMANDS.contains(&word.as_str()) {
@@ -235,12 +429,12 @@ pub fn scripts_named(command: &str, project_dir: Option<&Path>, home: Option<&Pa
             }
             // A file name: a path, or a name with an extension (`guard.py`).
             if looks_like_path(word) || word.contains('.') {
-                add(&at, word, !primary_taken);
+                add(at, word, !primary_taken);
             }
             primary_taken = true;
         }
     }
-    found
+    (found, unfollowed)
 }
 
 /// Words an interpreter takes before its script (`uv run x.py`, `deno run x.ts`).
@@ -270,16 +464,54 @@ fn base_name(word: &str) -> &str {
     word.rsplit(['/', '\\']).next().unwrap_or(word)
 }
 
-/// `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PROJECT_DIR}` replaced by the project folder, and
-/// `~`, `~/...`, `$HOME` and `${HOME}` by the home folder, when known (else left, so the word
-/// names nothing).
-fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> String {
+/// `$CLAUDE_PROJECT_DIR`, and `${CLAUDE_PROJECT_DIR...}` in the forms whose value is still
+/// the folder (see [`keeps_the_folder`]), replaced by the project folder, and `~`, `~/...`,
+/// `$HOME` and `${HOME}` by the home folder, when known (else left, so the word names
+/// nothing); and whether no other `${CLAUDE_PROJECT_DIR...}` form was left (`:+x`, `#/`).
+fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> (String, bool) {
     let mut word = word.to_owned();
+    let mut kept = true;
+    const OPEN: &str = "${CLAUDE_PROJECT_DIR";
+    let mut out = String::new();
+    let mut rest = word.as_str();
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        // The operator and its word, up to the `}` that closes this one.
+        let mut depth = 0usize;
+        let close = after.char_indices().find(|&(_, c)| match c {
+            '{' => {
+                depth += 1;
+                false
+            }
+            '}' if depth == 0 => true,
+            '}' => {
+                depth -= 1;
+                false
+            }
+            _ => false,
+        });
+        let Some((end, _)) = close else {
+            // Not closed: a form this does not read.
+            kept = false;
+            out.push_str(&rest[at..]);
+            rest = "";
+            break;
+        };
+        let operator = &after[..end];
+        match project_dir {
+            Some(dir) if keeps_the_folder(operator) => out.push_str(&dir.to_string_lossy()),
+            _ => {
+                kept &= keeps_the_folder(operator);
+                out.push_str(&rest[at..at + OPEN.len() + end + 1]);
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    word = out;
     if let Some(dir) = project_dir {
-        let dir = dir.to_string_lossy();
-        word = word
-            .replace("${CLAUDE_PROJECT_DIR}", &dir)
-            .replace("$CLAUDE_PROJECT_DIR", &dir);
+        word = word.replace("$CLAUDE_PROJECT_DIR", &dir.to_string_lossy());
     }
     if let Some(home) = home {
         let home = home.to_string_lossy();
@@ -303,7 +535,51 @@ fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> String
         out.push_str(rest);
         word = out;
     }
-    word
+    (word, kept)
+}
+
+/// Whether `${CLAUDE_PROJECT_DIR<operator>}` is the project folder, which is set and not empty
+/// when a handler runs: a default (`:-x`, `-x`, `:=x`, `=x`) or an error (`:?x`, `?x`) is not
+/// used, and removing a trailing `/` (`%/`, `%%/`) leaves the same folder. Another name
+/// (`${CLAUDE_PROJECT_DIRX}`) or another operator (`:+x`, `#/`, `/a/b`) is not.
+fn keeps_the_folder(operator: &str) -> bool {
+    operator.is_empty()
+        || ["-", ":-", "=", ":=", "?", ":?"]
+            .iter()
+            .any(|op| operator.starts_with(op))
+        || matches!(operator, "%/" | "%%/")
+}
+
+/// Whether `line` has a command substitution (`$(...)`, backquotes) outside single quotes:
+/// a command's output, which no reading knows, becomes words of the command.
+fn substitutes(line: &str) -> bool {
+    let mut chars = line.chars().peekable();
+    let mut double = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' if !double => {
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => double = !double,
+            '`' => return true,
+            // `$((...))` is arithmetic, not a command.
+            '$' if chars.peek() == Some(&'(') => {
+                chars.next();
+                if chars.peek() != Some(&'(') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `.` and `..` resolved in the text, so a path leading out of the project is seen to.
@@ -683,6 +959,150 @@ mod tests {
         assert_eq!(
             paths,
             [format!("{root}/opt/x.sh"), format!("{root}/h/y.sh")]
+        );
+    }
+
+    /// Attack 2-04: a wrapper's option that takes an argument read as the program.
+    #[test]
+    fn a_wrappers_options_with_an_argument_are_skipped_and_env_chdir_moves_the_command() {
+        assert_eq!(
+            named("timeout -s KILL 5 sh scripts/x.sh"),
+            ["/w/scripts/x.sh"]
+        );
+        assert_eq!(named("timeout --signal KILL 1m sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(named("timeout -sKILL -k 2 5 sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(named("env -u NAME sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(named("nice -n 5 sh scripts/x.sh"), ["/w/scripts/x.sh"]);
+        assert_eq!(named("stdbuf -o L sh x.sh"), ["/w/x.sh"]);
+        assert_eq!(named("xargs -I {} sh x.sh {}"), ["/w/x.sh"]);
+        assert_eq!(named("exec -a name ./g.sh"), ["/w/g.sh"]);
+        // `env -C` is a cd for its command only (which fails if the folder does not exist).
+        assert_eq!(
+            named("env -C scripts sh x.sh; sh y.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)", "/w/y.sh"]
+        );
+        assert_eq!(
+            named("env --chdir=scripts sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(
+            named("env -Cscripts -u A sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        assert_eq!(
+            named("builtin cd scripts; sh x.sh"),
+            ["/w/scripts/x.sh", "/w/x.sh (also)"]
+        );
+        for command in [
+            "timeout -s KILL 5 sh x.sh",
+            "env -C s sh x.sh",
+            "nice -n 5 ./g.sh",
+        ] {
+            assert!(unfollowed(command).is_empty(), "{command}");
+        }
+    }
+
+    /// Attack 2-04: `${CLAUDE_PROJECT_DIR...}` forms other than the plain one.
+    #[test]
+    fn the_project_dir_with_a_default_or_a_trailing_slash_removed_is_the_project() {
+        assert_eq!(
+            named(r#"sh "${CLAUDE_PROJECT_DIR:-/nonexistent}/scripts/x.sh""#),
+            ["/w/scripts/x.sh"]
+        );
+        assert_eq!(
+            named(r#"sh "${CLAUDE_PROJECT_DIR%/}/scripts/x.sh""#),
+            ["/w/scripts/x.sh"]
+        );
+        assert_eq!(
+            named("${CLAUDE_PROJECT_DIR:=${HOME}}/g.sh; ${CLAUDE_PROJECT_DIR?}/h.sh"),
+            ["/w/g.sh", "/w/h.sh"]
+        );
+        assert!(unfollowed(r#"sh "${CLAUDE_PROJECT_DIR:-/x}/s/x.sh""#).is_empty());
+        // Another value than the folder: named nothing, and said.
+        assert!(named("sh ${CLAUDE_PROJECT_DIR:+/opt}/x.sh").is_empty());
+        assert_eq!(
+            unfollowed("sh ${CLAUDE_PROJECT_DIR#/}/x.sh"),
+            [PROJECT_DIR_CHANGED]
+        );
+        assert_eq!(
+            unfollowed("CLAUDE_PROJECT_DIR=/tmp; sh \"$CLAUDE_PROJECT_DIR\"/x.sh"),
+            [PROJECT_DIR_CHANGED]
+        );
+        assert!(named("CLAUDE_PROJECT_DIR=/tmp; sh \"$CLAUDE_PROJECT_DIR\"/x.sh").is_empty());
+    }
+
+    /// Attack 2-04: what no reading can follow is said, and after a cd to a folder not known
+    /// the files named are only candidates (never said missing).
+    #[test]
+    fn what_cannot_be_followed_is_said_and_its_files_are_only_candidates() {
+        let cases: [(&str, &[&str]); 14] = [
+            (
+                "cd $(echo scripts) && sh x.sh",
+                &[SUBSTITUTION, CD_VARIABLE],
+            ),
+            ("cd `echo scripts` && sh x.sh", &[SUBSTITUTION, CD_VARIABLE]),
+            ("sh x.sh $(cd scripts)", &[SUBSTITUTION]),
+            ("set -- scripts; cd \"$1\"; sh x.sh", &[CD_VARIABLE]),
+            ("cd $d && ./g.sh", &[CD_VARIABLE]),
+            ("CDPATH=scripts cd sub && sh x.sh", &[CDPATH]),
+            ("eval cd scripts; sh x.sh", &[EVAL]),
+            ("eval \"sh scripts/x.sh\"", &[EVAL]),
+            ("sh -c \"sh scripts/x.sh\"", &[SHELL_STRING]),
+            ("env -S 'sh x.sh'", &[SHELL_STRING]),
+            ("HOME=$CLAUDE_PROJECT_DIR/scripts; sh ~/x.sh", &[HOME_SET]),
+            (
+                "for d in scripts; do cd $d; done; sh x.sh",
+                &[LOOP_OR_FUNCTION, CD_VARIABLE],
+            ),
+            ("f() { sh scripts/x.sh; }; f", &[LOOP_OR_FUNCTION]),
+            ("function f { ./g.sh; }; f", &[LOOP_OR_FUNCTION]),
+        ];
+        for (command, said) in cases {
+            assert_eq!(unfollowed(command), said, "{command}");
+        }
+        // No file of the project is the likely one after them: none is said missing.
+        for command in [
+            "cd `echo scripts` && sh x.sh",
+            "cd $(echo scripts) && sh x.sh",
+            "eval cd scripts; sh x.sh",
+            "CDPATH=scripts cd sub && sh x.sh",
+            "cd \"$1\"; sh x.sh",
+        ] {
+            let primary: Vec<String> = named(command)
+                .into_iter()
+                .filter(|n| !n.ends_with("(also)"))
+                .collect();
+            assert!(primary.is_empty(), "{command}: {primary:?}");
+        }
+        assert_eq!(named("cd `echo scripts` && sh x.sh"), ["/w/x.sh (also)"]);
+        // `~` after HOME is set names nothing: not the host's home.
+        assert!(anywhere("HOME=/elsewhere; sh ~/x.sh").is_empty());
+        assert!(anywhere("export HOME=/elsewhere; sh $HOME/x.sh").is_empty());
+        // An eval in a subshell leaves the folder outside it known.
+        assert_eq!(named("(eval cd a); sh x.sh"), ["/w/x.sh"]);
+    }
+
+    #[test]
+    fn what_is_followed_says_nothing_and_quoted_text_is_no_substitution() {
+        for command in [
+            r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh"#,
+            "cd .claude/hooks && ./g.sh",
+            "cd ~ && sh x.sh",
+            "cd a; cd -; sh x.sh",
+            "jq -r '.x | \"$(no)\" + `no`' | grep -q x",
+            "echo $((1 + 2))",
+            "node -e 'process.exit(0)'",
+            "case x in x) cd scripts;; esac; sh x.sh",
+        ] {
+            assert!(
+                unfollowed(command).is_empty(),
+                "{command}: {:?}",
+                unfollowed(command)
+            );
+        }
+        assert_eq!(
+            unfollowed_warning(&[EVAL, SUBSTITUTION]),
+            "its command runs files in a way an approval cannot follow (`eval`, `$(...)`): the approval covers its text and every file of .claude/hooks only; keep the scripts it runs in .claude/hooks"
         );
     }
 

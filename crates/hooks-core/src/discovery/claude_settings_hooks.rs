@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use super::{DiscoveredHook, HookDir, SettingsFile};
 use crate::claude::{
-    cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unknown_names,
-    ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
+    cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unfollowed,
+    unfollowed_warning, unknown_names, ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS,
+    CLAUDE_TOOL_NAMES,
 };
 use crate::launch::{Launch, LaunchKind};
 
@@ -89,6 +90,11 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             }
             hook.warnings
                 .extend(missing.iter().map(|path| missing_script(path)));
+            // Said rather than guessed: the files it runs may be others than those covered.
+            let unfollowed = unfollowed(&command);
+            if !unfollowed.is_empty() {
+                hook.warnings.push(unfollowed_warning(&unfollowed));
+            }
             // What cannot be fingerprinted cannot be approved: no digest, so no approval holds.
             hook.sha256 = cannot_cover
                 .is_none()
