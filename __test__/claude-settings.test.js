@@ -790,6 +790,26 @@ require(${JSON.stringify(path.join(__dirname, '..'))}).runHook('PreToolUse', ${J
     expect(r.hooks[0].warnings[0]).toBe("ran for item 1 of 2 of read_files' files: a.txt")
     expect(r.hooks[1].warnings[0]).toBe("ran for item 2 of 2 of read_files' files: .env")
     for (const h of r.hooks) expectCompleted(h)
+    // Every path in any field the SDK may read runs (fail closed): shapes the SDK reads .env
+    // from while the field the mapping shows holds something else, or nothing.
+    const f64 = Array.from({ length: 64 }, (_, i) => `f${i}.txt`)
+    const hidden = {
+      'range-only entry + decoy paths': { files: [{ path: '.env' }, { start_line: 1 }], paths: ['a.txt'] },
+      'string + range-only entry': { files: ['.env', { start_line: 1, end_line: 2 }] },
+      'range-only entry mid-list': { files: [{ path: 'a.txt' }, { start_line: 2 }, { path: '.env' }] },
+      'start_line "0x1" + decoy path': { files: [{ path: '.env', start_line: '0x1' }], path: 'a.txt' },
+      'start_line [1] + decoy path': { files: [{ path: '.env', start_line: [1] }], path: 'a.txt' },
+      'start_line "\uFEFF1" + decoy path': { files: [{ path: '.env', start_line: '\uFEFF1' }], path: 'a.txt' },
+      'end_line 1e20 on decoy, top path': { files: [{ path: 'a.txt', end_line: 1e20 }], path: '.env' },
+      '66 items, one range-only': { files: f64.concat('.env', { start_line: 1 }) },
+    }
+    for (const [name, input] of Object.entries(hidden)) {
+      const h = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input } }, withClaude(root, { profile: 'cli' }))
+      expect([name, h.cancel]).toEqual([name, true])
+      if (!name.startsWith('66')) expect([name, h.errorMessage]).toEqual([name, denied])
+    }
+    const decoy = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: hidden['start_line [1] + decoy path'] } }, withClaude(root, { profile: 'cli' }))
+    expect(decoy.hooks.map((h) => h.warnings[0])).toEqual(["ran for item 1 of 2 of read_files' path: a.txt", 'ran for files[0] (a field the SDK may also read): .env'])
     // A batch of one safe file: one record, as for any call.
     const one = await runHook('tool_call', { tool_call: { id: 't', name: 'read_files', input: { files: [{ path: 'a.txt' }] } } }, withClaude(root, { profile: 'cli' }))
     expect(one.cancel).toBe(false)

@@ -7,9 +7,9 @@
 
 use serde_json::{Map, Value};
 
+use super::batch_fields::{alone, every_value, primary, Primary};
 use super::events::{claude_event_of, hook_of, tool_call};
 use super::lists::as_list;
-use super::sdk_reads::{has_queries, read_files_source, ReadSource};
 use super::tools::object_form;
 use super::updated_input::put_list;
 use crate::discovery::Profile;
@@ -27,6 +27,10 @@ pub struct BatchItem {
     pub input: Value,
     /// Its place in the list.
     pub index: usize,
+    /// Whether its run's `updatedInput` goes back into the call: not for a value from a
+    /// field other than the one the mapping shows (`batch_fields.rs`), run only so the
+    /// handler sees it.
+    pub applies: bool,
 }
 
 /// How a Claude handler runs for one hook input.
@@ -36,8 +40,9 @@ pub enum Batch {
     One,
     /// Once per item, in item order.
     Items {
-        /// The list's key in the tool's parameters.
-        key: &'static str,
+        /// The list's key in the tool's parameters; `None` when the items that apply are the
+        /// call's one top-level request (or there are none).
+        key: Option<&'static str>,
         /// Each item's run.
         items: Vec<BatchItem>,
     },
@@ -51,7 +56,9 @@ pub enum Batch {
 }
 
 /// Whether the Claude handler of `hook_name` runs once per item for `input` (the completed
-/// Cline input of `profile`), and each item's input.
+/// Cline input of `profile`), and each item's input. The items are those of the field the
+/// mapping shows (as the SDK reads it), then every other path, URL or query the call holds
+/// in a field the SDK may read, each distinct value once (`batch_fields.rs`: fail closed).
 pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
     let post = match claude_event_of(hook_of(hook_name)) {
         Some("PreToolUse") => false,
@@ -60,17 +67,46 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
     };
     let call = tool_call(input, profile, post);
     let params = object_form(&call.name, call.params);
-    let Some(key) = batch_key(&call.name, &params) else {
-        return Batch::One;
+    // (the parameters the run is shown, its place, what it is, where it is)
+    let mut runs: Vec<(Map<String, Value>, usize, String, String)> = Vec::new();
+    let key = match primary(&call.name, &params) {
+        Primary::List(key) => {
+            let list = params.get(key).map(as_list).unwrap_or_default();
+            for (index, item) in list.iter().enumerate() {
+                let mut one = params.clone();
+                put_list(&mut one, key, params.get(key), vec![item.clone()]);
+                runs.push((one, index, item_text(item), key.to_owned()));
+            }
+            Some(key)
+        }
+        Primary::Top => {
+            let first = every_value(&call.name, &params)
+                .into_iter()
+                .find(|v| !v.at.contains('['));
+            if let Some(top) = first {
+                runs.push((params.clone(), 0, top.text, top.at));
+            }
+            None
+        }
+        Primary::Nothing => None,
     };
-    let list = params.get(key).map(as_list).unwrap_or_default();
-    if list.len() < 2 {
+    let applying = runs.len();
+    let mut seen: Vec<String> = runs.iter().map(|run| run.2.clone()).collect();
+    for value in every_value(&call.name, &params) {
+        if seen.contains(&value.text) {
+            continue;
+        }
+        seen.push(value.text.clone());
+        let one = alone(&call.name, &params, &value.text);
+        runs.push((one, runs.len(), value.text, value.at));
+    }
+    if runs.len() < 2 && runs.len() == applying {
         return Batch::One;
     }
-    if list.len() > BATCH_ITEM_LIMIT {
+    if runs.len() > BATCH_ITEM_LIMIT {
         return Batch::TooMany {
             tool: call.name.clone(),
-            count: list.len(),
+            count: runs.len(),
         };
     }
     let params_key = if call.sdk { "input" } else { "parameters" };
@@ -80,26 +116,31 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
         (false, false) => "preToolUse",
         (true, false) => "postToolUse",
     };
-    let count = list.len();
-    let items = list
-        .iter()
+    let count = runs.len();
+    let items = runs
+        .into_iter()
         .enumerate()
-        .map(|(index, item)| {
-            let mut one = params.clone();
-            put_list(&mut one, key, params.get(key), vec![item.clone()]);
+        .map(|(slot, (one, index, text, at))| {
             let mut whole = input.clone();
             if let Some(source) = whole.get_mut(source_key).and_then(Value::as_object_mut) {
                 source.insert(params_key.into(), Value::Object(one));
             }
-            BatchItem {
-                label: format!(
-                    "item {} of {count} of {}' {key}: {}",
-                    index + 1,
+            let applies = slot < applying;
+            let label = if applies {
+                format!(
+                    "item {} of {count} of {}' {at}: {}",
+                    slot + 1,
                     call.name,
-                    item_text(item)
-                ),
+                    short(&text)
+                )
+            } else {
+                format!("{at} (a field the SDK may also read): {}", short(&text))
+            };
+            BatchItem {
+                label,
                 input: whole,
                 index,
+                applies,
             }
         })
         .collect();
@@ -114,20 +155,7 @@ pub fn call_parameters(hook_name: &str, input: &Value, profile: Profile) -> Map<
     object_form(&call.name, call.params)
 }
 
-/// The key of the list the SDK runs one by one, for a batch tool.
-fn batch_key(tool: &str, params: &Map<String, Value>) -> Option<&'static str> {
-    match tool {
-        "read_files" => match read_files_source(params) {
-            Some(ReadSource::Batch(key)) => Some(key),
-            _ => None,
-        },
-        "fetch_web_content" => Some("requests"),
-        "search_codebase" if has_queries(params) => Some("queries"),
-        _ => None,
-    }
-}
-
-/// An item in a few words: its path, URL or query.
+/// An item's path, URL or query (the item itself when it has none).
 fn item_text(item: &Value) -> String {
     let text = match item {
         Value::String(s) => Some(s.clone()),
@@ -135,10 +163,14 @@ fn item_text(item: &Value) -> String {
             .iter()
             .find_map(|k| item.get(*k).and_then(Value::as_str).map(str::to_owned)),
     };
-    let text = text.unwrap_or_else(|| item.to_string());
+    text.unwrap_or_else(|| item.to_string())
+}
+
+/// A value in a few words, for a label.
+fn short(text: &str) -> String {
     match text.char_indices().nth(120) {
         Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
+        None => text.to_owned(),
     }
 }
 
@@ -146,12 +178,18 @@ fn item_text(item: &Value) -> String {
 /// for the call holding that item alone: `(index, parameters)`, in item order) put back into
 /// its own item, the other items untouched. A field outside the list that two items' runs
 /// set differently keeps the first's value, and a warning says which was not applied.
-/// `original` is the call's parameters (`object_form`'d by the caller's `key`).
+/// `original` is the call's parameters (`object_form`'d by the caller's `key`). With no
+/// `key` (the items that apply are the call's one top-level request), that run's parameters
+/// are the call's.
 pub fn merge_item_inputs(
     original: &Map<String, Value>,
-    key: &str,
+    key: Option<&str>,
     changed: &[(usize, Map<String, Value>)],
 ) -> (Map<String, Value>, Vec<String>) {
+    let Some(key) = key else {
+        let whole = changed.first().map(|(_, params)| params.clone());
+        return (whole.unwrap_or_else(|| original.clone()), Vec::new());
+    };
     let list = original.get(key).map(as_list).unwrap_or_default();
     let mut slots: Vec<Vec<Value>> = list.iter().map(|item| vec![item.clone()]).collect();
     let mut out = original.clone();
@@ -187,8 +225,11 @@ pub fn merge_item_inputs(
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use serde_json::json;
 
+    use super::super::tools::claude_tool_input;
     use super::*;
 
     fn map(value: Value) -> Map<String, Value> {
@@ -204,7 +245,7 @@ mod tests {
         let Batch::Items { key, items } = batch_items("PreToolUse", &input, Profile::Cli) else {
             panic!("not a batch");
         };
-        assert_eq!(key, "files");
+        assert_eq!(key, Some("files"));
         assert_eq!(items.len(), 2);
         assert_eq!(
             items[1].input,
@@ -216,14 +257,17 @@ mod tests {
         assert!(matches!(
             batch_items("tool_result", &post, Profile::Cli),
             Batch::Items {
-                key: "requests",
+                key: Some("requests"),
                 ..
             }
         ));
         let search = json!({"tool_call": {"name": "search_codebase", "input": ["a", "b"]}});
         assert!(matches!(
             batch_items("PreToolUse", &search, Profile::Cli),
-            Batch::Items { key: "queries", .. }
+            Batch::Items {
+                key: Some("queries"),
+                ..
+            }
         ));
     }
 
@@ -250,12 +294,142 @@ mod tests {
         );
     }
 
+    /// The labels of a read_files call's item runs, and the paths each is shown (as Read).
+    fn read_runs(params: Value) -> Option<Vec<(String, String, bool)>> {
+        let input = json!({"tool_call": {"name": "read_files", "input": params}});
+        match batch_items("PreToolUse", &input, Profile::Cli) {
+            Batch::Items { items, .. } => Some(
+                items
+                    .into_iter()
+                    .map(|item| {
+                        let call = tool_call(&item.input, Profile::Cli, false);
+                        let read = claude_tool_input(&call.name, call.params, Path::new("/p"));
+                        let path = read["file_path"].as_str().unwrap_or_default();
+                        let path = path.trim_start_matches("/p/").to_owned();
+                        (item.label, path, item.applies)
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn shown(params: Value) -> Vec<String> {
+        read_runs(params)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|run| run.1)
+            .collect()
+    }
+
+    #[test]
+    fn every_path_in_any_field_the_sdk_may_read_runs() {
+        // A range-only entry the SDK merges into the one before it: `files` fits no schema
+        // here, so `paths` is what the mapping shows, and `.env` runs as well.
+        let runs =
+            read_runs(json!({"files": [{"path": ".env"}, {"start_line": 1}], "paths": ["a.txt"]}));
+        assert_eq!(
+            runs,
+            Some(vec![
+                (
+                    "item 1 of 2 of read_files' paths: a.txt".into(),
+                    "a.txt".into(),
+                    true
+                ),
+                (
+                    "files[0] (a field the SDK may also read): .env".into(),
+                    ".env".into(),
+                    false
+                ),
+            ])
+        );
+        // One path, in no field that fits here: still run, shown it.
+        assert_eq!(
+            shown(json!({"files": [".env", {"start_line": 1, "end_line": 2}]})),
+            vec![".env"]
+        );
+        assert_eq!(
+            shown(json!({"files": [{"path": "a.txt"}, {"start_line": 2}, {"path": ".env"}]})),
+            vec!["a.txt", ".env"]
+        );
+        // `start_line` forms zod may coerce otherwise: the top-level path is shown first.
+        for start in [json!("0x1"), json!([1]), json!("\u{feff}1")] {
+            let runs = read_runs(
+                json!({"files": [{"path": ".env", "start_line": start}], "path": "a.txt"}),
+            )
+            .unwrap_or_default();
+            let got: Vec<_> = runs.iter().map(|r| (r.1.as_str(), r.2)).collect();
+            assert_eq!(got, vec![("a.txt", true), (".env", false)], "{start}");
+            assert_eq!(runs[0].0, "item 1 of 2 of read_files' path: a.txt");
+        }
+        // An `end_line` past the SDK's integers on the listed file: the top-level one runs.
+        assert_eq!(
+            shown(json!({"files": [{"path": "a.txt", "end_line": 1e20}], "path": ".env"})),
+            vec!["a.txt", ".env"]
+        );
+        // Each distinct path once; file_paths and filePath too.
+        assert_eq!(
+            shown(
+                json!({"files": [{"path": "a"}, {"path": "b"}], "file_paths": ["b", ".env"], "filePath": "a"})
+            ),
+            vec!["a", "b", ".env"]
+        );
+    }
+
+    #[test]
+    fn decoys_count_toward_the_limit_and_a_normal_call_is_unchanged() {
+        let mut files: Vec<Value> = (0..64).map(|i| json!(format!("f{i}.txt"))).collect();
+        files.push(json!(".env"));
+        files.push(json!({"start_line": 1}));
+        let big = json!({"tool_call": {"name": "read_files", "input": {"files": files}}});
+        assert_eq!(
+            batch_items("PreToolUse", &big, Profile::Cli),
+            Batch::TooMany {
+                tool: "read_files".into(),
+                count: 65
+            }
+        );
+        let top =
+            json!({"tool_call": {"name": "read_files", "input": {"path": "a", "start_line": 2}}});
+        assert_eq!(batch_items("PreToolUse", &top, Profile::Cli), Batch::One);
+        let none =
+            json!({"tool_call": {"name": "read_files", "input": {"files": [{"start_line": 1}]}}});
+        assert_eq!(batch_items("PreToolUse", &none, Profile::Cli), Batch::One);
+        // A top-level url beside requests, and a query beside queries, run too.
+        let fetch = json!({"tool_call": {"name": "fetch_web_content", "input": {"requests": [{"url": "u"}], "url": "v"}}});
+        let Batch::Items { key, items } = batch_items("PreToolUse", &fetch, Profile::Cli) else {
+            panic!("not a batch");
+        };
+        assert_eq!(key, Some("requests"));
+        assert_eq!(
+            items.iter().map(|i| i.label.as_str()).collect::<Vec<_>>(),
+            vec![
+                "item 1 of 2 of fetch_web_content' requests: u",
+                "url (a field the SDK may also read): v"
+            ]
+        );
+        let search = json!({"tool_call": {"name": "search_codebase", "input": {"queries": ["q"], "query": "r"}}});
+        assert!(matches!(
+            batch_items("PreToolUse", &search, Profile::Cli),
+            Batch::Items { items, .. } if items.len() == 2 && !items[1].applies
+        ));
+    }
+
+    #[test]
+    fn a_top_level_request_s_change_is_the_call_s() {
+        let original = map(json!({"path": "a", "files": [{"path": ".env", "start_line": "0x1"}]}));
+        let changed = map(json!({"path": "b", "files": [{"path": ".env", "start_line": "0x1"}]}));
+        let (got, warnings) = merge_item_inputs(&original, None, &[(0, changed.clone())]);
+        assert_eq!(got, changed);
+        assert!(warnings.is_empty());
+    }
+
     #[test]
     fn each_items_change_lands_in_its_own_item() {
         let original = map(json!({"files": [{"path": "a"}, {"path": "b"}, {"path": "c"}], "t": 1}));
         let (got, warnings) = merge_item_inputs(
             &original,
-            "files",
+            Some("files"),
             &[
                 (0, map(json!({"files": [{"path": "A"}], "t": 1}))),
                 (2, map(json!({"files": [{"path": "C"}], "t": 2}))),
@@ -269,7 +443,7 @@ mod tests {
         // Two items setting one field differently: the first wins, and it is said.
         let (got, warnings) = merge_item_inputs(
             &original,
-            "files",
+            Some("files"),
             &[
                 (0, map(json!({"files": [{"path": "a"}], "t": 2}))),
                 (1, map(json!({"files": [{"path": "b"}], "t": 3}))),
@@ -280,8 +454,11 @@ mod tests {
         assert!(warnings[0].contains("item 2"), "{warnings:?}");
         // JSON text stays JSON text.
         let text = map(json!({"queries": "[\"a\",\"b\"]"}));
-        let (got, _) =
-            merge_item_inputs(&text, "queries", &[(1, map(json!({"queries": "[\"B\"]"})))]);
+        let (got, _) = merge_item_inputs(
+            &text,
+            Some("queries"),
+            &[(1, map(json!({"queries": "[\"B\"]"})))],
+        );
         assert_eq!(got["queries"], "[\"a\",\"B\"]");
     }
 }

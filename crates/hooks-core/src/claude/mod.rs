@@ -5,6 +5,7 @@
 //! file's gives. Pure: the files are read and the processes run at the edges (scan.rs, run.rs).
 
 mod batch;
+mod batch_fields;
 mod events;
 mod hook;
 mod json_numbers;

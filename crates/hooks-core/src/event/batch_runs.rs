@@ -4,7 +4,8 @@
 //! is its own record in the run's executions (the handler's path, and a first warning naming
 //! its item), so the usual combination applies to each: any block blocks, a printed block is
 //! never dropped, contexts join in item order. The items' `updatedInput`s are merged into
-//! one, carried by the last item run that printed one, so the run sees one per handler.
+//! one, carried by the last item run that printed one, so the run sees one per handler; a run
+//! for a value outside the field the call is mapped from (`BatchItem::applies`) has none.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -106,7 +107,7 @@ async fn run_items<F, Fut>(
     ctx: Arc<RunContext>,
     deadline: Instant,
     (watches, sequential): (&[Option<Arc<HookWatch>>], bool),
-    key: &'static str,
+    key: Option<&'static str>,
     items: Vec<BatchItem>,
     guarded: F,
 ) -> Vec<Execution>
@@ -169,6 +170,14 @@ where
             continue;
         }
         if let Some(input) = exec.override_input.take() {
+            if !item.applies {
+                // Its run was for a value the SDK may read, not the one the call is mapped
+                // from: there is no place in the call to put it back.
+                exec.warnings.push(
+                    "updatedInput not applied: this run was for a field the SDK may also read, not the one the call's input is taken from".into(),
+                );
+                continue;
+            }
             changed.push((item.index, input));
             carrier = Some(i);
         }
