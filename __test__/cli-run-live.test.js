@@ -60,7 +60,10 @@ describe('cline-hooks run, through a pipe: plain lines', () => {
     expect(lines).toContain(`▸ ${quickTitle}`)
     expect(lines).toContain(`▸ ${slowTitle}`)
     expect(lines).toContain('  stderr    │ slow: checking')
-    expect(lines).toContain('            │ slow: \\x1B]0;pwned\\x07\\x1B[2J\\u009B31m\\rover\\u202Eevil')
+    // Its second line continues under its heading, or, when the quick hook's lines came between
+    // the two (the hooks run together), under the heading printed again.
+    const hostile = 'slow: \\x1B]0;pwned\\x07\\x1B[2J\\u009B31m\\rover\\u202Eevil'
+    expect(lines.filter((l) => l === `            │ ${hostile}` || l === `  stderr    │ ${hostile}`)).toHaveLength(1)
     expect(at(/slow: checking/)).toBeLessThan(at(/slow: \\x1B/))
     // Past 2 s, one line says the slow hook is still running; the quick one never gets one.
     // (The quick one is named only if a loaded machine took 2 s to start it.)
