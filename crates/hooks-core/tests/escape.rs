@@ -117,6 +117,7 @@ fn context(timeout: Duration, abort: CancellationToken) -> RunContext {
         profile: Profile::Extension,
         run: Default::default(),
         claude_input: None,
+        claude_batch: None,
     }
 }
 

@@ -231,13 +231,7 @@ mod tests {
 
     use super::super::tools::claude_tool_input;
     use super::*;
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    }
+    use crate::claude::lists::object as map;
 
     #[test]
     fn a_batch_runs_once_per_item_with_that_item_alone() {

@@ -152,13 +152,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    }
+    use crate::claude::lists::object as map;
 
     fn texts(tool: &str, v: Value) -> Vec<(String, String)> {
         every_value(tool, &map(v))

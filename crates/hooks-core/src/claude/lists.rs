@@ -27,3 +27,12 @@ pub(super) fn json_list(value: &Value) -> Option<Vec<Value>> {
         _ => None,
     }
 }
+
+/// A test's JSON object as the map the readers take (anything else: an empty map).
+#[cfg(test)]
+pub(super) fn object(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}

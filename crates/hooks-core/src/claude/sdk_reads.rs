@@ -171,13 +171,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    }
+    use crate::claude::lists::object as map;
 
     #[test]
     fn run_commands_reads_commands_then_command_then_cmd() {

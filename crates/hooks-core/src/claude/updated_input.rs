@@ -590,19 +590,13 @@ mod tests {
 
     use super::*;
     use crate::claude::events::claude_input_in;
+    use crate::claude::lists::object as map;
     use crate::claude::paths::absolutize;
     use crate::claude::paths::fixtures::{Garbage, ATTACK, POSIX, PROJECT, WIN};
     use crate::claude::search_replace::first_block;
 
     fn tool_input(tool: &str, params: Value) -> Value {
         tool_input_in(tool, &params, POSIX)
-    }
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
     }
 
     /// The Cline parameters for a hook's `updated` answer to `tool` called with `params`.

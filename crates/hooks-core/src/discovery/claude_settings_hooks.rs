@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use super::{DiscoveredHook, HookDir, SettingsFile};
 use crate::claude::{
-    cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unfollowed,
-    unfollowed_warning, unknown_names, ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS,
-    CLAUDE_TOOL_NAMES,
+    cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unfollowed_warning,
+    unknown_names, ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
 };
 use crate::launch::{Launch, LaunchKind};
 
@@ -34,7 +33,8 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
         }
         let mut first = found.len();
         let mut file_warnings = event_warnings(file, hook_name);
-        for (entry, scripts, missing) in &file.entries {
+        for scanned in &file.entries {
+            let (entry, scripts, missing) = (&scanned.entry, &scanned.scripts, &scanned.missing);
             if !cline_hooks_of(&entry.event).contains(&hook_name) {
                 continue;
             }
@@ -91,9 +91,8 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             hook.warnings
                 .extend(missing.iter().map(|path| missing_script(path)));
             // Said rather than guessed: the files it runs may be others than those covered.
-            let unfollowed = unfollowed(&command);
-            if !unfollowed.is_empty() {
-                hook.warnings.push(unfollowed_warning(&unfollowed));
+            if !scanned.unfollowed.is_empty() {
+                hook.warnings.push(unfollowed_warning(&scanned.unfollowed));
             }
             // What cannot be fingerprinted cannot be approved: no digest, so no approval holds.
             hook.sha256 = cannot_cover
@@ -161,8 +160,8 @@ fn concerns(warning: &str, hook_name: &str) -> bool {
 fn event_warnings(file: &SettingsFile, hook_name: &str) -> Vec<String> {
     let mut said: Vec<&str> = Vec::new();
     let mut warnings = Vec::new();
-    for (entry, ..) in &file.entries {
-        let event = entry.event.as_str();
+    for scanned in &file.entries {
+        let event = scanned.entry.event.as_str();
         if said.contains(&event) || !cline_hooks_of(event).is_empty() {
             continue;
         }

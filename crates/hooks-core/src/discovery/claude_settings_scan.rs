@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Contents, HookDir, Source};
-use crate::claude::{parse_settings, scripts_named, Handler, Script, SettingsEntry};
+use crate::claude::{parse_settings, scripts_named, unfollowed, Handler, Script, SettingsEntry};
 use crate::launch::{claude_command, Interpreters, Launch};
 
 /// Largest settings file read, in bytes: a settings file is a few KiB.
@@ -24,10 +24,8 @@ pub struct SettingsFile {
     /// Its path with the links on its folder's path resolved (the user's policy store keys
     /// its handlers by it).
     pub real_path: PathBuf,
-    /// Its handlers, each with the scripts its command names and their sha256s (what an
-    /// approval covers), and the files it runs that are missing, wherever they are (what is
-    /// said: see [`missing_of`]).
-    pub entries: Vec<(SettingsEntry, Vec<Script>, Vec<PathBuf>)>,
+    /// Its handlers, in the file's order, with what the scan read of each.
+    pub entries: Vec<ScannedHandler>,
     /// What is wrong with it (not JSON, a wrong shape), without its name.
     pub warnings: Vec<String>,
     /// Why none of it could be read, if so (unreadable, too large, not JSON).
@@ -36,6 +34,20 @@ pub struct SettingsFile {
     pub disable_all_hooks: bool,
     /// How its commands start: the shell's argv before the command, or why none can.
     pub shell: Launch,
+}
+
+/// A handler of a settings file with what a scan read of it: read once per scan, then used by
+/// every hook name the handler runs for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedHandler {
+    /// The handler as written.
+    pub entry: SettingsEntry,
+    /// The scripts its command names and their sha256s (what an approval covers).
+    pub scripts: Vec<Script>,
+    /// The files it runs that are missing, wherever they are (what is said: see [`missing_of`]).
+    pub missing: Vec<PathBuf>,
+    /// What in its command runs files a reading cannot follow (`eval`, `$(...)`): said.
+    pub unfollowed: Vec<&'static str>,
 }
 
 /// Reads the settings files of `dir` (a `.claude` folder); `Missing` when it holds none.
@@ -85,17 +97,21 @@ pub fn scan_claude_dir(dir: &HookDir, tools: &mut Interpreters) -> Contents {
                 file.entries = parsed
                     .entries
                     .into_iter()
-                    .map(|entry| {
-                        let (scripts, missing) = match &entry.handler {
-                            Handler::Command { command, .. } => (
-                                project
-                                    .map(|root| scripts_of(command, root, home.as_deref()))
-                                    .unwrap_or_default(),
-                                missing_of(command, area, home.as_deref()),
-                            ),
-                            _ => (Vec::new(), Vec::new()),
-                        };
-                        (entry, scripts, missing)
+                    .map(|entry| match &entry.handler {
+                        Handler::Command { command, .. } => ScannedHandler {
+                            scripts: project
+                                .map(|root| scripts_of(command, root, home.as_deref()))
+                                .unwrap_or_default(),
+                            missing: missing_of(command, area, home.as_deref()),
+                            unfollowed: unfollowed(command),
+                            entry,
+                        },
+                        _ => ScannedHandler {
+                            entry,
+                            scripts: Vec::new(),
+                            missing: Vec::new(),
+                            unfollowed: Vec::new(),
+                        },
                     })
                     .collect();
             }

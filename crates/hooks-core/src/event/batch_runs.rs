@@ -14,40 +14,68 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::claude::{
-    batch_items, call_parameters, claude_event_of, merge_item_inputs, Batch, BatchItem,
-    BATCH_ITEM_LIMIT,
+    call_parameters, claude_event_of, merge_item_inputs, Batch, BatchItem, BATCH_ITEM_LIMIT,
 };
 use crate::discovery::DiscoveredHook;
 use crate::observe::HookWatch;
 use crate::process::{Execution, RunContext, Status};
 
-/// `hook`'s executions for this run: one, or one per item of a batch its Claude handler
-/// takes one item of. `guarded` runs one (the runner's, passed in), `watch` makes a run's live
-/// events; each execution's `End` is sent here, with the execution as the run reports it.
-/// `sequential`: the item runs one after another, as the run's hooks are.
-pub(super) async fn guarded_items<F, Fut, W>(
-    hook: DiscoveredHook,
-    ctx: Arc<RunContext>,
-    deadline: Instant,
-    (watch, sequential): (W, bool),
-    guarded: F,
-) -> Vec<Execution>
+/// One run of a hook, with its deadline and live events: the runner's guarded run, passed in.
+pub(super) trait RunOne: Clone + Send + 'static {
+    /// The run, to await.
+    type Run: Future<Output = Execution> + Send + 'static;
+    /// Starts it.
+    fn run(
+        &self,
+        hook: DiscoveredHook,
+        ctx: Arc<RunContext>,
+        deadline: Instant,
+        watch: Option<Arc<HookWatch>>,
+    ) -> Self::Run;
+}
+
+impl<F, Fut> RunOne for F
 where
     F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
         + Clone
         + Send
         + 'static,
     Fut: Future<Output = Execution> + Send + 'static,
+{
+    type Run = Fut;
+    fn run(
+        &self,
+        hook: DiscoveredHook,
+        ctx: Arc<RunContext>,
+        deadline: Instant,
+        watch: Option<Arc<HookWatch>>,
+    ) -> Fut {
+        self(hook, ctx, deadline, watch)
+    }
+}
+
+/// `hook`'s executions for this run: one, or one per item of a batch its Claude handler
+/// takes one item of. `guarded` runs one (the runner's, passed in), `watch` makes a run's live
+/// events; each execution's `End` is sent here, with the execution as the run reports it.
+/// `sequential`: the item runs one after another, as the run's hooks are.
+pub(super) async fn guarded_items<W>(
+    hook: DiscoveredHook,
+    ctx: Arc<RunContext>,
+    deadline: Instant,
+    (watch, sequential): (W, bool),
+    guarded: impl RunOne,
+) -> Vec<Execution>
+where
     W: Fn(&DiscoveredHook) -> Option<Arc<HookWatch>>,
 {
-    let batch = match (&hook.claude, &ctx.claude_input) {
-        (Some(_), Some(value)) => batch_items(&hook.hook_name, value, ctx.profile),
-        _ => Batch::One,
+    let batch = match (&hook.claude, &ctx.claude_batch) {
+        (Some(_), Some(batch)) => batch.clone(),
+        _ => Arc::new(Batch::One),
     };
-    let (watches, executions) = match batch {
+    let (watches, executions) = match &*batch {
         Batch::One => {
             let watching = watch(&hook);
-            let exec = guarded(hook, ctx, deadline, watching.clone()).await;
+            let exec = guarded.run(hook, ctx, deadline, watching.clone()).await;
             (vec![watching], vec![exec])
         }
         Batch::TooMany { tool, count } => {
@@ -60,7 +88,7 @@ where
                 too_many(&hook, &ctx, &why)
             } else {
                 // After the tool ran there is nothing to guard: the run as before, said.
-                let mut exec = guarded(hook, ctx, deadline, watching.clone()).await;
+                let mut exec = guarded.run(hook, ctx, deadline, watching.clone()).await;
                 exec.warnings
                     .push(format!("{why}: it was shown the first item only"));
                 exec
@@ -74,7 +102,7 @@ where
                 ctx,
                 deadline,
                 (&watches, sequential),
-                key,
+                *key,
                 items,
                 guarded,
             )
@@ -102,27 +130,22 @@ fn too_many(hook: &DiscoveredHook, ctx: &RunContext, why: &str) -> Execution {
 
 /// The item runs, in item order: concurrently (they share the handler's deadline), or with
 /// `sequential` one after another.
-async fn run_items<F, Fut>(
+async fn run_items(
     hook: DiscoveredHook,
     ctx: Arc<RunContext>,
     deadline: Instant,
     (watches, sequential): (&[Option<Arc<HookWatch>>], bool),
     key: Option<&'static str>,
-    items: Vec<BatchItem>,
-    guarded: F,
-) -> Vec<Execution>
-where
-    F: Fn(DiscoveredHook, Arc<RunContext>, Instant, Option<Arc<HookWatch>>) -> Fut
-        + Clone
-        + Send
-        + 'static,
-    Fut: Future<Output = Execution> + Send + 'static,
-{
+    items: &[BatchItem],
+    guarded: impl RunOne,
+) -> Vec<Execution> {
     let mut set = JoinSet::new();
     let mut slots: Vec<Option<Execution>> = vec![None; items.len()];
     for (slot, item) in items.iter().enumerate() {
         let mut item_ctx = (*ctx).clone();
         item_ctx.claude_input = Some(Arc::new(item.input.clone()));
+        // An item's run is one run of the handler: never a batch again.
+        item_ctx.claude_batch = None;
         let hook = hook.clone();
         // Each item's run has its live events, under the handler's path.
         let watch = watches.get(slot).cloned().flatten();
@@ -131,14 +154,14 @@ where
             let timeout = ctx.timeout_of(&hook);
             let now = Instant::now();
             let deadline = now.checked_add(timeout).unwrap_or(deadline.max(now));
-            slots[slot] = Some(guarded(hook, Arc::new(item_ctx), deadline, watch).await);
+            slots[slot] = Some(guarded.run(hook, Arc::new(item_ctx), deadline, watch).await);
             continue;
         }
         let guarded = guarded.clone();
         set.spawn(async move {
             (
                 slot,
-                guarded(hook, Arc::new(item_ctx), deadline, watch).await,
+                guarded.run(hook, Arc::new(item_ctx), deadline, watch).await,
             )
         });
     }
@@ -159,13 +182,13 @@ where
             })
         })
         .collect();
-    for (exec, item) in executions.iter_mut().zip(&items) {
+    for (exec, item) in executions.iter_mut().zip(items) {
         exec.warnings.insert(0, format!("ran for {}", item.label));
     }
     // Each item's updatedInput back into its own item, as one.
     let mut changed = Vec::new();
     let mut carrier = None;
-    for (i, (exec, item)) in executions.iter_mut().zip(&items).enumerate() {
+    for (i, (exec, item)) in executions.iter_mut().zip(items).enumerate() {
         if exec.status != Status::Completed {
             continue;
         }

@@ -9,7 +9,6 @@
 //! here too.
 
 use std::fmt;
-use std::io;
 
 /// Why hooks started with `scrubEnv` are not kept from the host's environment here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,40 +38,24 @@ impl fmt::Display for Unconfined {
     }
 }
 
-/// Landlock's file-system access rights (`LANDLOCK_ACCESS_FS_*`): ABI 1 knows the first 13,
-/// ABI 2 adds REFER (renames and links across folders), ABI 3 TRUNCATE, ABI 5 IOCTL_DEV.
-const FS_RIGHTS_ABI_1: u64 = (1 << 13) - 1;
-const FS_REFER: u64 = 1 << 13;
-const FS_TRUNCATE: u64 = 1 << 14;
-const FS_IOCTL_DEV: u64 = 1 << 15;
-
 /// The file-system rights the confining domain handles (and grants on `/`, so none is denied)
 /// on a kernel whose Landlock ABI query gave `abi` (its version, or the error number).
 ///
 /// A domain must handle some access to exist; file-system rights are the ones every Landlock
 /// kernel knows. They must include REFER: a domain that does not handle it forbids every
-/// rename or link across folders, and ABI 1 cannot grant it, so ABI 1 is not used. Rights the
-/// kernel does not know are left out (it refuses them).
+/// rename or link across folders, and ABI 1 cannot grant it, so ABI 1 is not used. These are
+/// the rights a confined hook's domain handles with the network allowed (one rule for both:
+/// [`domain_rights`](crate::sandbox::domain_rights)), said here in `scrubEnv`'s words.
 pub fn fs_rights(abi: Result<i64, i32>) -> Result<u64, Unconfined> {
-    const ENOSYS: i32 = 38;
-    const EOPNOTSUPP: i32 = 95;
-    match abi {
-        Err(ENOSYS) => Err(Unconfined::NoLandlock),
-        Err(EOPNOTSUPP) => Err(Unconfined::Disabled),
-        Err(code) => Err(Unconfined::Refused(
-            io::Error::from_raw_os_error(code).to_string(),
-        )),
-        Ok(abi) if abi < 2 => Err(Unconfined::TooOld),
-        Ok(abi) => {
-            let mut rights = FS_RIGHTS_ABI_1 | FS_REFER;
-            if abi >= 3 {
-                rights |= FS_TRUNCATE;
-            }
-            if abi >= 5 {
-                rights |= FS_IOCTL_DEV;
-            }
-            Ok(rights)
-        }
+    use crate::sandbox::Unavailable;
+    match crate::sandbox::domain_rights(abi, true) {
+        Ok(rights) => Ok(rights.handled_fs),
+        Err(Unavailable::NoLandlock) => Err(Unconfined::NoLandlock),
+        Err(Unavailable::Disabled) => Err(Unconfined::Disabled),
+        Err(Unavailable::TooOld { .. }) => Err(Unconfined::TooOld),
+        Err(Unavailable::Refused(why)) => Err(Unconfined::Refused(why)),
+        // Not a kernel's answer (the platform's own refusals): said as they are.
+        Err(other) => Err(Unconfined::Refused(other.to_string())),
     }
 }
 
@@ -332,7 +315,7 @@ mod tests {
     fn every_kernel_from_abi_2_gets_the_rights_it_knows_refer_included() {
         let abi_2 = fs_rights(Ok(2)).unwrap_or_default();
         assert_eq!(abi_2, 0x3fff);
-        assert_ne!(abi_2 & FS_REFER, 0);
+        assert_ne!(abi_2 & (1 << 13), 0); // LANDLOCK_ACCESS_FS_REFER
         assert_eq!(fs_rights(Ok(3)), Ok(0x7fff));
         assert_eq!(fs_rights(Ok(4)), Ok(0x7fff));
         assert_eq!(fs_rights(Ok(5)), Ok(0xffff));

@@ -219,6 +219,9 @@ pub struct RunContext {
     /// The completed input as JSON, when a Claude settings handler runs: each builds its own
     /// stdin from it (see [`crate::claude::claude_input`]).
     pub claude_input: Option<Arc<Value>>,
+    /// How a Claude handler runs for this call: once, or once per item of a batch (see
+    /// [`crate::claude::batch_items`]); read once per run, beside `claude_input`.
+    pub claude_batch: Option<Arc<crate::claude::Batch>>,
 }
 
 impl RunContext {
