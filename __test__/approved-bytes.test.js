@@ -14,9 +14,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { makeTempDir, writeFile, envWith } = require('./helpers')
+const { makeTempDir, writeFile, envWith, nodeSync } = require('./helpers')
 
 const ROOT = path.resolve(__dirname, '..')
 const linux = process.platform === 'linux'
@@ -67,7 +66,7 @@ function runApproved(root, { event = 'PreToolUse', profile = 'extension', pathDi
       const result = await runHook(${JSON.stringify(event)}, ${JSON.stringify(input)}, { ...options, timeoutMs: 30000 })
       console.log(JSON.stringify(result))
     })()`
-  const child = spawnSync(process.execPath, ['-e', script], {
+  const child = nodeSync(['-e', script], {
     encoding: 'utf8',
     timeout: 60000,
     env: envWith({ PATH: `${pathDir}${path.delimiter}${process.env.PATH}` }),
@@ -130,7 +129,7 @@ describeLinux('an approved Node hook runs as Node runs its file', () => {
     const hook = writeFile(dir, file, source, 0o755)
     for (const [name, text] of Object.entries(extra)) writeFile(dir, name, text)
     const result = runApproved(root, { profile, pathDir: nodeDir, input })
-    const direct = spawnSync(process.execPath, [hook], { encoding: 'utf8', input: JSON.stringify(input), cwd: root, timeout: 30000 })
+    const direct = nodeSync([hook], { encoding: 'utf8', input: JSON.stringify(input), cwd: root, timeout: 30000 })
     return { hook, dir, approved: result.hooks[0], direct }
   }
 
@@ -311,7 +310,7 @@ describeLinux('an approved Node hook decides CommonJS or ES module as node does'
       const hook = writeFile(path.join(root, '.clinerules', 'hooks'), file, source, 0o755)
       const input = { hookName: 'PreToolUse' }
       const result = runApproved(root, { profile, pathDir: path.dirname(process.execPath), input })
-      const direct = spawnSync(process.execPath, [hook], { encoding: 'utf8', input: JSON.stringify(input), cwd: root, timeout: 30000 })
+      const direct = nodeSync([hook], { encoding: 'utf8', input: JSON.stringify(input), cwd: root, timeout: 30000 })
       const approved = result.hooks[0]
       expect([approved.exitCode, result.cancel]).toEqual([direct.status, verdict(direct.stdout)])
       // A failure to start is reported as node reports it: its message on stderr.

@@ -9,9 +9,8 @@
 // good `env` reaches a hook is checked on Unix; every call is fuzzed the same.
 
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { isWindows } = require('./helpers')
+const { isWindows, nodeSync } = require('./helpers')
 
 const FUZZ = path.join(__dirname, 'fixtures', 'boundary', 'fuzz.js')
 const DURATION_MS = Number(process.env.BOUNDARY_FUZZ_MS || 15000)
@@ -20,7 +19,7 @@ describe('B3: the addon boundary under generated hostile calls', () => {
   test(
     `the host never dies and every failure is a rejection with a documented code${isWindows ? " (on Windows the fixture's shell-script hook runs only where a shell is found)" : ''}`,
     () => {
-      const child = spawnSync(process.execPath, [FUZZ, path.join(__dirname, '..')], {
+      const child = nodeSync([FUZZ, path.join(__dirname, '..')], {
         encoding: 'utf8',
         timeout: DURATION_MS + 60000,
         maxBuffer: 16 * 1024 * 1024,

@@ -24,6 +24,7 @@ const {
   printJson,
   readInputThen,
   opts,
+  nodeSync,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory } = addon
@@ -87,7 +88,7 @@ describe('A1: hostile input never takes the host down', () => {
     const tmp = makeTempDir()
     const { dir, file } = recordingHook(tmp)
     // In a child: before the fix, the first of these killed the process with SIGSEGV.
-    const child = spawnSync(process.execPath, [path.join(FIXTURES, 'hostile-input.js'), ADDON_DIR, dir], {
+    const child = nodeSync([path.join(FIXTURES, 'hostile-input.js'), ADDON_DIR, dir], {
       encoding: 'utf8',
       timeout: 60000,
     })
@@ -364,7 +365,7 @@ describe('options and a polluted Object.prototype', () => {
         delete Object.prototype.timeoutMs
         console.log(JSON.stringify(out))
       })()`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 30000 })
     expect(child.stderr).toBe('')
     expect(JSON.parse(child.stdout)).toEqual([
       { name: 'inherited value', ok: 'ran' },
@@ -390,7 +391,7 @@ describe('issue 18, item 7: env and paths the OS cannot take are refused up fron
       Object.prototype.POLLUTED = 'leaked'
       runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}], env: { A: '1' } })
         .then((r) => console.log(JSON.stringify(r.contextModification)), (e) => console.log(JSON.stringify(e.message)))`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 30000 })
     expect(child.stderr).toBe('')
     expect(JSON.parse(child.stdout)).toBe('A=1 POLLUTED=unset')
   })
@@ -406,7 +407,7 @@ describe('issue 18, item 7: env and paths the OS cannot take are refused up fron
       fs.rmdirSync(${JSON.stringify(gone)})
       discoverHooks('TaskStart', { globalHooksDir: null, workspaceRoots: ['project'] })
         .then(() => console.log('"resolved"'), (e) => console.log(JSON.stringify([e.code, e.message])))`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 30000 })
     expect(child.stderr).toBe('')
     const [code, message] = JSON.parse(child.stdout)
     expect(code).toBe('ERR_INVALID_OPTION')
@@ -678,7 +679,7 @@ describe('A9: AbortSignal at the boundary', () => {
     const tmp = makeTempDir()
     const dir = path.join(tmp, 'hooks')
     writeProgram(dir, 'TaskStart', 'setTimeout(() => {}, 30000)\n')
-    const child = spawnSync(process.execPath, [path.join(FIXTURES, 'exit-with-signal.js'), ADDON_DIR, dir], {
+    const child = nodeSync([path.join(FIXTURES, 'exit-with-signal.js'), ADDON_DIR, dir], {
       encoding: 'utf8',
       timeout: 30000,
     })

@@ -2,10 +2,9 @@
 // process over real hooks in temp folders: --version, a command's own help, the closest name for
 // a mistyped command or option, `untrust`, and `run --env` and `--on-failure`. HOME and CLINE_DIR
 // point into a temp folder, so the user's policy store is never read or written.
-const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { makeTempDir, makeWorkspace, hooksDirOf, writeProgram, printJson, readInputThen, cliEnv } = require('./helpers')
+const { makeTempDir, makeWorkspace, hooksDirOf, writeProgram, printJson, readInputThen, cliEnv, nodeSync } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
@@ -20,7 +19,7 @@ function makeHome() {
 
 /** `cline-hooks ...args` in `cwd`, with a temp HOME and CLINE_DIR and no colour; stdin is empty (not a terminal). */
 function cli(args, { cwd = ROOT, home = makeHome().home, env = {} } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
+  const r = nodeSync([CLI, ...args], {
     cwd,
     input: '',
     encoding: 'utf8',

@@ -25,6 +25,7 @@ const {
   isAlive,
   waitDead,
   cliEnv,
+  nodeSync,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -145,7 +146,7 @@ function expectOneQuietLine(stderr) {
 
 describe('exit statuses', () => {
   test('--help has one table with every exit status the CLI uses, one row each, with its meaning', () => {
-    const r = spawnSync(process.execPath, [CLI, '--help'], { cwd: ROOT, encoding: 'utf8' })
+    const r = nodeSync([CLI, '--help'], { cwd: ROOT, encoding: 'utf8' })
     expect(r.status).toBe(0)
     const at = r.stdout.indexOf('\nExit status:\n')
     expect(at).toBeGreaterThan(-1)
@@ -371,7 +372,7 @@ describe('internal errors', () => {
   const PRELOAD = path.join(__dirname, 'fixtures', 'cli', 'discovery-throws.js')
 
   test('an internal error prints one sentence that says how to report it, and exits 70', () => {
-    const r = spawnSync(process.execPath, ['--require', PRELOAD, CLI, 'list', '--no-global'], {
+    const r = nodeSync(['--require', PRELOAD, CLI, 'list', '--no-global'], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, CLINE_HOOKS_DEBUG: '' },
@@ -384,7 +385,7 @@ describe('internal errors', () => {
   })
 
   test('CLINE_HOOKS_DEBUG=1 adds the stack trace', () => {
-    const r = spawnSync(process.execPath, ['--require', PRELOAD, CLI, 'list', '--no-global'], {
+    const r = nodeSync(['--require', PRELOAD, CLI, 'list', '--no-global'], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, CLINE_HOOKS_DEBUG: '1' },

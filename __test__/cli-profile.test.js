@@ -34,6 +34,7 @@ const {
   opts,
   envWith,
   expectCompleted,
+  nodeSync,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory } = addon
@@ -363,7 +364,7 @@ describe('CLI profile: the SDK README Python and TypeScript examples', () => {
         const post = await runHook('tool_result', { hookName: 'tool_result', tool_result: { id: 'c', name: 'read_files', input: {}, output: 'x', error: null, durationMs: 45 } }, options)
         console.log(JSON.stringify({ argv: found[0].command, pre: [pre.hooks[0].status, pre.contextModification, pre.hooks[0].failure], post: [post.hooks[0].status, post.contextModification] }))
       })()`
-    const child = spawnSync(process.execPath, ['-e', script], {
+    const child = nodeSync(['-e', script], {
       encoding: 'utf8',
       timeout: 30000,
       env: envWith({ PATH: pathWith(path.dirname(bun)) }),
@@ -418,7 +419,7 @@ describe('CLI profile: which folders, in which order', () => {
       const run = (globalHooksDir) => runHook('agent_start', {}, { profile: 'cli', globalHooksDir })
         .then((r) => [r.hooks.map((h) => h.path), r.contextModification]);
       Promise.all([run(${JSON.stringify(noGlobal)}), run(null)]).then((r) => console.log(JSON.stringify(r)))`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env: envWith({ CLINE_DIR: clineDir }) })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 30000, env: envWith({ CLINE_DIR: clineDir }) })
     const [moved, off] = JSON.parse(child.stdout)
     expect(moved).toEqual([[hook], 'from $CLINE_DIR'])
     // --no-global: no global folder of the profile at all, $CLINE_DIR/hooks included.
@@ -473,7 +474,7 @@ describe('CLI profile: which folders, in which order', () => {
         }
         console.log(JSON.stringify({ before, after, ms: Date.now() - changed }));
       })().catch((e) => { console.error(e); process.exit(1); });`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 50000 })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 50000 })
     expect(child.stderr).toBe('')
     const { before, after } = JSON.parse(child.stdout)
     expect(before).toEqual({ discoverHooks: [a], runHook: 'from a', longLivedFactory: [a], newFactory: [a] })
@@ -515,7 +516,7 @@ describe('CLI profile: .ps1 hooks', () => {
         const result = await runHook('TaskStart', {}, { ...options, timeoutMs: 30000 });
         console.log(JSON.stringify({ found, result }));
       })().catch((e) => { console.error(e); process.exit(1); });`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 45000, env: envWith({ PATH: pathEnv }) })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 45000, env: envWith({ PATH: pathEnv }) })
     expect(child.stderr).toBe('')
     return JSON.parse(child.stdout)
   }
@@ -600,7 +601,7 @@ describe('CLI profile: which files are hooks, and how they start', () => {
         const result = await runHook('TaskStart', {}, options);
         console.log(JSON.stringify({ command: found.command, context: result.contextModification }));
       })().catch((e) => { console.error(e); process.exit(1); });`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 45000, env: envWith({ PATH: pathEnv }) })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 45000, env: envWith({ PATH: pathEnv }) })
     expect(child.stderr).toBe('')
     const { command, context } = JSON.parse(child.stdout)
     expect(command).toEqual([onPath('node', pathEnv), file])
@@ -898,7 +899,7 @@ describe('cline-hooks --profile cli on examples/cli-workspace', () => {
   const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
   const WS = path.join(ROOT, 'examples', 'cli-workspace')
   const run = (args, input) =>
-    spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 45000, input })
+    nodeSync([CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 45000, input })
 
   // On Windows only PostToolUse.js of the example workspace can run (no bash, python3 or zsh
   // there): the others are listed disabled, by their files.
@@ -1045,7 +1046,7 @@ child.unref();`)
         const after = await build();
         console.log(JSON.stringify([before, inWorker, after]));
       })().catch((e) => { console.error(e); process.exit(1); });`
-    const child = spawnSync(process.execPath, ['--conditions=development', '-e', script], {
+    const child = nodeSync(['--conditions=development', '-e', script], {
       encoding: 'utf8',
       timeout: 45000,
       env: envWith({ NODE_ENV: undefined, CLINE_BUILD_ENV: undefined }),

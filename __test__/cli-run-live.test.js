@@ -7,7 +7,7 @@
 // the pseudo-terminal (pty-run.py) is Unix's.
 const { spawnSync } = require('child_process')
 const path = require('path')
-const { testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeProgram, printJson, readInputThen } = require('./helpers')
+const { testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeProgram, printJson, readInputThen, nodeSync } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cline-hooks.js')
@@ -42,7 +42,7 @@ function twoHooks(slowVerdict, quickVerdict) {
   return { ws, global, slow, quick }
 }
 
-const cli = (args, opts = {}) => spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts })
+const cli = (args, opts = {}) => nodeSync([CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts })
 
 describe('cline-hooks run, through a pipe: plain lines', () => {
   test('stderr streamed escaped and indented, the slow hook named once, then the blocks and the summary table; exit 1 on a cancel', () => {

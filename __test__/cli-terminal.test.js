@@ -18,6 +18,7 @@ const {
   writeProgram,
   printJson,
   readInputThen,
+  nodeSync,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -226,7 +227,7 @@ describe('hostile hooks, run for real', () => {
   }
 
   const cli = (args, opts = {}) =>
-    spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts })
+    nodeSync([CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts })
 
   testUnix('list prints the #! line of an untrusted hook escaped, never raw', () => {
     const ws = hostileWorkspace()

@@ -24,6 +24,7 @@ const {
   waitDead,
   powerShellRunsScripts,
   cliEnv,
+  nodeSync,
 } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
@@ -78,7 +79,7 @@ function re(s) {
 }
 
 function cli(args, { input, env } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
+  const r = nodeSync([CLI, ...args], {
     cwd: ROOT,
     input,
     encoding: 'utf8',
@@ -152,7 +153,7 @@ describe('usage', () => {
 
   test('an invalid hook name is reported before stdin is read', () => {
     // No input is written to stdin; the CLI must not wait for it.
-    const r = spawnSync(process.execPath, [CLI, 'run', 'bad', '--no-global', '--input', '-'], {
+    const r = nodeSync([CLI, 'run', 'bad', '--no-global', '--input', '-'], {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 10000,

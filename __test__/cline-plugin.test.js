@@ -8,9 +8,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { makeTempDir, writeFile, isAlive, waitDead, trackPid } = require('./helpers')
+const { makeTempDir, writeFile, isAlive, waitDead, trackPid, nodeSync } = require('./helpers')
 
 // The package as a consumer resolves it by name: this repo (self-reference), or the installed copy.
 const PACKAGE_DIR = path.dirname(require.resolve('@cline/hooks/package.json'))
@@ -47,17 +46,13 @@ function callPlugin({ plugin = PLUGIN, cwd, env = {}, call = 'beforeTool', toolN
     fs.mkdirSync(path.dirname(mainScript), { recursive: true })
     fs.writeFileSync(mainScript, driver)
   }
-  const spawnDriver = () =>
-    spawnSync(process.execPath, mainScript ? [mainScript] : ['--input-type=module', '-e', driver], {
-      cwd,
-      env: { ...base, HOME: makeTempDir(), USERPROFILE: makeTempDir(), ...env },
-      encoding: 'utf8',
-      timeout: 60000,
-    })
-  let out = spawnDriver()
-  // Wine's CreateProcess now and then refuses a start under load (ERROR_INTERNAL_ERROR); a
-  // driver that never started is started again, one that ran is never run twice.
-  for (let tries = 1; out.error && out.status === null && out.stdout === null && tries < 3; tries++) out = spawnDriver()
+  // (nodeSync starts a driver that never started again: Wine's CreateProcess refuses one now and then.)
+  const out = nodeSync(mainScript ? [mainScript] : ['--input-type=module', '-e', driver], {
+    cwd,
+    env: { ...base, HOME: makeTempDir(), USERPROFILE: makeTempDir(), ...env },
+    encoding: 'utf8',
+    timeout: 60000,
+  })
   if (out.status !== 0) throw new Error(`the driver failed (${out.status}, ${out.error}): ${out.stderr}`)
   return { ...JSON.parse(out.stdout), stderr: out.stderr }
 }

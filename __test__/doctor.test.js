@@ -5,13 +5,13 @@
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { addon, isWindows, testUnix, testIf, makeTempDir, writeFile, cliEnv } = require('./helpers')
+const { addon, isWindows, testUnix, testIf, makeTempDir, writeFile, cliEnv, nodeSync } = require('./helpers')
 
 const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
 
 /** Runs the CLI in `cwd`; returns the finished process's status and output. */
 function cli(args, { cwd }) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
+  const r = nodeSync([CLI, ...args], { cwd, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
   if (r.error) throw r.error
   return r
 }

@@ -7,10 +7,9 @@
 // nothing (skipped, detached), and `cline-hooks run` showing a hook's stdout when it held no
 // verdict or the hook failed, escaped. The hooks are node programs, so all of it runs on Windows.
 
-const { spawnSync } = require('child_process')
 const path = require('path')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, readInputThen, opts, expectCompleted, trackPid, cliEnv } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, readInputThen, opts, expectCompleted, trackPid, cliEnv, nodeSync } = require('./helpers')
 
 const { runHook, terminateAll } = addon
 
@@ -117,7 +116,7 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 describe('cline-hooks run shows a hook stdout that gave no verdict', () => {
   /** `cline-hooks run TaskStart` over `dir` alone (an empty workspace, no global folder). */
   function run(dir, ...more) {
-    const r = spawnSync(process.execPath, [CLI, 'run', 'TaskStart', '--no-global', '--hooks-dir', dir, '--workspace', makeTempDir(), ...more], {
+    const r = nodeSync([CLI, 'run', 'TaskStart', '--no-global', '--hooks-dir', dir, '--workspace', makeTempDir(), ...more], {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 2 * TIMEOUT_MS,

@@ -38,6 +38,7 @@ const {
   opts,
   watchdogsOf,
   expectCompleted,
+  nodeSync,
 } = require('./helpers')
 const { HOOKBOT } = require('./hook-programs')
 
@@ -541,7 +542,7 @@ describeUnix('hostile hooks: not runnable', () => {
       runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: ${JSON.stringify([locked, open])} })
         .then((r) => console.log(JSON.stringify({ cancel: r.cancel, context: r.contextModification, n: r.hooks.length, failure: r.hooks[0] && r.hooks[0].failure })))
         .catch((e) => console.log(JSON.stringify({ error: String(e) })))`
-    const child = spawnSync(process.execPath, ['-e', script], {
+    const child = nodeSync(['-e', script], {
       cwd: tmp,
       encoding: 'utf8',
       timeout: 20000,
@@ -563,7 +564,7 @@ describeUnix('hostile hooks: not runnable', () => {
       require(${JSON.stringify(ADDON_DIR)})
         .runHook('TaskStart', {}, { globalHooksDir: null, extraHooksDirs: [${JSON.stringify(dir)}] })
         .then((r) => console.log(r.hooks[0].failure))`
-    const child = spawnSync(process.execPath, ['-e', script], {
+    const child = nodeSync(['-e', script], {
       cwd: tmp,
       encoding: 'utf8',
       timeout: 20000,

@@ -5,7 +5,7 @@
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { isWindows, testIf, makeTempDir, writeFile, cliEnv, powerShellRunsScripts } = require('./helpers')
+const { isWindows, testIf, makeTempDir, writeFile, cliEnv, powerShellRunsScripts, nodeSync } = require('./helpers')
 const { template, EXAMPLE_START, EXAMPLE_END } = require('../bin/templates')
 const { HOOKS, COMMON_FIELDS, OUTPUT_FIELDS, inputKey, sampleInput } = require('../bin/hook-fields')
 const { fileFor } = require('../bin/init')
@@ -13,7 +13,7 @@ const { fileFor } = require('../bin/init')
 const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
 
 function cli(args, { cwd, input } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
+  const r = nodeSync([CLI, ...args], { cwd, input, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
   if (r.error) throw r.error
   return r
 }

@@ -9,9 +9,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { addon, testIf, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, programHookName, printJson, opts } = require('./helpers')
+const { addon, testIf, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, programHookName, printJson, opts, nodeSync } = require('./helpers')
 
 const { HookFactory, discoverHooks } = addon
 
@@ -42,7 +41,7 @@ function child(script, env = {}, nodeFlags = []) {
   const file = path.join(makeTempDir(), 'child.js')
   fs.writeFileSync(file, `'use strict'\nconst addon = require(${JSON.stringify(path.resolve(__dirname, '..'))})\n${script}`)
   const started = Date.now()
-  const out = spawnSync(process.execPath, [...nodeFlags, file], {
+  const out = nodeSync([...nodeFlags, file], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60000,

@@ -3,10 +3,9 @@
 // to onEvent: in order per hook, all before the run's promise settles, with the line limit
 // and cut; a throwing or slow callback changes nothing about the run, and nothing is left to
 // keep Node alive after it.
-const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { addon, testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeProgram, printJson, readInputThen, opts, expectCompleted, writePidTo, waitForPid, waitFor, isAlive } = require('./helpers')
+const { addon, testUnix, makeWorkspace, makeTempDir, hooksDirOf, writeHook, writeProgram, printJson, readInputThen, opts, expectCompleted, writePidTo, waitForPid, waitFor, isAlive, nodeSync } = require('./helpers')
 
 const { runHook, HookFactory } = addon
 const TRUNCATED = "[truncated: the rest of this hook's output is not sent as events]"
@@ -151,7 +150,7 @@ runHook('PreToolUse', {}, { workspaceRoots: [${JSON.stringify(ws)}], globalHooks
   onEvent: (e) => { seen.push(e.type); throw new Error('observer failed on ' + e.type) } })
   .then((r) => setTimeout(() => console.log(JSON.stringify({ uncaught, seen, status: r.hooks[0].status, context: r.contextModification })), 50))
 `
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60000 })
+    const r = nodeSync(['-e', script], { encoding: 'utf8', timeout: 60000 })
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
     const out = JSON.parse(r.stdout)
@@ -207,7 +206,7 @@ runHook('PreToolUse', {}, { ...options, onEvent })
   .then(() => runHook('TaskComplete', {}, { ...options, detached: true, onEvent }))
   .then(() => { console.log(JSON.stringify({ seen })); console.log(Date.now()) })
 `
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60000 })
+    const r = nodeSync(['-e', script], { encoding: 'utf8', timeout: 60000 })
     const exitedAt = Date.now()
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)

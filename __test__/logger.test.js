@@ -7,9 +7,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { addon, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, waitFor, expectCompleted, envWith } = require('./helpers')
+const { addon, makeTempDir, makeWorkspace, hooksDirOf, writeProgram, waitFor, expectCompleted, envWith, nodeSync } = require('./helpers')
 
 const { runHook, setLogger, HookFactory } = addon
 
@@ -137,7 +136,7 @@ test('bad arguments throw ERR_INVALID_OPTION with the fix', () => {
 function host(script, env = {}) {
   const file = path.join(makeTempDir(), 'host.js')
   fs.writeFileSync(file, `const addon = require(${JSON.stringify(ADDON)})\n${script}`)
-  const run = spawnSync(process.execPath, [file], { env: envWith(env), encoding: 'utf8', timeout: 60000, windowsHide: true })
+  const run = nodeSync([file], { env: envWith(env), encoding: 'utf8', timeout: 60000, windowsHide: true })
   return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr }
 }
 

@@ -7,14 +7,14 @@
 const { spawnSync } = require('child_process')
 const fs = require('fs')
 const path = require('path')
-const { addon, isWindows, testIf, makeTempDir, writeFile, cliEnv, echoJson, waitFor } = require('./helpers')
+const { addon, isWindows, testIf, makeTempDir, writeFile, cliEnv, echoJson, waitFor, nodeSync } = require('./helpers')
 
 const { runHook, diagnoseHooks, discoverHooks, HookFactory } = addon
 // (setHookEnabled and trustHook are called as addon.*.)
 const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
 
 function cli(args, { cwd, input = '{}' }) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
+  const r = nodeSync([CLI, ...args], { cwd, input, encoding: 'utf8', timeout: 60000, env: cliEnv({ NO_COLOR: '1' }) })
   if (r.error) throw r.error
   return r
 }

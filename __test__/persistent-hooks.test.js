@@ -34,6 +34,7 @@ const {
   opts,
   expectCompleted,
   waitFor,
+  nodeSync,
 } = require('./helpers')
 
 const { runHook, discoverHooks, HookFactory, terminateAll } = addon
@@ -163,7 +164,7 @@ function runHost(script, { env = process.env, timeout }) {
   const file = path.join(makeTempDir(), 'host-output')
   const out = fs.openSync(file, 'w')
   try {
-    spawnSync(process.execPath, ['-e', script], { stdio: ['ignore', out, out], env, timeout, windowsHide: true })
+    nodeSync(['-e', script], { stdio: ['ignore', out, out], env, timeout, windowsHide: true })
   } finally {
     fs.closeSync(out)
   }

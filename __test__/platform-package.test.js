@@ -7,9 +7,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { makeTempDir } = require('./helpers')
+const { makeTempDir, nodeSync } = require('./helpers')
 const { platformName, binaryFormat, nativeProblem, binaryProblem } = require('../platform-package.js')
 
 describe('platformName', () => {
@@ -36,7 +35,7 @@ describe('platformName', () => {
     // publishes.
     // napi's CLI is an ES module Jest cannot require: a child Node asks it.
     const script = "console.log(JSON.stringify(require('./package.json').napi.targets.map(require('@napi-rs/cli').parseTriple)))"
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8', timeout: 30000 })
     expect(child.stderr).toBe('')
     const targets = JSON.parse(child.stdout)
     for (const t of targets) {
@@ -242,7 +241,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
       }`
     const env = { ...process.env }
     delete env.NAPI_RS_NATIVE_LIBRARY_PATH
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: dir, env, encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { cwd: dir, env, encoding: 'utf8', timeout: 30000 })
     expect(child.status).toBe(0)
     return JSON.parse(child.stdout)
   }
@@ -375,7 +374,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
       const env = { ...process.env, NODE_PATH: 'node_modules', HOME: ws, CLINE_HOOKS_PLUGIN_FOLDERS: '' }
       delete env.NAPI_RS_NATIVE_LIBRARY_PATH
       delete env.CLINE_HOOKS_PACKAGE
-      const child = spawnSync(process.execPath, ['-e', script], { cwd: ws, env, encoding: 'utf8', timeout: 30000 })
+      const child = nodeSync(['-e', script], { cwd: ws, env, encoding: 'utf8', timeout: 30000 })
       expect(child.stderr).not.toMatch(/^\s*at /m)
       expect(child.status).toBe(0)
       return JSON.parse(child.stdout)
@@ -413,7 +412,7 @@ describe('the entry point, required for real from an npm-shaped install', () => 
     const declared = [...fs.readFileSync(path.join(PKG_DIR, 'index.d.ts'), 'utf8').matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((m) => m[1])
     // A file URL: import() takes no Windows path.
     const script = `import(${JSON.stringify(require('url').pathToFileURL(path.join(PKG_DIR, 'index.js')).href)}).then((m) => console.log(JSON.stringify(Object.keys(m))))`
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 })
+    const child = nodeSync(['-e', script], { encoding: 'utf8', timeout: 30000 })
     expect(child.status).toBe(0)
     expect(JSON.parse(child.stdout).sort()).toEqual([...declared, 'default'].sort())
   })

@@ -10,7 +10,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, isAlive, opts, expectCompleted, testIf } = require('./helpers')
+const { addon, isWindows, makeTempDir, makeWorkspace, hooksDirOf, writeHook, writeProgram, envWith, waitForFile, waitFor, isAlive, opts, expectCompleted, testIf, nodeSync } = require('./helpers')
 
 const { runHook } = addon
 
@@ -49,7 +49,7 @@ function hookEnvironment(root, options) {
     `require(${JSON.stringify(ADDON)}).runHook('PreToolUse', {}, { globalHooksDir: null, workspaceRoots: [${JSON.stringify(root)}], ...JSON.parse(process.argv[2]) })
   .then((r) => process.stdout.write(JSON.stringify(r)), (e) => { process.stdout.write(JSON.stringify({ error: e.message })) })\n`,
   )
-  const run = spawnSync(process.execPath, [host, JSON.stringify(options)], { env: hostEnv(), encoding: 'utf8', timeout: 60000, windowsHide: true })
+  const run = nodeSync([host, JSON.stringify(options)], { env: hostEnv(), encoding: 'utf8', timeout: 60000, windowsHide: true })
   expect(run.status).toBe(0)
   const result = JSON.parse(run.stdout)
   expect(result.error).toBeUndefined()
@@ -115,7 +115,7 @@ describe('scrubEnv', () => {
       `require(${JSON.stringify(ADDON)}).runHook('PreToolUse', {}, { globalHooksDir: null, workspaceRoots: [${JSON.stringify(root)}], detached: true, scrubEnv: true })
   .then((r) => process.stdout.write(r.hooks[0].status), (e) => process.stdout.write(e.message))\n`,
     )
-    const run = spawnSync(process.execPath, [host], { env: hostEnv(), encoding: 'utf8', timeout: 60000, windowsHide: true })
+    const run = nodeSync([host], { env: hostEnv(), encoding: 'utf8', timeout: 60000, windowsHide: true })
     expect(run.stdout).toBe('started')
     const env = JSON.parse(await waitForFile(out, 30000))
     expect(has(env, 'GITHUB_TOKEN')).toBe(false)
@@ -284,7 +284,7 @@ async function main() {
 main().then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.message })))
 `,
   )
-  const run = spawnSync(process.execPath, [host, JSON.stringify(runs)], {
+  const run = nodeSync([host, JSON.stringify(runs)], {
     env: { ...hostEnv(), CLINE_TEST_SECRET_TOKEN: secret, HOME: hostDir },
     encoding: 'utf8',
     timeout: 60000,

@@ -7,9 +7,8 @@
 
 const fs = require('fs')
 const path = require('path')
-const { spawnSync } = require('child_process')
 
-const { makeTempDir, writeFile, waitFor, waitForFile, opts, trackPid, isAlive, waitDead } = require('./helpers')
+const { makeTempDir, writeFile, waitFor, waitForFile, opts, trackPid, isAlive, waitDead, nodeSync } = require('./helpers')
 const { createFileHooks } = require('../sdk')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -509,7 +508,7 @@ describe('createFileHooks: options', () => {
       const cjs = createRequire(import.meta.url)('@cline/hooks/sdk')
       if (createFileHooks !== cjs.createFileHooks) throw new Error('two copies')
       console.log(typeof createFileHooks)`
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', check], { cwd: ROOT, encoding: 'utf8' })
+    const out = nodeSync(['--input-type=module', '-e', check], { cwd: ROOT, encoding: 'utf8' })
     expect(out.stderr).toBe('')
     expect(out.stdout.trim()).toBe('function')
   })

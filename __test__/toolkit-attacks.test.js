@@ -7,7 +7,7 @@ const fs = require('fs')
 const path = require('path')
 const { spawnSync } = require('child_process')
 
-const { addon, testUnix, makeTempDir, writeFile, cliEnv, opts } = require('./helpers')
+const { addon, testUnix, makeTempDir, writeFile, cliEnv, opts, nodeSync } = require('./helpers')
 
 const { HookFactory, diagnoseHooks, runHook, discoverHooks } = addon
 const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
@@ -95,7 +95,7 @@ describe('doctor / diagnoseHooks say what really runs', () => {
     const { ws, hooks } = workspace()
     writeFile(hooks, 'Task\nComplete', '#!/bin/sh\n', 0o755) // a real line break
     writeFile(hooks, 'Task\\nComplete', '#!/bin/sh\n', 0o755) // a backslash and an n
-    const r = spawnSync(process.execPath, [CLI, 'doctor', '--workspace', ws, '--no-global'], {
+    const r = nodeSync([CLI, 'doctor', '--workspace', ws, '--no-global'], {
       encoding: 'utf8',
       timeout: 30000,
       env: cliEnv({ NO_COLOR: '1' }),
@@ -129,7 +129,7 @@ describe('a file where the hooks folder should be', () => {
     writeFile(path.join(ws, '.clinerules'), 'hooks', '#!/bin/sh\necho {}\n', 0o755)
     return ws
   }
-  const cli = (args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000, env: cliEnv({ NO_COLOR: '1' }) })
+  const cli = (args) => nodeSync([CLI, ...args], { encoding: 'utf8', timeout: 30000, env: cliEnv({ NO_COLOR: '1' }) })
 
   testUnix('doctor names .clinerules/hooks that is a file as the problem, and exits 1', () => {
     const ws = layout()
@@ -153,7 +153,7 @@ describe('doctor on a big folder', () => {
   testUnix('cline-hooks doctor on a hooks folder of 100,000 files answers (no internal error from a spread past the call stack)', () => {
     const { ws, hooks } = workspace()
     for (let i = 0; i < 100000; i++) fs.writeFileSync(path.join(hooks, `f${i}`), '')
-    const r = spawnSync(process.execPath, [CLI, 'doctor', '--workspace', ws, '--no-global'], {
+    const r = nodeSync([CLI, 'doctor', '--workspace', ws, '--no-global'], {
       encoding: 'utf8',
       timeout: 60000,
       maxBuffer: 1 << 30,

@@ -27,6 +27,7 @@ const {
   programHookName,
   waitFor,
   opts,
+  nodeSync,
 } = require('./helpers')
 
 const { discoverHooks, runHook, HookFactory, trustHook, untrustHook, setHookEnabled } = addon
@@ -502,7 +503,7 @@ describe('issue 32: who can change a store, where an approval holds, what enabli
       expect(fs.statSync(target).mode & 0o777).toBe(0o644)
     }
     // The CLI says the same and changes nothing.
-    const r = require('child_process').spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'cline-hooks.js'), 'enable', link, '--policy-file', policyFile], {
+    const r = nodeSync([path.join(__dirname, '..', 'bin', 'cline-hooks.js'), 'enable', link, '--policy-file', policyFile], {
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
     })
@@ -712,10 +713,9 @@ describe('bad input', () => {
 })
 
 describe('cline-hooks trust, enable, disable', () => {
-  const { spawnSync } = require('child_process')
   const CLI = path.join(__dirname, '..', 'bin', 'cline-hooks.js')
   const EXAMPLES = path.join(__dirname, '..', 'examples', 'workspace')
-  const cli = (...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } })
+  const cli = (...args) => nodeSync([CLI, ...args], { encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } })
 
   testIf(!isWindows, 'the examples are macOS/Linux hooks (extensionless executables)', 'trust lists the unapproved example hooks with their first lines, approves them with --yes, and list shows it', () => {
     const policyFile = path.join(makeTempDir('cline-hooks-policy-'), 'hooks-policy.json')

@@ -17,10 +17,9 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 
 const hooks = require('..')
-const { powerShellRunsScripts, envWith, expectCompleted } = require('./helpers')
+const { powerShellRunsScripts, envWith, expectCompleted, nodeSync } = require('./helpers')
 
 const isWindows = process.platform === 'win32'
 const NOT_WINDOWS = `skipped: Windows-only case, this is ${process.platform}; it runs on node.exe via npm run test:windows`
@@ -122,7 +121,7 @@ function inChild(env, request) {
   childCount += 1
   const out = path.join(tmp, `child-${childCount}.json`)
   const indexJs = path.join(__dirname, '..', 'index.js')
-  const spawned = spawnSync(process.execPath, ['-e', CHILD, indexJs, out, JSON.stringify(request)], {
+  const spawned = nodeSync(['-e', CHILD, indexJs, out, JSON.stringify(request)], {
     env,
     stdio: 'ignore',
     timeout: 120000,

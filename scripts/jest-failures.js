@@ -37,8 +37,11 @@ for (const suite of results.testResults || []) {
   for (const test of tests) {
     failed += 1
     console.log(`✕ ${name} › ${[...test.ancestorTitles, test.title].join(' › ')}`)
+    // Jest's own frames say nothing of the failure and would push the diff out of the lines shown.
     const message = plain((test.failureMessages || []).join('\n'))
-    console.log(message.split('\n').slice(0, Number(perFailure)).map((line) => `    ${line}`).join('\n'))
+      .split('\n')
+      .filter((line) => !/^\s*at .*node_modules[\\/]/.test(line))
+    console.log(message.slice(0, Number(perFailure)).map((line) => `    ${line}`).join('\n'))
   }
 }
 console.log(failed === 0 ? 'no failed tests' : `${failed} failed`)
