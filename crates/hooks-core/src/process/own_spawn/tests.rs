@@ -5,7 +5,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -281,6 +281,48 @@ async fn the_kept_descriptor_and_only_it_crosses_the_exec() {
     let (_, out, _) = talk(child, b"").await;
     assert_eq!(field(&out, "kept"), "open", "{out}");
     assert_eq!(field(&out, "other"), "closed", "{out}");
+}
+
+/// A sandboxed start (a seccomp filter given) closes at its exec every descriptor the host
+/// left open without close-on-exec (a Node host inherits such), keeping only the verified
+/// file's; a scrubEnv start leaves them to the host, as any spawn does.
+#[tokio::test]
+async fn a_sandboxed_start_closes_the_hosts_inheritable_descriptors() {
+    let Some(ruleset) = ruleset() else { return };
+    let Some(arch) = crate::sandbox::native() else {
+        return;
+    };
+    let filter = crate::sandbox::seccomp_filter(&arch, true);
+    let devnull = std::fs::File::open("/dev/null").unwrap_or_else(|e| panic!("{e}"));
+    let kept = std::fs::File::open("/dev/null").unwrap_or_else(|e| panic!("{e}"));
+    // SAFETY: dup of a descriptor this test holds open; the copy has no close-on-exec flag.
+    let raw = unsafe { libc::dup(devnull.as_raw_fd()) };
+    assert!(raw > 2, "dup: {}", io::Error::last_os_error());
+    // SAFETY: `raw` was just made by dup and is owned by nothing else.
+    let inheritable = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    let (kept_fd, open_fd) = (kept.as_raw_fd(), inheritable.as_raw_fd());
+    let script = format!(
+        "[ -e /proc/self/fd/{kept_fd} ] && echo kept=open || echo kept=closed
+[ -e /proc/self/fd/{open_fd} ] && echo inherited=open || echo inherited=closed"
+    );
+    let sandboxed = spawn(
+        &sh(&script),
+        &piped(),
+        Some(kept_fd),
+        ruleset,
+        Some(&filter),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = talk(sandboxed, b"").await;
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(field(&out, "kept"), "open", "{out}");
+    assert_eq!(field(&out, "inherited"), "closed", "{out}");
+    // The contrast: without the sandbox's closing, the same descriptor crosses the exec.
+    let scrubbed = spawn(&sh(&script), &piped(), Some(kept_fd), ruleset, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, out, _) = talk(scrubbed, b"").await;
+    assert_eq!(field(&out, "inherited"), "open", "{out}");
+    drop(inheritable);
 }
 
 /// A detached hook's way: stdin from a file, stdout and stderr to /dev/null.
