@@ -69,6 +69,7 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
     let params = object_form(&call.name, call.params);
     // (the parameters the run is shown, its place, what it is, where it is)
     let mut runs: Vec<(Map<String, Value>, usize, String, String)> = Vec::new();
+    let values = every_value(&call.name, &params);
     let key = match primary(&call.name, &params) {
         Primary::List(key) => {
             let list = params.get(key).map(as_list).unwrap_or_default();
@@ -80,11 +81,8 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
             Some(key)
         }
         Primary::Top => {
-            let first = every_value(&call.name, &params)
-                .into_iter()
-                .find(|v| !v.at.contains('['));
-            if let Some(top) = first {
-                runs.push((params.clone(), 0, top.text, top.at));
+            if let Some(top) = values.iter().find(|v| !v.at.contains('[')) {
+                runs.push((params.clone(), 0, top.text.clone(), top.at.clone()));
             }
             None
         }
@@ -92,7 +90,7 @@ pub fn batch_items(hook_name: &str, input: &Value, profile: Profile) -> Batch {
     };
     let applying = runs.len();
     let mut seen: Vec<String> = runs.iter().map(|run| run.2.clone()).collect();
-    for value in every_value(&call.name, &params) {
+    for value in values {
         if seen.contains(&value.text) {
             continue;
         }

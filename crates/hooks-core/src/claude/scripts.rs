@@ -469,11 +469,10 @@ fn base_name(word: &str) -> &str {
 /// `$HOME` and `${HOME}` by the home folder, when known (else left, so the word names
 /// nothing); and whether no other `${CLAUDE_PROJECT_DIR...}` form was left (`:+x`, `#/`).
 fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> (String, bool) {
-    let mut word = word.to_owned();
     let mut kept = true;
     const OPEN: &str = "${CLAUDE_PROJECT_DIR";
     let mut out = String::new();
-    let mut rest = word.as_str();
+    let mut rest = word;
     while let Some(at) = rest.find(OPEN) {
         out.push_str(&rest[..at]);
         let after = &rest[at + OPEN.len()..];
@@ -509,7 +508,7 @@ fn expand(word: &str, project_dir: Option<&Path>, home: Option<&Path>) -> (Strin
         rest = &after[end + 1..];
     }
     out.push_str(rest);
-    word = out;
+    let mut word = out;
     if let Some(dir) = project_dir {
         word = word.replace("$CLAUDE_PROJECT_DIR", &dir.to_string_lossy());
     }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{DiscoveredHook, HookDir, SettingsFile};
+use super::{DiscoveredHook, HookDir, ScannedHandler, SettingsFile};
 use crate::claude::{
     cline_hooks_of, closest_name, entry_digest, entry_path, missing_script, unfollowed_warning,
     unknown_names, ClaudeHook, ClaudeMatcher, Handler, Matcher, CLAUDE_EVENTS, CLAUDE_TOOL_NAMES,
@@ -34,7 +34,12 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
         let mut first = found.len();
         let mut file_warnings = event_warnings(file, hook_name);
         for scanned in &file.entries {
-            let (entry, scripts, missing) = (&scanned.entry, &scanned.scripts, &scanned.missing);
+            let ScannedHandler {
+                entry,
+                scripts,
+                missing,
+                unfollowed,
+            } = scanned;
             if !cline_hooks_of(&entry.event).contains(&hook_name) {
                 continue;
             }
@@ -91,8 +96,8 @@ pub fn claude_hooks(hook_name: &str, dir: &HookDir, files: &[SettingsFile]) -> V
             hook.warnings
                 .extend(missing.iter().map(|path| missing_script(path)));
             // Said rather than guessed: the files it runs may be others than those covered.
-            if !scanned.unfollowed.is_empty() {
-                hook.warnings.push(unfollowed_warning(&scanned.unfollowed));
+            if !unfollowed.is_empty() {
+                hook.warnings.push(unfollowed_warning(unfollowed));
             }
             // What cannot be fingerprinted cannot be approved: no digest, so no approval holds.
             hook.sha256 = cannot_cover

@@ -68,11 +68,9 @@ pub(super) async fn guarded_items<W>(
 where
     W: Fn(&DiscoveredHook) -> Option<Arc<HookWatch>>,
 {
-    let batch = match (&hook.claude, &ctx.claude_batch) {
-        (Some(_), Some(batch)) => batch.clone(),
-        _ => Arc::new(Batch::One),
-    };
-    let (watches, executions) = match &*batch {
+    // (A shared reference to the run's batch: no allocation for the hooks that are not Claude's.)
+    let batch = ctx.claude_batch.clone().filter(|_| hook.claude.is_some());
+    let (watches, executions) = match batch.as_deref().unwrap_or(&Batch::One) {
         Batch::One => {
             let watching = watch(&hook);
             let exec = guarded.run(hook, ctx, deadline, watching.clone()).await;

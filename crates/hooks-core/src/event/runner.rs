@@ -453,13 +453,17 @@ impl Runner {
                 .unwrap_or_else(|| crate::process::start_permission(settings.owner)),
             profile: self.profile,
             run: crate::process::RunIdentity::new(self.workspace_roots.first().cloned()),
-            claude_batch: claude_value.as_ref().map(|value| {
-                Arc::new(crate::claude::batch_items(
-                    &self.hook_name,
-                    value,
-                    self.profile,
-                ))
-            }),
+            // Only when a Claude handler is among the hooks that start.
+            claude_batch: claude_value
+                .as_ref()
+                .filter(|_| to_run.iter().any(|h| h.claude.is_some()))
+                .map(|value| {
+                    Arc::new(crate::claude::batch_items(
+                        &self.hook_name,
+                        value,
+                        self.profile,
+                    ))
+                }),
             claude_input: claude_value.map(Arc::new),
         });
 
